@@ -1,0 +1,108 @@
+/// What a handler decided about an event.
+public enum ErrorDecision: Sendable {
+    /// Not mine: ask the next handler.
+    case pass
+    /// Expected: drop it.
+    case ignore
+    /// Make the operation succeed.
+    case recover(Recovery)
+    /// Pass it to the next layer; `translatedTo` replaces the error there.
+    case escalate(translatedTo: (any Error)?)
+    /// The last line: it ends here.
+    case handle
+}
+
+/// How to make a failed operation succeed.
+public enum Recovery: Sendable {
+    /// Run the operation again after a wait.
+    case retry(after: Duration)
+    /// Run `prepare` (refresh a token, reconnect), then the operation again after a wait.
+    case prepareThenRetry(after: Duration, prepare: @Sendable () async throws -> Void)
+    /// Use this value as the operation's result. It must be of the operation's result type.
+    case fallback(any Sendable)
+}
+
+/// Decides the fate of error events. Handlers compose with ``ErrorHandlerBuilder``; the first that does
+/// not pass decides.
+///
+/// Implement ``decide(_:)``. A handler that throws loses nothing: the pipeline records the failure on the
+/// event and asks the next handler.
+public protocol ErrorHandler: Sendable {
+    /// Decides about an event, or `.pass`.
+    func decide(_ event: ErrorEvent) throws -> ErrorDecision
+
+    /// Decides, recording a thrown error on the event instead of losing it. Compositions override it to walk
+    /// their parts; other handlers keep the default.
+    func dispatch(_ event: inout ErrorEvent) -> ErrorDecision
+}
+
+extension ErrorHandler {
+    @inlinable
+    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
+        do {
+            return try decide(event)
+        } catch {
+            event.recordFailure(of: Self.self, error)
+            return .pass
+        }
+    }
+}
+
+/// Which events a handler takes: by type, code, domain, category, or predicate.
+public struct ErrorMatch: Sendable {
+    @usableFromInline
+    enum Kind: Sendable {
+        case any
+        case type(@Sendable (ErrorEvent) -> Bool)
+        case code(ErrorCode)
+        case codes(Set<ErrorCode>)
+        case domain(String)
+        case category(ErrorCategory)
+        case predicate(@Sendable (ErrorEvent) -> Bool)
+    }
+
+    @usableFromInline
+    let kind: Kind
+
+    @usableFromInline
+    init(_ kind: Kind) { self.kind = kind }
+
+    /// Every event.
+    public static let any = ErrorMatch(.any)
+
+    /// Errors of type `E`.
+    public static func type<E: Error>(_: E.Type) -> ErrorMatch {
+        ErrorMatch(.type { $0.isError(E.self) })
+    }
+
+    /// Errors with this code (or one of its numeric aliases, which resolve to it).
+    public static func code(_ code: ErrorCode) -> ErrorMatch { ErrorMatch(.code(code)) }
+
+    /// Errors with any of these codes.
+    public static func codes(_ codes: Set<ErrorCode>) -> ErrorMatch { ErrorMatch(.codes(codes)) }
+
+    /// Errors of a domain.
+    public static func domain(_ domain: String) -> ErrorMatch { ErrorMatch(.domain(domain)) }
+
+    /// Errors whose descriptor has this category.
+    public static func category(_ category: ErrorCategory) -> ErrorMatch { ErrorMatch(.category(category)) }
+
+    /// Events for which the predicate holds.
+    public static func `where`(_ predicate: @escaping @Sendable (ErrorEvent) -> Bool) -> ErrorMatch {
+        ErrorMatch(.predicate(predicate))
+    }
+
+    /// Whether the event matches.
+    @inlinable
+    public func matches(_ event: ErrorEvent) -> Bool {
+        switch kind {
+        case .any: true
+        case .type(let test): test(event)
+        case .code(let code): event.descriptor.code == code || event.identity.code == code
+        case .codes(let codes): codes.contains(event.descriptor.code) || codes.contains(event.identity.code)
+        case .domain(let domain): event.identity.code.domain == domain
+        case .category(let category): event.descriptor.category == category
+        case .predicate(let predicate): predicate(event)
+        }
+    }
+}

@@ -1,0 +1,267 @@
+import Logging
+
+// One layer's error flow:
+//
+//   body() ──ok──▶ .success
+//     │ throws
+//     ▼
+//   ErrorEvent ──▶ handlers (first non-pass decides) ──▶ ignore   ──▶ observers ──▶ .ignored
+//     ▲                                               ├─▶ handle   ──▶ observers ──▶ .handled
+//     │ new error (attempt + 1)                       ├─▶ escalate ──▶ observers ──▶ throw EscalatedError
+//     └──────────── recovery failed ◀─────────────────┴─▶ recover  ──ok──▶ observers ──▶ .recovered
+//
+// Nobody decides: a non-terminal layer escalates, the terminal one handles. Every event reaches the
+// observers exactly once.
+
+/// Shared settings of error pipelines: where descriptors come from, who observes, how time passes.
+public struct PipelineConfiguration: Sendable {
+    /// Where identities and descriptors come from.
+    public var registry: ErrorRegistry
+    /// Who sees each outcome (logging and metrics by default).
+    public var observers: [any ErrorObserver]
+    /// The clock recovery waits on. Tests inject a manual one.
+    public var clock: any Clock<Duration>
+    /// Captures stacks of severe errors where they enter the pipeline. None by default.
+    public var stackCapturer: (any StackCapturer)?
+    /// Errors at or above this severity carry a stack (when a capturer is set).
+    public var stackSeverity: ErrorSeverity
+    /// How many layers an error may cross before it is handled where it is.
+    public var maxEscalations: Int
+    /// How many attempts one operation gets in all, whatever the handlers say.
+    public var maxAttempts: Int
+
+    /// Creates a configuration.
+    public init(
+        registry: ErrorRegistry = .shared,
+        observers: [any ErrorObserver] = [LoggingObserver(), MetricsObserver()],
+        clock: any Clock<Duration> = ContinuousClock(),
+        stackCapturer: (any StackCapturer)? = nil,
+        stackSeverity: ErrorSeverity = .error,
+        maxEscalations: Int = 8,
+        maxAttempts: Int = 16
+    ) {
+        self.registry = registry
+        self.observers = observers
+        self.clock = clock
+        self.stackCapturer = stackCapturer
+        self.stackSeverity = stackSeverity
+        self.maxEscalations = maxEscalations
+        self.maxAttempts = maxAttempts
+    }
+}
+
+/// What an operation run through a pipeline came to, when it did not escalate.
+public enum Outcome<Value: Sendable>: Sendable {
+    /// It succeeded at once.
+    case success(Value)
+    /// It failed, and a recovery made it succeed.
+    case recovered(Value, ErrorEvent)
+    /// It failed with an expected error, which was dropped.
+    case ignored(ErrorEvent)
+    /// It failed, and a default handler took the error.
+    case handled(ErrorEvent)
+
+    /// The value, if the operation came to one.
+    public var value: Value? {
+        switch self {
+        case .success(let value), .recovered(let value, _): value
+        case .ignored, .handled: nil
+        }
+    }
+
+    /// The error event, if the operation failed.
+    public var event: ErrorEvent? {
+        switch self {
+        case .success: nil
+        case .recovered(_, let event), .ignored(let event), .handled(let event): event
+        }
+    }
+
+    /// How the error ended, or nil on success.
+    public var resolution: ErrorResolution? {
+        switch self {
+        case .success: nil
+        case .recovered: .recovered
+        case .ignored: .ignored
+        case .handled: .handled
+        }
+    }
+}
+
+/// One layer's handlers and what happens around them: escalation, recovery, observation.
+///
+/// ```swift
+/// let client = ErrorPipeline(layer: .client, escalatesTo: .context) {
+///     Ignore(CancellationError.self)
+///     Recover(.code(ErrorCode("nwc", "RATE_LIMITED")), .descriptorPolicy)
+///     FollowDescriptor()
+/// }
+/// let outcome = try await client.run("payInvoice") { try await wallet.pay(invoice) }
+/// ```
+public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
+    /// The layer this pipeline decides for.
+    public let layer: Layer
+    /// Where escalated errors go; nil for the terminal layer.
+    public let next: Layer?
+    /// The handlers, in order.
+    public let handlers: Handlers
+    /// Registry, observers, clock, limits.
+    public let configuration: PipelineConfiguration
+
+    /// Creates a pipeline for `layer`. Escalations go to `escalatesTo`; without one the layer is terminal.
+    public init(
+        layer: Layer, escalatesTo next: Layer?, configuration: PipelineConfiguration = PipelineConfiguration(),
+        @ErrorHandlerBuilder handlers: () -> Handlers
+    ) {
+        self.layer = layer
+        self.next = next
+        self.handlers = handlers()
+        self.configuration = configuration
+    }
+
+    /// Runs an operation; when it throws, decides the error's fate and carries it out.
+    ///
+    /// - Returns: the value, or how the error ended (ignored, recovered, handled).
+    /// - Throws: ``EscalatedError`` when the error goes to the next layer. Run the caller's operation through
+    ///   that layer's pipeline and its handlers see the (translated) error.
+    public func run<Value: Sendable>(
+        _ operation: String, metadata: [String: String] = [:], _ body: () async throws -> Value
+    ) async throws(EscalatedError) -> Outcome<Value> {
+        var event: ErrorEvent
+        do {
+            return .success(try await body())
+        } catch {
+            event = makeEvent(error, operation: operation, metadata: metadata)
+        }
+        while true {
+            switch decide(&event) {
+            case .ignore:
+                return .ignored(finish(event, .ignored))
+            case .handle:
+                return .handled(finish(event, .handled))
+            case .escalate(let translated):
+                throw escalate(event, as: translated)
+            case .recover(let recovery):
+                switch recovery {
+                case .fallback(let candidate):
+                    if let value = candidate as? Value { return .recovered(value, finish(event, .recovered)) }
+                    event.handlerFailures.append(
+                        HandlerFailure(handler: "Recover", error: FallbackTypeMismatch(expected: "\(Value.self)")))
+                    if let next { throw escalate(event, as: nil, to: next) }
+                    return .handled(finish(event, .handled))
+                case .retry(let delay), .prepareThenRetry(let delay, _):
+                    do {
+                        if case .prepareThenRetry(_, let prepare) = recovery { try await prepare() }
+                        if delay > .zero { try await configuration.clock.sleep(for: delay) }
+                        try Task.checkCancellation()
+                        let value = try await body()
+                        return .recovered(value, finish(event, .recovered))
+                    } catch {
+                        event.replaceError(with: error, registry: configuration.registry)
+                        if error is CancellationError || Task.isCancelled {
+                            // Cancellation stops recovery at once: the episode ends as expected.
+                            return .ignored(finish(event, .ignored))
+                        }
+                    }
+                }
+            case .pass:
+                preconditionFailure("decide(_:) never passes")
+            }
+        }
+    }
+
+    /// Decides the fate of an error caught outside ``run(_:metadata:_:)``, where there is no operation to run
+    /// again: retry decisions count as passes; a fallback value comes back in `.recovered`.
+    ///
+    /// - Throws: ``EscalatedError`` when the error goes to the next layer.
+    public func handle(
+        _ error: any Error, operation: String, metadata: [String: String] = [:]
+    ) throws(EscalatedError) -> Outcome<any Sendable> {
+        var event = makeEvent(error, operation: operation, metadata: metadata)
+        switch decide(&event, canRetry: false) {
+        case .ignore:
+            return .ignored(finish(event, .ignored))
+        case .recover(.fallback(let value)):
+            return .recovered(value, finish(event, .recovered))
+        case .escalate(let translated):
+            throw escalate(event, as: translated)
+        case .handle, .recover, .pass:
+            return .handled(finish(event, .handled))
+        }
+    }
+
+    // MARK: Internals
+
+    func makeEvent(_ error: any Error, operation: String, metadata: [String: String]) -> ErrorEvent {
+        let registry = configuration.registry
+        if let escalated = error as? EscalatedError {
+            var event = ErrorEvent(
+                error: escalated.error, layer: layer, operation: operation, metadata: metadata, registry: registry)
+            let lower = escalated.event
+            event.previousErrors = lower.previousErrors
+            if !(escalated.error is EscalatedError), lower.identity.code != event.identity.code {
+                event.previousErrors.append(lower.error)
+            }
+            event.escalations = lower.escalations + 1
+            event.escalatedFrom = lower.layer
+            event.stack = lower.stack
+            event.metadata.merge(lower.metadata) { mine, _ in mine }
+            captureStackIfSevere(&event)
+            return event
+        }
+        var event = ErrorEvent(error: error, layer: layer, operation: operation, metadata: metadata, registry: registry)
+        captureStackIfSevere(&event)
+        return event
+    }
+
+    private func captureStackIfSevere(_ event: inout ErrorEvent) {
+        guard event.stack == nil, let capturer = configuration.stackCapturer,
+            event.descriptor.severity >= configuration.stackSeverity
+        else { return }
+        event.stack = capturer.captureStack(skippingFrames: 3)
+    }
+
+    /// Asks the handlers, then applies the layer's rules: nobody deciding means escalate (or handle, at the
+    /// top); limits on escalations and attempts turn further decisions into the layer's end.
+    func decide(_ event: inout ErrorEvent, canRetry: Bool = true) -> ErrorDecision {
+        let end: ErrorDecision = next == nil ? .handle : .escalate(translatedTo: nil)
+        if event.escalations > configuration.maxEscalations {
+            event.metadata["limit"] = "escalations"
+            return .handle
+        }
+        let decision = handlers.dispatch(&event)
+        switch decision {
+        case .pass:
+            return end
+        case .escalate where next == nil:
+            return .handle
+        case .recover(.retry), .recover(.prepareThenRetry):
+            if !canRetry { return end }
+            if event.attempt >= configuration.maxAttempts {
+                event.metadata["limit"] = "attempts"
+                return end
+            }
+            return decision
+        default:
+            return decision
+        }
+    }
+
+    private func escalate(_ event: ErrorEvent, as translated: (any Error)?, to target: Layer? = nil) -> EscalatedError {
+        let target = target ?? next ?? layer
+        let finished = finish(event, .escalated(to: target))
+        return EscalatedError(error: translated ?? event.error, event: finished, target: target)
+    }
+
+    @discardableResult
+    private func finish(_ event: ErrorEvent, _ resolution: ErrorResolution) -> ErrorEvent {
+        for observer in configuration.observers { observer.observe(event, resolution: resolution) }
+        return event
+    }
+}
+
+/// A fallback value that is not of the operation's result type.
+struct FallbackTypeMismatch: Error, CustomStringConvertible {
+    let expected: String
+    var description: String { "fallback value is not a \(expected)" }
+}

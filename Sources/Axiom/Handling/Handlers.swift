@@ -1,0 +1,232 @@
+/// Drops expected errors: a cancelled operation, a wallet the user never created.
+public struct Ignore: ErrorHandler {
+    /// What it takes.
+    public let match: ErrorMatch
+
+    /// Ignores matching events.
+    public init(_ match: ErrorMatch) { self.match = match }
+    /// Ignores errors of a type.
+    public init<E: Error>(_ type: E.Type) { self.match = .type(type) }
+
+    @inlinable
+    public func decide(_ event: ErrorEvent) -> ErrorDecision {
+        match.matches(event) ? .ignore : .pass
+    }
+}
+
+/// Makes an operation succeed after all: retry, prepare then retry, or a fallback value.
+public struct Recover: ErrorHandler {
+    /// How to recover from one event; nil when this strategy has nothing more to try.
+    public struct Strategy: Sendable {
+        let plan: @Sendable (ErrorEvent) throws -> Recovery?
+
+        /// A custom strategy.
+        public init(_ plan: @escaping @Sendable (ErrorEvent) throws -> Recovery?) { self.plan = plan }
+
+        /// Retry while `policy` allows, waiting its backoff (or the error's `Retry-After`, if the policy
+        /// honours it).
+        public static func retry(_ policy: RetryPolicy) -> Strategy {
+            Strategy { event in
+                guard policy.allowsRetry(after: event.attempt) else { return nil }
+                return .retry(after: Recover.wait(policy, event))
+            }
+        }
+
+        /// Retry as the error's descriptor says; nothing when it is not retryable.
+        public static let descriptorPolicy = Strategy { event in
+            guard let policy = event.descriptor.retry, policy.allowsRetry(after: event.attempt) else { return nil }
+            return .retry(after: Recover.wait(policy, event))
+        }
+
+        /// Run `prepare` (refresh a token, reconnect), then retry, at most `maxAttempts` attempts in all.
+        public static func prepareThenRetry(
+            maxAttempts: Int, after delay: Duration = .zero, _ prepare: @escaping @Sendable () async throws -> Void
+        ) -> Strategy {
+            Strategy { event in
+                event.attempt < maxAttempts ? .prepareThenRetry(after: delay, prepare: prepare) : nil
+            }
+        }
+
+        /// Use a fixed value as the result.
+        public static func fallback(_ value: some Sendable) -> Strategy {
+            Strategy { _ in .fallback(value) }
+        }
+    }
+
+    /// What it takes.
+    public let match: ErrorMatch
+    /// How it recovers.
+    public let strategy: Strategy
+
+    /// Recovers matching events with a strategy.
+    public init(_ match: ErrorMatch, _ strategy: Strategy) {
+        self.match = match
+        self.strategy = strategy
+    }
+
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision {
+        guard match.matches(event), let recovery = try strategy.plan(event) else { return .pass }
+        return .recover(recovery)
+    }
+
+    static func wait(_ policy: RetryPolicy, _ event: ErrorEvent) -> Duration {
+        if policy.honorsRetryAfter, let retryAfter = event.identity.retryAfter { return retryAfter }
+        return policy.delay(forRetry: event.attempt)
+    }
+}
+
+/// Passes errors this layer cannot handle to the next one, maybe translated.
+public struct Escalate: ErrorHandler {
+    /// What it takes.
+    public let match: ErrorMatch
+    let translate: (@Sendable (ErrorEvent) -> any Error)?
+
+    /// Escalates matching events, translating them when `translate` is given.
+    public init(_ match: ErrorMatch, translate: (@Sendable (ErrorEvent) -> any Error)? = nil) {
+        self.match = match
+        self.translate = translate
+    }
+
+    /// Escalates matching events as `error`.
+    public init(_ match: ErrorMatch, as error: some Error) {
+        self.init(match, translate: { _ in error })
+    }
+
+    public func decide(_ event: ErrorEvent) -> ErrorDecision {
+        guard match.matches(event) else { return .pass }
+        return .escalate(translatedTo: translate?(event))
+    }
+}
+
+/// The last line: takes what nobody else did, runs its action (present, report), and ends the episode.
+public struct Default: ErrorHandler {
+    /// What it takes.
+    public let match: ErrorMatch
+    let action: (@Sendable (ErrorEvent) throws -> Void)?
+
+    /// Handles matching events (every event by default), running `action` for each.
+    public init(_ match: ErrorMatch = .any, action: (@Sendable (ErrorEvent) throws -> Void)? = nil) {
+        self.match = match
+        self.action = action
+    }
+
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision {
+        guard match.matches(event) else { return .pass }
+        try action?(event)
+        return .handle
+    }
+}
+
+/// Follows each error's descriptor: its disposition, its retry policy, its escalation code.
+///
+/// This is what lets an application handle a domain it has never seen, once a plugin registers it.
+/// A `recover` descriptor whose retries are used up passes, so a later handler (or the layer's end) decides.
+public struct FollowDescriptor: ErrorHandler {
+    /// Creates the handler.
+    public init() {}
+
+    public func decide(_ event: ErrorEvent) -> ErrorDecision {
+        let descriptor = event.descriptor
+        switch descriptor.disposition {
+        case .ignore:
+            return .ignore
+        case .recover:
+            guard let policy = descriptor.retry, policy.allowsRetry(after: event.attempt) else { return .pass }
+            return .recover(.retry(after: Recover.wait(policy, event)))
+        case .escalate:
+            guard let target = descriptor.escalation else { return .escalate(translatedTo: nil) }
+            return .escalate(
+                translatedTo: DomainError(
+                    domain: target.domain, code: target.code, message: "escalated from \(descriptor.code)"))
+        case .default:
+            return .handle
+        }
+    }
+}
+
+/// Two handlers in order: the second is asked only when the first passes.
+public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
+    @usableFromInline let first: First
+    @usableFromInline let second: Second
+
+    @inlinable
+    init(_ first: First, _ second: Second) {
+        self.first = first
+        self.second = second
+    }
+
+    public func decide(_ event: ErrorEvent) -> ErrorDecision {
+        var copy = event
+        return dispatch(&copy)
+    }
+
+    @inlinable
+    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
+        let decision = first.dispatch(&event)
+        if case .pass = decision { return second.dispatch(&event) }
+        return decision
+    }
+}
+
+/// No handler: every event passes.
+public struct PassAll: ErrorHandler {
+    /// Creates the empty handler.
+    public init() {}
+    public func decide(_ event: ErrorEvent) -> ErrorDecision { .pass }
+}
+
+/// A handler present or not (from an `if` in a builder).
+public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
+    let wrapped: Wrapped?
+    public func decide(_ event: ErrorEvent) -> ErrorDecision {
+        var copy = event
+        return dispatch(&copy)
+    }
+    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
+        wrapped?.dispatch(&event) ?? .pass
+    }
+}
+
+/// One of two handlers (from an `if`/`else` in a builder).
+public enum EitherHandler<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
+    case first(First)
+    case second(Second)
+    public func decide(_ event: ErrorEvent) -> ErrorDecision {
+        var copy = event
+        return dispatch(&copy)
+    }
+    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
+        switch self {
+        case .first(let handler): handler.dispatch(&event)
+        case .second(let handler): handler.dispatch(&event)
+        }
+    }
+}
+
+/// A handler behind an existential, for storing chains whose type varies at run time.
+public struct AnyErrorHandler: ErrorHandler {
+    let base: any ErrorHandler
+    /// Wraps a handler.
+    public init(_ base: some ErrorHandler) { self.base = base }
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try base.decide(event) }
+    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision { base.dispatch(&event) }
+}
+
+/// Composes handlers in order into one statically typed chain: no existential per handler.
+@resultBuilder
+public enum ErrorHandlerBuilder {
+    public static func buildExpression<H: ErrorHandler>(_ handler: H) -> H { handler }
+    public static func buildPartialBlock<H: ErrorHandler>(first: H) -> H { first }
+    public static func buildPartialBlock<A: ErrorHandler, B: ErrorHandler>(accumulated: A, next: B) -> HandlerPair<A, B>
+    {
+        HandlerPair(accumulated, next)
+    }
+    public static func buildBlock() -> PassAll { PassAll() }
+    public static func buildOptional<H: ErrorHandler>(_ handler: H?) -> OptionalHandler<H> {
+        OptionalHandler(wrapped: handler)
+    }
+    public static func buildEither<A: ErrorHandler, B: ErrorHandler>(first: A) -> EitherHandler<A, B> { .first(first) }
+    public static func buildEither<A: ErrorHandler, B: ErrorHandler>(second: B) -> EitherHandler<A, B> {
+        .second(second)
+    }
+}

@@ -1,0 +1,73 @@
+/// Everything the runtime needs to decide about one error code.
+///
+/// Descriptors are immutable and shared: the registry hands out the same instance to every lookup, so an
+/// error event carries one reference instead of a copy of every field.
+public final class ErrorDescriptor: Sendable, CustomStringConvertible {
+    /// The identity this descriptor describes.
+    public let code: ErrorCode
+    /// A numeric alias within the same domain (a JSON-RPC code, a SIP cause), if any.
+    public let numericCode: Int?
+    /// What kind of failure this is.
+    public let category: ErrorCategory
+    /// How serious it is.
+    public let severity: ErrorSeverity
+    /// What the generic handlers do with it.
+    public let disposition: Disposition
+    /// How it may be retried; `nil` when it must never be retried.
+    public let retry: RetryPolicy?
+    /// Localization key of the user-facing message.
+    public let messageKey: String
+    /// Localization key of the recovery suggestion, if there is one.
+    public let recoverySuggestionKey: String?
+    /// How it is presented; `nil` means the category's default.
+    public let presentation: PresentationRule?
+    /// When escalated by the generic handler, the code it is translated to (for example "reconnect").
+    public let escalation: ErrorCode?
+    /// Whether the error's payload may hold secrets and must never be logged verbatim.
+    public let isSensitive: Bool
+    /// Who registered it: `builtin`, or a plugin id.
+    public let source: String
+
+    /// Creates a descriptor. `source` is assigned by the registry when the catalog is registered.
+    public init(
+        code: ErrorCode,
+        numericCode: Int? = nil,
+        category: ErrorCategory,
+        severity: ErrorSeverity = .error,
+        disposition: Disposition = .default,
+        retry: RetryPolicy? = nil,
+        messageKey: String? = nil,
+        recoverySuggestionKey: String? = nil,
+        presentation: PresentationRule? = nil,
+        escalation: ErrorCode? = nil,
+        isSensitive: Bool = false,
+        source: String = "builtin"
+    ) {
+        self.code = code
+        self.numericCode = numericCode
+        self.category = category
+        self.severity = severity
+        self.disposition = disposition
+        self.retry = retry
+        self.messageKey = messageKey ?? "error.\(category.rawValue).\(code.code)"
+        self.recoverySuggestionKey = recoverySuggestionKey
+        self.presentation = presentation
+        self.escalation = escalation
+        self.isSensitive = isSensitive
+        self.source = source
+    }
+
+    /// A copy owned by another source.
+    func owned(by source: String) -> ErrorDescriptor {
+        if source == self.source { return self }
+        return ErrorDescriptor(
+            code: code, numericCode: numericCode, category: category, severity: severity,
+            disposition: disposition, retry: retry, messageKey: messageKey,
+            recoverySuggestionKey: recoverySuggestionKey, presentation: presentation,
+            escalation: escalation, isSensitive: isSensitive, source: source)
+    }
+
+    public var description: String {
+        "\(code) [\(category.rawValue), \(severity.rawValue), \(disposition.rawValue), source \(source)]"
+    }
+}

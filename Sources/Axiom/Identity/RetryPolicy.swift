@@ -1,0 +1,62 @@
+/// How an error may be retried: how often, and how long to wait between attempts.
+public struct RetryPolicy: Sendable, Hashable, Codable {
+    /// How the delay grows from one retry to the next.
+    public enum Backoff: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Always `delay`.
+        case constant
+        /// `delay × n` for the n-th retry.
+        case linear
+        /// `delay × 2^(n-1)` for the n-th retry.
+        case exponential
+    }
+
+    /// Total attempts, the first one included. `1` means "never retried".
+    public var maxAttempts: Int
+    /// Growth of the delay.
+    public var backoff: Backoff
+    /// The base delay: the wait before the first retry.
+    public var delay: Duration
+    /// No wait is longer than this.
+    public var maxDelay: Duration
+    /// Whether a random jitter is applied to each wait.
+    public var jitter: Bool
+    /// Whether a `Retry-After` carried by the error replaces the computed delay.
+    public var honorsRetryAfter: Bool
+
+    /// Creates a policy.
+    public init(
+        maxAttempts: Int,
+        backoff: Backoff = .exponential,
+        delay: Duration = .seconds(1),
+        maxDelay: Duration = .seconds(300),
+        jitter: Bool = false,
+        honorsRetryAfter: Bool = true
+    ) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.backoff = backoff
+        self.delay = delay
+        self.maxDelay = maxDelay
+        self.jitter = jitter
+        self.honorsRetryAfter = honorsRetryAfter
+    }
+
+    /// The wait before retry number `retry` (1 for the first retry), without jitter, capped at `maxDelay`.
+    public func delay(forRetry retry: Int) -> Duration {
+        let n = max(1, retry)
+        let raw: Duration
+        switch backoff {
+        case .constant:
+            raw = delay
+        case .linear:
+            raw = delay * n
+        case .exponential:
+            // Saturate instead of overflowing for absurd attempt counts.
+            let factor = n > 62 ? Int.max : 1 << (n - 1)
+            raw = factor == Int.max ? maxDelay : delay * factor
+        }
+        return min(raw, maxDelay)
+    }
+
+    /// Whether another attempt may follow attempt number `attempt` (1-based).
+    public func allowsRetry(after attempt: Int) -> Bool { attempt < maxAttempts }
+}

@@ -1,0 +1,72 @@
+/// A set of error domains with their descriptors and messages, registered as one unit.
+///
+/// A catalog is taken whole or not at all: see ``ErrorRegistry/register(_:)``.
+public struct ErrorCatalog: Sendable {
+    /// Who provides it: `builtin`, or a plugin's reverse-DNS id.
+    public var source: String
+    /// The provider's version, for diagnostics.
+    public var version: String
+    /// The domains it owns. Every descriptor's domain must be one of them.
+    public var domains: [String]
+    /// The descriptors.
+    public var descriptors: [ErrorDescriptor]
+    /// Messages per locale: `messages["en"]["error.nwc.RATE_LIMITED"]`.
+    public var messages: [String: [String: String]]
+
+    /// Creates a catalog.
+    public init(
+        source: String, version: String = "1.0.0", domains: [String], descriptors: [ErrorDescriptor],
+        messages: [String: [String: String]] = [:]
+    ) {
+        self.source = source
+        self.version = version
+        self.domains = domains
+        self.descriptors = descriptors
+        self.messages = messages
+    }
+}
+
+/// Why a catalog was refused. Nothing of a refused catalog is registered.
+public struct RegistrationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of problem.
+    public enum Kind: String, Sendable, Hashable {
+        /// A domain is already owned by another source.
+        case domainClash
+        /// A code appears twice.
+        case duplicateCode
+        /// A numeric alias appears twice in one domain.
+        case duplicateAlias
+        /// A descriptor's domain is not among the catalog's domains.
+        case undeclaredDomain
+        /// The source is already registered.
+        case duplicateSource
+        /// The catalog is malformed (empty source, empty domain name, …).
+        case invalidCatalog
+    }
+
+    /// The kind of problem.
+    public let kind: Kind
+    /// The source that tried to register.
+    public let source: String
+    /// The source that already holds the clashing item, when there is one.
+    public let existingSource: String?
+    /// What clashed (a domain, a code, an alias).
+    public let subject: String
+
+    public var description: String {
+        switch kind {
+        case .domainClash:
+            "domain '\(subject)' from \(source) clashes with the same domain from \(existingSource ?? "?")"
+        case .duplicateCode:
+            "code \(subject) from \(source) is already registered by \(existingSource ?? source)"
+        case .duplicateAlias:
+            "numeric alias \(subject) from \(source) is already used by \(existingSource ?? source)"
+        case .undeclaredDomain:
+            "code \(subject) from \(source) is outside the domains the catalog declares"
+        case .duplicateSource:
+            "source \(source) is already registered"
+        case .invalidCatalog:
+            "catalog from \(source) is malformed: \(subject)"
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import Synchronization
+
+// How a lookup flows:
+//
+//   any Error ──open existential──▶ E.self ──type table──▶ extractor ──▶ ErrorIdentity
+//                                                                          │
+//                                 snapshot.byCode[identity.code] ◀─────────┘
+//
+// Both tables are immutable objects published through an atomic pointer. Readers load the pointer and
+// read; they never take a lock. Writers (catalog registrations, a first sight of an error type) serialize
+// on a mutex, build a new table, publish it, and keep the old one alive until the registry dies, so a
+// reader holding an old table never sees it freed. Registrations happen at start and per plugin, so the
+// retained garbage is a handful of small tables.
+
+/// Maps error identities to descriptors. Lookups are lock-free and allocation-free.
+///
+/// The framework's built-in catalog is present from the start. Plugins and applications add catalogs
+/// with ``register(_:)``, which takes a catalog whole or refuses it whole.
+public final class ErrorRegistry: Sendable {
+    /// The process-wide registry that layers use unless given another.
+    public static let shared = ErrorRegistry()
+
+    private let snapshotPointer: Atomic<UInt>
+    private let typeTablePointer: Atomic<UInt>
+    private let writer: Mutex<Retired>
+
+    /// Creates a registry holding the built-in catalog.
+    public init() {
+        let snapshot = Snapshot.empty
+        let table = TypeTable(entries: TypeTable.builtinEntries)
+        snapshotPointer = Atomic(Self.address(of: snapshot))
+        typeTablePointer = Atomic(Self.address(of: table))
+        writer = Mutex(Retired())
+        do {
+            try register(.builtin)
+        } catch {
+            preconditionFailure("the built-in catalog is invalid: \(error)")
+        }
+    }
+
+    deinit {
+        // No reader can exist once the registry is gone: release the current and every retired table.
+        Unmanaged<Snapshot>.fromOpaque(Self.pointer(snapshotPointer.load(ordering: .acquiring))).release()
+        Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring))).release()
+        writer.withLock { retired in
+            for address in retired.snapshots { Unmanaged<Snapshot>.fromOpaque(Self.pointer(address)).release() }
+            for address in retired.typeTables { Unmanaged<TypeTable>.fromOpaque(Self.pointer(address)).release() }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The address of a table, retained once on behalf of the registry. Addresses are stored as integers
+    /// because `Atomic` needs a `Sendable` value; the tables themselves are immutable and `Sendable`.
+    private static func address(of object: AnyObject) -> UInt {
+        UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())
+    }
+
+    @inline(__always)
+    private static func pointer(_ address: UInt) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(bitPattern: address)!
+    }
+
+    @inline(__always)
+    var snapshot: Snapshot {
+        Unmanaged<Snapshot>.fromOpaque(Self.pointer(snapshotPointer.load(ordering: .acquiring))).takeUnretainedValue()
+    }
+
+    @inline(__always)
+    private var typeTable: TypeTable {
+        Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring))).takeUnretainedValue()
+    }
+
+    /// The descriptor registered for a code or for one of its numeric aliases (`ErrorCode("telnyx", "-32003")`).
+    @inlinable
+    public func descriptor(for code: ErrorCode) -> ErrorDescriptor? {
+        _descriptor(for: code)
+    }
+
+    @usableFromInline
+    func _descriptor(for code: ErrorCode) -> ErrorDescriptor? {
+        snapshot.byCode[code]
+    }
+
+    /// The descriptor registered under a numeric alias of a domain.
+    public func descriptor(domain: String, numericCode: Int) -> ErrorDescriptor? {
+        snapshot.byAlias[AliasKey(domain: domain, number: numericCode)]
+    }
+
+    /// The descriptor of any error value. Errors the registry cannot identify get the descriptor of
+    /// `axiom/unknownError`; use ``identity(of:)`` to see what they were.
+    public func descriptor(for error: any Error) -> ErrorDescriptor {
+        let snapshot = self.snapshot
+        return snapshot.byCode[identity(of: error).code] ?? snapshot.unknown
+    }
+
+    /// The identity of any error value: from `IdentifiableError`, from an extractor registered with
+    /// ``registerIdentity(of:_:)``, or, for a type it does not know, `swift/<TypeName>`.
+    ///
+    /// The first sight of a type costs a protocol cast; later ones a table lookup.
+    public func identity(of error: any Error) -> ErrorIdentity {
+        _identity(of: error)
+    }
+
+    private func _identity<E: Error>(of error: E) -> ErrorIdentity {
+        if E.self == EscalatedError.self {
+            return identity(of: unsafeBitCast(error, to: EscalatedError.self).error)
+        }
+        let key = ObjectIdentifier(E.self)
+        let entry = typeTable.entries[key] ?? learn(E.self, from: error)
+        return withUnsafePointer(to: error) { entry.extract(UnsafeRawPointer($0)) }
+    }
+
+    /// All registered catalogs, the built-in one first, in registration order.
+    public var catalogs: [ErrorCatalog] { snapshot.catalogs }
+
+    /// Every registered descriptor, sorted by domain and code.
+    public var descriptors: [ErrorDescriptor] {
+        snapshot.byCodeOrdered
+    }
+
+    /// Which source owns a domain, or nil if nobody does.
+    public func source(ofDomain domain: String) -> String? { snapshot.domainOwners[domain] }
+
+    /// A message for a localization key in a locale, if a catalog provides it.
+    public func message(forKey key: String, locale: String) -> String? {
+        snapshot.messages[locale]?[key]
+    }
+
+    /// The locales some catalog provides messages for.
+    public var locales: [String] { snapshot.messages.keys.sorted() }
+
+    // MARK: Writing
+
+    /// Registers a catalog, all or nothing.
+    ///
+    /// - Throws: ``RegistrationError`` naming both sources when a domain is already owned, a code or a
+    ///   numeric alias is taken twice, a descriptor lies outside the declared domains, or the source is
+    ///   already registered. Nothing of a refused catalog is registered.
+    public func register(_ catalog: ErrorCatalog) throws(RegistrationError) {
+        try writer.withLock { retired throws(RegistrationError) in
+            let current = snapshot
+            let next = try current.adding(catalog)
+            publish(next, replacing: current, retired: &retired)
+        }
+    }
+
+    /// Teaches the registry the identity of a foreign error type that does not conform to
+    /// ``IdentifiableError`` (an error of a library you do not own).
+    public func registerIdentity<E: Error>(of type: E.Type, _ extract: @escaping @Sendable (E) -> ErrorCode) {
+        let entry = TypeEntry { pointer in
+            ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
+        }
+        install(entry, for: ObjectIdentifier(E.self))
+    }
+
+    private func learn<E: Error>(_ type: E.Type, from error: E) -> TypeEntry {
+        let entry: TypeEntry
+        if let identifiable = error as? any IdentifiableError {
+            entry = Self.entry(for: identifiable)
+        } else {
+            let code = ErrorCode("swift", String(describing: E.self))
+            entry = TypeEntry { _ in ErrorIdentity(code: code) }
+        }
+        install(entry, for: ObjectIdentifier(E.self))
+        return entry
+    }
+
+    private static func entry<T: IdentifiableError>(for _: T) -> TypeEntry {
+        // The table is keyed by the dynamic type, so the pointer handed to the extractor always points at a T.
+        TypeEntry { pointer in
+            let value = pointer.assumingMemoryBound(to: T.self)
+            return ErrorIdentity(code: value.pointee.errorCode, retryAfter: value.pointee.retryAfter)
+        }
+    }
+
+    private func install(_ entry: TypeEntry, for key: ObjectIdentifier) {
+        writer.withLock { retired in
+            let current = typeTable
+            var entries = current.entries
+            entries[key] = entry
+            let next = TypeTable(entries: entries)
+            typeTablePointer.store(Self.address(of: next), ordering: .releasing)
+            retired.typeTables.append(UInt(bitPattern: Unmanaged.passUnretained(current).toOpaque()))
+        }
+    }
+
+    private func publish(_ next: Snapshot, replacing current: Snapshot, retired: inout Retired) {
+        snapshotPointer.store(Self.address(of: next), ordering: .releasing)
+        retired.snapshots.append(UInt(bitPattern: Unmanaged.passUnretained(current).toOpaque()))
+    }
+}
+
+/// Tables replaced by newer ones; released when the registry is.
+private struct Retired: ~Copyable {
+    var snapshots: [UInt] = []
+    var typeTables: [UInt] = []
+}
+
+struct AliasKey: Hashable {
+    var domain: String
+    var number: Int
+}
+
+/// Reads an identity out of a value of one known dynamic type.
+struct TypeEntry: Sendable {
+    let extract: @Sendable (UnsafeRawPointer) -> ErrorIdentity
+}
+
+final class TypeTable: Sendable {
+    let entries: [ObjectIdentifier: TypeEntry]
+    init(entries: [ObjectIdentifier: TypeEntry]) { self.entries = entries }
+
+    static var builtinEntries: [ObjectIdentifier: TypeEntry] {
+        [
+            ObjectIdentifier(CancellationError.self): TypeEntry { _ in
+                ErrorIdentity(code: ErrorCatalog.cancellationCode)
+            }
+        ]
+    }
+}

@@ -1,0 +1,85 @@
+/// One immutable state of the registry. A registration builds a new one; readers never see a half-built one.
+final class Snapshot: Sendable {
+    let byCode: [ErrorCode: ErrorDescriptor]
+    let byAlias: [AliasKey: ErrorDescriptor]
+    let domainOwners: [String: String]
+    let catalogs: [ErrorCatalog]
+    let messages: [String: [String: String]]
+    let byCodeOrdered: [ErrorDescriptor]
+    let unknown: ErrorDescriptor
+
+    private init(
+        byCode: [ErrorCode: ErrorDescriptor], byAlias: [AliasKey: ErrorDescriptor], domainOwners: [String: String],
+        catalogs: [ErrorCatalog], messages: [String: [String: String]]
+    ) {
+        self.byCode = byCode
+        self.byAlias = byAlias
+        self.domainOwners = domainOwners
+        self.catalogs = catalogs
+        self.messages = messages
+        // Alias keys share descriptors with their names: list each descriptor once.
+        self.byCodeOrdered = byCode.filter { $0.key == $0.value.code }.values.sorted {
+            ($0.code.domain, $0.code.code) < ($1.code.domain, $1.code.code)
+        }
+        self.unknown =
+            byCode[ErrorCatalog.unknownCode]
+            ?? ErrorDescriptor(
+                code: ErrorCatalog.unknownCode, category: .general, messageKey: "error.general.unexpected")
+    }
+
+    static let empty = Snapshot(byCode: [:], byAlias: [:], domainOwners: [:], catalogs: [], messages: [:])
+
+    /// A new snapshot with the catalog added, or the first reason it cannot be.
+    func adding(_ catalog: ErrorCatalog) throws(RegistrationError) -> Snapshot {
+        let source = catalog.source
+        func refuse(_ kind: RegistrationError.Kind, _ subject: String, existing: String? = nil) -> RegistrationError {
+            RegistrationError(kind: kind, source: source, existingSource: existing, subject: subject)
+        }
+        guard !source.isEmpty else { throw refuse(.invalidCatalog, "empty source id") }
+        if catalogs.contains(where: { $0.source == source }) {
+            throw refuse(.duplicateSource, source, existing: source)
+        }
+
+        var owners = domainOwners
+        for domain in catalog.domains {
+            guard !domain.isEmpty else { throw refuse(.invalidCatalog, "empty domain name") }
+            if let owner = owners[domain] { throw refuse(.domainClash, domain, existing: owner) }
+            owners[domain] = source
+        }
+
+        var byCode = self.byCode
+        var byAlias = self.byAlias
+        let declared = Set(catalog.domains)
+        for original in catalog.descriptors {
+            let descriptor = original.owned(by: source)
+            let code = descriptor.code
+            guard declared.contains(code.domain) else { throw refuse(.undeclaredDomain, code.description) }
+            guard !code.code.isEmpty else { throw refuse(.invalidCatalog, "empty code in domain \(code.domain)") }
+            if let existing = byCode[code] { throw refuse(.duplicateCode, code.description, existing: existing.source) }
+            byCode[code] = descriptor
+            if let number = descriptor.numericCode {
+                let key = AliasKey(domain: code.domain, number: number)
+                if let existing = byAlias[key] {
+                    throw refuse(
+                        .duplicateAlias, "\(code.domain)/\(number) (\(existing.code.code))", existing: existing.source)
+                }
+                byAlias[key] = descriptor
+                // A numeric code that arrives as text ("-32003") resolves through the same table as names.
+                let text = ErrorCode(code.domain, String(number))
+                if let existing = byCode[text], existing !== descriptor {
+                    throw refuse(
+                        .duplicateAlias, "\(code.domain)/\(number) (\(existing.code.code))", existing: existing.source)
+                }
+                byCode[text] = descriptor
+            }
+        }
+
+        var messages = self.messages
+        for (locale, table) in catalog.messages {
+            // The first catalog to define a key keeps it: a plugin cannot rewrite another source's texts.
+            messages[locale, default: [:]].merge(table) { first, _ in first }
+        }
+        return Snapshot(
+            byCode: byCode, byAlias: byAlias, domainOwners: owners, catalogs: catalogs + [catalog], messages: messages)
+    }
+}
