@@ -6,6 +6,6 @@ struct AxiomCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "axiom",
         abstract: "Tools for Axiom applications: error identities, plugins, crash reports.",
-        subcommands: [Explain.self]
+        subcommands: [Explain.self, Plugins.self]
     )
 }

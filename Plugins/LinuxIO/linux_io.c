@@ -1,0 +1,1 @@
+#include "axiom_plugin.h"
