@@ -82,7 +82,7 @@ enum DescriptorReader {
                 try required(pointer, "domain #\(index)")
             }
             let descriptors = try list(catalog.codes, catalog.code_count, "codes") { code, index in
-                try self.descriptor(code, index: index)
+                try self.descriptor(code, index: index, source: id)
             }
             var messages: [String: [String: String]] = [:]
             let locales = try list(catalog.locales, catalog.locale_count, "locales") { $0 }
@@ -104,27 +104,29 @@ enum DescriptorReader {
         }
     }
 
-    private static func descriptor(_ code: axiom_plugin_code, index: Int) throws -> ErrorDescriptor {
+    /// `source` is set here, so that the registry keeps the instance instead of copying it to own it.
+    private static func descriptor(_ code: axiom_plugin_code, index: Int, source: String) throws -> ErrorDescriptor {
         let domain = try required(code.domain, "domain of code #\(index)")
         let name = try required(code.code, "name of code #\(index) in \(domain)")
-        let label = "\(domain)/\(name)"
-        let aliases = try list(code.numeric_aliases, code.numeric_alias_count, "numeric aliases of \(label)") {
+        func label() -> String { "\(domain)/\(name)" }
+        let aliases = try list(code.numeric_aliases, code.numeric_alias_count, "numeric aliases of \(label())") {
             value, _ in
             guard let number = Int(exactly: value) else {
-                throw PluginCatalogError(reason: .invalidCatalog, detail: "alias \(value) of \(label) is out of range")
+                throw PluginCatalogError(
+                    reason: .invalidCatalog, detail: "alias \(value) of \(label()) is out of range")
             }
             return number
         }
-        let category: ErrorCategory = try known(code.category, "category", of: label)
-        let severity: ErrorSeverity = try known(code.severity, "severity", of: label)
-        let disposition: Disposition = try known(code.disposition, "disposition", of: label)
+        let category: ErrorCategory = try known(code.category, "category", of: label())
+        let severity: ErrorSeverity = try known(code.severity, "severity", of: label())
+        let disposition: Disposition = try known(code.disposition, "disposition", of: label())
         var retry: RetryPolicy?
         if let policy = code.retry?.pointee {
-            let backoff: RetryPolicy.Backoff = try known(policy.backoff, "backoff", of: label)
+            let backoff: RetryPolicy.Backoff = try known(policy.backoff, "backoff", of: label())
             guard policy.max_attempts >= 1, policy.delay_ms >= 0, policy.max_delay_ms >= policy.delay_ms else {
                 throw PluginCatalogError(
                     reason: .invalidCatalog,
-                    detail: "retry of \(label) needs max_attempts >= 1 and 0 <= delay_ms <= max_delay_ms")
+                    detail: "retry of \(label()) needs max_attempts >= 1 and 0 <= delay_ms <= max_delay_ms")
             }
             retry = RetryPolicy(
                 maxAttempts: Int(policy.max_attempts), backoff: backoff, delay: .milliseconds(policy.delay_ms),
@@ -133,11 +135,11 @@ enum DescriptorReader {
         }
         var presentation: PresentationRule?
         if let rule = code.presentation?.pointee {
-            let style: PresentationStyle = try known(rule.style, "presentation style", of: label)
-            let feedback: FeedbackLevel = try known(rule.feedback, "feedback", of: label)
+            let style: PresentationStyle = try known(rule.style, "presentation style", of: label())
+            let feedback: FeedbackLevel = try known(rule.feedback, "feedback", of: label())
             guard rule.duration_ms >= 0 || rule.duration_ms == Int64(AXIOM_PLUGIN_UNTIL_DISMISSED) else {
                 throw PluginCatalogError(
-                    reason: .invalidCatalog, detail: "presentation duration of \(label) is negative")
+                    reason: .invalidCatalog, detail: "presentation duration of \(label()) is negative")
             }
             presentation = PresentationRule(
                 style: style, duration: rule.duration_ms < 0 ? nil : .milliseconds(rule.duration_ms),
@@ -149,13 +151,13 @@ enum DescriptorReader {
         case (nil, nil): escalation = nil
         default:
             throw PluginCatalogError(
-                reason: .invalidCatalog, detail: "escalation of \(label) needs a domain and a code")
+                reason: .invalidCatalog, detail: "escalation of \(label()) needs a domain and a code")
         }
         return ErrorDescriptor(
             code: ErrorCode(domain, name), numericAliases: aliases, category: category, severity: severity,
             disposition: disposition, retry: retry, messageKey: text(code.message_key),
             recoverySuggestionKey: text(code.recovery_key), presentation: presentation, escalation: escalation,
-            isSensitive: code.sensitive != 0)
+            isSensitive: code.sensitive != 0, source: source)
     }
 
     // MARK: Reading C values
@@ -165,38 +167,39 @@ enum DescriptorReader {
         pointer.flatMap { String(validatingCString: $0) }
     }
 
-    private static func required(_ pointer: UnsafePointer<CChar>?, _ what: String) throws -> String {
-        guard let pointer else { throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what) is null") }
+    // Descriptions are autoclosures: they are only built for a refusal, not for each field read.
+    private static func required(_ pointer: UnsafePointer<CChar>?, _ what: @autoclosure () -> String) throws -> String {
+        guard let pointer else { throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()) is null") }
         guard let value = String(validatingCString: pointer) else {
-            throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what) is not UTF-8")
+            throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()) is not UTF-8")
         }
-        guard !value.isEmpty else { throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what) is empty") }
+        guard !value.isEmpty else { throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()) is empty") }
         return value
     }
 
     private static func known<T: RawRepresentable & CaseIterable>(
-        _ pointer: UnsafePointer<CChar>?, _ what: String, of label: String
+        _ pointer: UnsafePointer<CChar>?, _ what: String, of label: @autoclosure () -> String
     ) throws -> T where T.RawValue == String {
-        let value = try required(pointer, "\(what) of \(label)")
+        let value = try required(pointer, "\(what) of \(label())")
         guard let known = T(rawValue: value) else {
             let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
             throw PluginCatalogError(
-                reason: .invalidCatalog, detail: "unknown \(what) '\(value)' in \(label); known: \(expected)")
+                reason: .invalidCatalog, detail: "unknown \(what) '\(value)' in \(label()); known: \(expected)")
         }
         return known
     }
 
     private static func list<Element, Result>(
-        _ base: UnsafePointer<Element>?, _ count: Int, _ what: String,
+        _ base: UnsafePointer<Element>?, _ count: Int, _ what: @autoclosure () -> String,
         _ transform: (Element, Int) throws -> Result
     ) throws -> [Result] {
         guard count > 0 else { return [] }
         guard count <= maxItems else {
             throw PluginCatalogError(
-                reason: .invalidCatalog, detail: "\(what): \(count) items is beyond any sane catalog")
+                reason: .invalidCatalog, detail: "\(what()): \(count) items is beyond any sane catalog")
         }
         guard let base else {
-            throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what): null with count \(count)")
+            throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()): null with count \(count)")
         }
         var result: [Result] = []
         result.reserveCapacity(count)
@@ -205,10 +208,10 @@ enum DescriptorReader {
     }
 
     private static func list<Element, Result>(
-        _ base: UnsafePointer<Element>?, _ count: Int, _ what: String,
+        _ base: UnsafePointer<Element>?, _ count: Int, _ what: @autoclosure () -> String,
         _ transform: (Element) throws -> Result
     ) throws -> [Result] {
-        try list(base, count, what) { element, _ in try transform(element) }
+        try list(base, count, what()) { element, _ in try transform(element) }
     }
 
     /// Reverse-DNS: two or more dot-separated labels of ASCII letters, digits, '-' and '_'.
