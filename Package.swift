@@ -69,6 +69,15 @@ let package = Package(
         ),
         .testTarget(name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "CAxiomPluginABI"]),
         .executableTarget(
+            name: "AxiomBenchmarks",
+            dependencies: [
+                "Axiom",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/AxiomBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "PluginBenchmarks",
             dependencies: [
                 "Axiom", "AxiomPlugins",
