@@ -6,8 +6,11 @@ public struct CodeDefinition: Sendable {
     public var code: String
     /// Numbers that name the same code in its domain (a JSON-RPC code, a cause code, a SIP status).
     public var numericAliases: [Int]
+    /// What kind of failure it is.
     public var category: Category
+    /// How serious it is.
     public var severity: Severity
+    /// What the host's generic handlers do with it.
     public var disposition: Disposition
     /// `nil`: never retried.
     public var retry: Retry?

@@ -62,8 +62,11 @@ public struct Retry: Sendable {
 
 /// How an error is presented: style, how long it stays (`nil`: until dismissed), feedback.
 public struct Presentation: Sendable {
+    /// The style.
     public var style: PresentationStyle
+    /// How long it stays; `nil` means until the user dismisses it.
     public var duration: Duration?
+    /// The feedback that goes with it.
     public var feedback: Feedback
 
     /// Creates a presentation rule.

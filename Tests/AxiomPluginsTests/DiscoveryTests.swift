@@ -73,3 +73,30 @@ import Glibc
         #expect(!DescriptorReader.isReverseDNS("org.exa mple"))
     }
 }
+
+@Suite struct SearchAndAliasTests {
+    @Test func theStandardSearchReadsAXIOM_PLUGIN_PATHAndTheExecutableDirectory() {
+        setenv("AXIOM_PLUGIN_PATH", "/opt/a:/opt/b", 1)
+        defer { unsetenv("AXIOM_PLUGIN_PATH") }
+        let search = PluginSearch.standard(paths: ["/x"])
+        #expect(search.paths == ["/x"])
+        #expect(search.environmentPaths == ["/opt/a", "/opt/b"])
+        #expect(search.executableDirectory == FixtureDirectory.buildDirectory)
+    }
+
+    @Test func everyNumericAliasResolvesToTheSameDescriptor() throws {
+        let registry = ErrorRegistry()
+        let descriptor = ErrorDescriptor(
+            code: ErrorCode("calls", "CALL_REJECTED"), numericAliases: [21, 403, 603], category: .api)
+        try registry.register(ErrorCatalog(source: "test.calls", domains: ["calls"], descriptors: [descriptor]))
+        #expect(descriptor.numericCode == 21)
+        for number in [21, 403, 603] {
+            #expect(registry.descriptor(domain: "calls", numericCode: number)?.code.code == "CALL_REJECTED")
+            #expect(registry.descriptor(for: ErrorCode("calls", String(number)))?.code.code == "CALL_REJECTED")
+        }
+        let clash = ErrorDescriptor(code: ErrorCode("calls", "OTHER"), numericAliases: [7, 403], category: .api)
+        #expect(throws: RegistrationError.self) {
+            try registry.register(ErrorCatalog(source: "test.more", domains: ["calls2"], descriptors: [clash]))
+        }
+    }
+}
