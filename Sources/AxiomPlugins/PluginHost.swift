@@ -131,8 +131,11 @@ public final class PluginHost: Sendable {
             let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
             if state.files.contains(identity) {
                 if quiet { return .skipped }
-                let other = state.loaded.first { realPath($0.path) == resolved }?.path ?? resolved
-                return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
+                if let other = state.loaded.first(where: { realPath($0.path) == resolved }) {
+                    return refuse(
+                        .duplicateFile, "the same file (device and inode) is already loaded from \(other.path)")
+                }
+                return refuse(.duplicateFile, "the same file (device and inode) was already tried and refused")
             }
 
             // 5. Load. RTLD_NODELETE and no dlclose: the plugin's memory stays valid for the process.

@@ -72,6 +72,17 @@ import Glibc
         #expect(refusal(path)?.reason == .notSharedObject)
     }
 
+    @Test func sectionHeadersOutsideTheFileAreMalformed() throws {
+        var header = FixtureDirectory.elfHeader(class: 2, machine: 62)
+        header[40] = 0x00  // e_shoff = 0x10000, far beyond the 64-byte file
+        header[41] = 0x00
+        header[42] = 0x01
+        header[58] = 64  // e_shentsize
+        header[60] = 3  // e_shnum
+        let path = try directory.write("truncated.so", header)
+        #expect(refusal(path)?.reason == .malformedELF)
+    }
+
     @Test func aSharedObjectWithoutTheEntryIsRefused() throws {
         let path = try directory.plugin("libplain.so", ["FIXTURE_NO_ENTRY"])
         #expect(refusal(path)?.reason == .missingEntrySymbol)
