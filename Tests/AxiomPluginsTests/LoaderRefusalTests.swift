@@ -72,6 +72,22 @@ import Glibc
         #expect(refusal(path)?.reason == .notSharedObject)
     }
 
+    @Test func pluginsWithoutSectionHeadersAreReadThroughPTDynamic() throws {
+        // Zero e_shoff, e_shnum and e_shstrndx: the dynamic loader never needs section headers.
+        for (name, defines) in [
+            ("stripped.so", ["FIXTURE_ID=\"test.stripped\"", "FIXTURE_DOMAIN=\"stripped\""]),
+            ("stripped-plain.so", ["FIXTURE_NO_ENTRY"]),
+        ] {
+            let path = try directory.plugin(name, defines)
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            for offset in [40, 41, 42, 43, 44, 45, 46, 47, 60, 61, 62, 63] { bytes[offset] = 0 }
+            try directory.write(name, bytes)
+            chmod(path, 0o755)
+        }
+        #expect(try host.load(file: directory.file("stripped.so")).get().id == "test.stripped")
+        #expect(refusal(directory.file("stripped-plain.so"))?.reason == .missingEntrySymbol)
+    }
+
     @Test func sectionHeadersOutsideTheFileAreMalformed() throws {
         var header = FixtureDirectory.elfHeader(class: 2, machine: 62)
         header[40] = 0x00  // e_shoff = 0x10000, far beyond the 64-byte file
