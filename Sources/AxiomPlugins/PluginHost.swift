@@ -34,6 +34,7 @@ public final class PluginHost: Sendable {
         var files: Set<FileIdentity> = []
         var ids: Set<String> = []
         var loaded: [LoadedPlugin] = []
+        var loadedFiles: [FileIdentity: String] = [:]
     }
 
     struct FileIdentity: Hashable {
@@ -88,8 +89,9 @@ public final class PluginHost: Sendable {
                 .rejected(PluginRejection(path: path, reason: reason, detail: detail))
             }
 
-            // 1. A regular file, opened once so that every check reads the same file.
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            // 1. A regular file, opened once so that every check reads the same file. O_NONBLOCK: opening a FIFO
+            //    must not wait for a writer.
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else {
                 let code = errno
                 if code == ENOENT || code == ENOTDIR { return refuse(.notFound, "no such file") }
@@ -131,9 +133,8 @@ public final class PluginHost: Sendable {
             let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
             if state.files.contains(identity) {
                 if quiet { return .skipped }
-                if let other = state.loaded.first(where: { realPath($0.path) == resolved }) {
-                    return refuse(
-                        .duplicateFile, "the same file (device and inode) is already loaded from \(other.path)")
+                if let other = state.loadedFiles[identity] {
+                    return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
                 }
                 return refuse(.duplicateFile, "the same file (device and inode) was already tried and refused")
             }
@@ -179,6 +180,7 @@ public final class PluginHost: Sendable {
                 id: identification.id, version: identification.version, path: path, domains: catalog.domains,
                 codeCount: catalog.descriptors.count, toolchain: identification.toolchain)
             state.ids.insert(identification.id)
+            state.loadedFiles[identity] = path
             state.loaded.append(loaded)
             return .loaded(loaded)
         }

@@ -160,7 +160,9 @@ import Glibc
         #expect(link(path, directory.file("hard.so")) == 0)
         _ = try host.load(file: path).get()
         #expect(refusal(directory.file("alias.so"))?.reason == .duplicateFile)
-        #expect(refusal(directory.file("hard.so"))?.reason == .duplicateFile)
+        let hard = try #require(refusal(directory.file("hard.so")))
+        #expect(hard.reason == .duplicateFile)
+        #expect(hard.detail.contains(path))
         #expect(host.loaded.count == 1)
     }
 
@@ -179,6 +181,12 @@ import Glibc
         let rejection = try #require(refusal(path))
         #expect(rejection.reason == .directoryWritableByOthers)
         #expect(registry.catalogs.count == 1)
+    }
+
+    @Test func aFIFOIsNotARegularFileAndDoesNotBlock() throws {
+        let fifo = directory.file("pipe.so")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(refusal(fifo)?.reason == .notRegularFile)
     }
 
     @Test func aDirectoryIsNotARegularFile() throws {
