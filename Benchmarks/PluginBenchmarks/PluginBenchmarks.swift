@@ -33,6 +33,7 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.startMeasurement()
         let result = host.load(file: path)
         benchmark.stopMeasurement()
+        unlink(path)  // the mapping stays; the directory entry is not needed any more
         if case .failure(let rejection) = result { benchmark.error("refused: \(rejection)") }
         blackHole(result)
     }
@@ -66,7 +67,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 }
 
-/// The plugin files the benchmarks load, in a private temporary directory.
+/// The plugin files the benchmarks load, in `.build/plugin-benchmark-fixtures`.
 final class Fixtures: Sendable {
     let directory: String
     let hundred: String
@@ -76,11 +77,13 @@ final class Fixtures: Sendable {
     init() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
-        var template = Array((NSTemporaryDirectory() + "/axiom-plugin-bench-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw FixtureError("mkdtemp failed") }
-        directory = String(cString: made)
+        // One directory per package, recreated on each run, so that runs leave nothing behind in /tmp.
+        directory = repository + "/.build/plugin-benchmark-fixtures"
+        try? FileManager.default.removeItem(atPath: directory)
+        guard mkdir(directory, 0o700) == 0 else { throw FixtureError("cannot create \(directory)") }
+        let made = directory
         func build(_ name: String, _ defines: [String]) throws -> String {
-            let output = "\(String(cString: made))/\(name)"
+            let output = "\(made)/\(name)"
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments =
@@ -113,8 +116,6 @@ final class Fixtures: Sendable {
         chmod(copy, 0o755)
         return copy
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 }
 
 struct FixtureError: Error, CustomStringConvertible {
