@@ -7,10 +7,12 @@ let package = Package(
     products: [
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
+        .library(name: "AxiomSymbolication", targets: ["AxiomSymbolication"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .target(
@@ -35,6 +37,33 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
+        ),
+        // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
+        // _Unwind_* for the whole process; only the crash module may).
+        .target(
+            name: "CAxiomDwarf",
+            linkerSettings: [.linkedLibrary("dwarf")]
+        ),
+        .target(
+            name: "AxiomSymbolication",
+            dependencies: ["CAxiomDwarf"]
+        ),
+        .target(
+            name: "CAxiomSymbolicationFixtures",
+            path: "Tests/CAxiomSymbolicationFixtures"
+        ),
+        .testTarget(
+            name: "AxiomSymbolicationTests",
+            dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
+        ),
+        .executableTarget(
+            name: "SymbolicationBenchmarks",
+            dependencies: [
+                "AxiomSymbolication",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SymbolicationBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
     swiftLanguageModes: [.v6]
