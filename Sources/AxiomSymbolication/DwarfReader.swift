@@ -14,6 +14,7 @@ final class DwarfReader {
     struct Unit {
         var dieOffset: Dwarf_Off
         var version: UInt16
+        var base: UInt64 = 0
         var table: CompileUnitTable?
         var failed = false
     }
@@ -27,8 +28,17 @@ final class DwarfReader {
     /// Names resolved per DIE offset: (DW_AT_name, linkage name).
     private var names: [Dwarf_Off: (name: String?, linkageName: String?)] = [:]
 
+    /// libdwarf records every allocation in a search tree so dwarf_finish can free what callers forgot; that
+    /// bookkeeping was about 40% of the time spent building tables. We free every DIE, attribute, error and
+    /// list we get, so the tracking is switched off (a process-wide libdwarf flag), once, before any open.
+    private static let allocationTrackingOff: Bool = {
+        _ = dwarf_set_de_alloc_flag(0)
+        return true
+    }()
+
     /// Opens the DWARF of `path`; nil when the file has none.
     init?(path: String) throws(SymbolicationError) {
+        precondition(Self.allocationTrackingOff)
         self.path = path
         var debug: Dwarf_Debug? = nil
         var error: Dwarf_Error? = nil
@@ -107,8 +117,8 @@ final class DwarfReader {
                 continue
             }
             let unitIndex = units.count
-            units.append(Unit(dieOffset: dieOffset, version: version, table: nil))
             let unitBase = lowPC(of: unitDie) ?? 0
+            units.append(Unit(dieOffset: dieOffset, version: version, base: unitBase, table: nil))
             let ranges = pcRanges(of: unitDie, version: version, base: unitBase)
             if ranges.isEmpty {
                 unindexedUnits.append(unitIndex)
@@ -365,10 +375,37 @@ final class DwarfReader {
         defer { dwarf_dealloc_die(unitDie) }
         var table = CompileUnitTable()
         readLines(unitDie, into: &table)
-        let base = lowPC(of: unitDie) ?? 0
-        walkChildren(of: unitDie, parent: nil, version: unit.version, base: base, into: &table, depth: 0)
+        walkChildren(of: unitDie, parent: nil, version: unit.version, base: unit.base, into: &table, depth: 0)
         table.finish()
         return table
+    }
+
+    /// The chain of scopes covering `address` in `unit`: the concrete subprogram first, the innermost inlined
+    /// subroutine last. Reads the subprogram's inlined subroutines the first time it is hit.
+    func scopeChain(unit: Int, address: UInt64) -> [Int32] {
+        guard var table = units[unit].table, let top = table.topLevelScope(containing: address) else { return [] }
+        if !table.scopes[Int(top)].childrenLoaded {
+            // Move the table out while it grows so its arrays are not copied.
+            units[unit].table = nil
+            table.scopes[Int(top)].childrenLoaded = true
+            var error: Dwarf_Error? = nil
+            var die: Dwarf_Die? = nil
+            if dwarf_offdie_b(debug, table.scopes[Int(top)].dieOffset, 1, &die, &error) == DW_DLV_OK, let die {
+                walkChildren(
+                    of: die, parent: top, version: units[unit].version, base: units[unit].base, into: &table, depth: 1)
+                dwarf_dealloc_die(die)
+            } else {
+                discard(error)
+            }
+            units[unit].table = table
+        }
+        var chain: [Int32] = [top]
+        var current = top
+        while let next = table.child(of: current, containing: address) {
+            chain.append(next)
+            current = next
+        }
+        return chain
     }
 
     private func readLines(_ unitDie: Dwarf_Die, into table: inout CompileUnitTable) {
@@ -580,11 +617,18 @@ final class DwarfReader {
                 scope.callLine = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_line) ?? 0)
                 scope.callColumn = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_column) ?? 0)
             }
-            // A subprogram nested in another (a local function's concrete body) stands on its own.
-            let index = table.addScope(scope, ranges: ranges, parent: isInlined ? parent : nil)
+            if !isInlined {
+                // A subprogram nested in another (rare: GCC nested functions) is not indexed.
+                guard parent == nil else { return }
+                scope.childrenLoaded = false
+                _ = table.addScope(scope, ranges: ranges, parent: nil)
+                return
+            }
+            let index = table.addScope(scope, ranges: ranges, parent: parent)
             walkChildren(of: die, parent: index, version: version, base: base, into: &table, depth: depth + 1)
-        case DW_TAG_lexical_block, DW_TAG_namespace, DW_TAG_module, DW_TAG_class_type, DW_TAG_structure_type,
-            DW_TAG_union_type, DW_TAG_try_block, DW_TAG_catch_block:
+        // Concrete code lives at unit level, in namespaces (GCC) and, inside functions, in blocks. Types and
+        // Swift's DW_TAG_module hold only declarations (often most of a unit's DIEs): skip their subtrees.
+        case DW_TAG_lexical_block, DW_TAG_namespace, DW_TAG_try_block, DW_TAG_catch_block:
             walkChildren(of: die, parent: parent, version: version, base: base, into: &table, depth: depth + 1)
         default:
             return

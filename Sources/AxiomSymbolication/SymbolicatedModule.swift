@@ -69,8 +69,9 @@ final class SymbolicatedModule {
     private func dwarfFrames(_ address: UInt64, demangler: inout DemangleCache) -> [SymbolicatedFrame] {
         guard let dwarf else { return [] }
         for unit in dwarf.units(containing: address) {
+            guard dwarf.table(forUnit: unit) != nil else { continue }
+            let chain = dwarf.scopeChain(unit: unit, address: address)
             guard let table = dwarf.table(forUnit: unit) else { continue }
-            let chain = table.scopeChain(for: address)
             let row = table.row(for: address)
             if chain.isEmpty && row == nil { continue }
             var frames: [SymbolicatedFrame] = []
