@@ -16,12 +16,19 @@ struct Workload: Sendable {
         let symbols = (try? symbolicator.functionSymbols(modulePath: module.path)) ?? []
         let candidates = symbols.filter { $0.size > 4 }
         var addresses: [UInt64] = []
+        // Spread over the whole executable; passes with shifted starting points until 32 are found.
         let step = max(1, candidates.count / 64)
-        for index in stride(from: 0, to: candidates.count, by: step) where addresses.count < 32 {
-            let symbol = candidates[index]
-            let address = symbol.address + symbol.size / 2
-            let frames = (try? symbolicator.symbolicate(modulePath: module.path, address: address)) ?? []
-            if frames.last?.file != nil { addresses.append(address) }
+        outer: for pass in 0..<step {
+            for index in stride(from: pass, to: candidates.count, by: step) {
+                let symbol = candidates[index]
+                let address = symbol.address + symbol.size / 2
+                let frames = (try? symbolicator.symbolicate(modulePath: module.path, address: address)) ?? []
+                // Frames with a real source file, like those of a crash report (not thunks).
+                if let file = frames.last?.file, !file.contains("<compiler-generated>") {
+                    addresses.append(address)
+                    if addresses.count == 32 { break outer }
+                }
+            }
         }
         precondition(addresses.count == 32, "found only \(addresses.count) addresses with line info")
         return Workload(modulePath: module.path, addresses: addresses)

@@ -375,7 +375,7 @@ final class DwarfReader {
         defer { dwarf_dealloc_die(unitDie) }
         var table = CompileUnitTable()
         readLines(unitDie, into: &table)
-        walkChildren(of: unitDie, parent: nil, version: unit.version, base: unit.base, into: &table, depth: 0)
+        walkChildren(of: unitDie, mode: .subprograms, parent: nil, unit: unit, into: &table, depth: 0)
         table.finish()
         return table
     }
@@ -392,7 +392,7 @@ final class DwarfReader {
             var die: Dwarf_Die? = nil
             if dwarf_offdie_b(debug, table.scopes[Int(top)].dieOffset, 1, &die, &error) == DW_DLV_OK, let die {
                 walkChildren(
-                    of: die, parent: top, version: units[unit].version, base: units[unit].base, into: &table, depth: 1)
+                    of: die, mode: .inlinedSubroutines, parent: top, unit: units[unit], into: &table, depth: 1)
                 dwarf_dealloc_die(die)
             } else {
                 discard(error)
@@ -562,10 +562,19 @@ final class DwarfReader {
         return result
     }
 
-    /// Collects subprograms with code and the inlined subroutines inside them. Recursion is bounded by the
-    /// DIE nesting depth, itself capped so a corrupt file cannot blow the stack.
+    /// What a DIE walk collects.
+    enum WalkMode {
+        /// Subprograms with code, wherever they are: at unit level, in namespaces, in the type they belong to
+        /// (Swift methods), nested in other subprograms (Swift closures). Inlined subroutines are skipped.
+        case subprograms
+        /// The inlined subroutines of one subprogram, nested as they are (through lexical blocks).
+        case inlinedSubroutines
+    }
+
+    /// Walks the children of `die`. Recursion is bounded by the DIE nesting depth, itself capped so a corrupt
+    /// file cannot blow the stack.
     private func walkChildren(
-        of die: Dwarf_Die, parent: Int32?, version: UInt16, base: UInt64, into table: inout CompileUnitTable,
+        of die: Dwarf_Die, mode: WalkMode, parent: Int32?, unit: Unit, into table: inout CompileUnitTable,
         depth: Int
     ) {
         guard depth < 256 else { return }
@@ -576,7 +585,7 @@ final class DwarfReader {
             return
         }
         while true {
-            visit(current, parent: parent, version: version, base: base, into: &table, depth: depth)
+            visit(current, mode: mode, parent: parent, unit: unit, into: &table, depth: depth)
             var sibling: Dwarf_Die? = nil
             let result = dwarf_siblingof_b(debug, current, 1, &sibling, &error)
             dwarf_dealloc_die(current)
@@ -589,7 +598,7 @@ final class DwarfReader {
     }
 
     private func visit(
-        _ die: Dwarf_Die, parent: Int32?, version: UInt16, base: UInt64, into table: inout CompileUnitTable,
+        _ die: Dwarf_Die, mode: WalkMode, parent: Int32?, unit: Unit, into table: inout CompileUnitTable,
         depth: Int
     ) {
         var tag: Dwarf_Half = 0
@@ -598,41 +607,50 @@ final class DwarfReader {
             discard(error)
             return
         }
-        switch Int32(tag) {
-        case DW_TAG_subprogram, DW_TAG_inlined_subroutine:
-            let isInlined = Int32(tag) == DW_TAG_inlined_subroutine
-            let ranges = pcRanges(of: die, version: version, base: base)
-            // A declaration (no code) or an inlined subroutine outside any function tells us nothing.
-            guard !ranges.isEmpty, !isInlined || parent != nil else { return }
-            var offset: Dwarf_Off = 0
-            if dwarf_dieoffset(die, &offset, &error) != DW_DLV_OK {
-                discard(error)
-                return
-            }
-            var scope = CompileUnitTable.Scope(
-                dieOffset: offset, entryAddress: lowPC(of: die) ?? ranges.map(\.low).min() ?? 0, rangeStart: 0,
-                rangeCount: 0, isInlined: isInlined)
-            if isInlined {
-                scope.callFile = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_file) ?? 0)
-                scope.callLine = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_line) ?? 0)
-                scope.callColumn = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_column) ?? 0)
-            }
-            if !isInlined {
-                // A subprogram nested in another (rare: GCC nested functions) is not indexed.
-                guard parent == nil else { return }
+        switch (Int32(tag), mode) {
+        case (DW_TAG_subprogram, .subprograms):
+            let ranges = pcRanges(of: die, version: unit.version, base: unit.base)
+            if !ranges.isEmpty, let offset = dieOffset(die) {
+                // Its inlined subroutines are read on the first lookup that lands in it.
+                var scope = CompileUnitTable.Scope(
+                    dieOffset: offset, entryAddress: lowPC(of: die) ?? ranges.map(\.low).min() ?? 0, rangeStart: 0,
+                    rangeCount: 0, isInlined: false)
                 scope.childrenLoaded = false
                 _ = table.addScope(scope, ranges: ranges, parent: nil)
-                return
             }
+            // Swift nests closures' subprograms inside their function's.
+            walkChildren(of: die, mode: mode, parent: nil, unit: unit, into: &table, depth: depth + 1)
+        case (DW_TAG_inlined_subroutine, .inlinedSubroutines):
+            guard let parent else { return }
+            let ranges = pcRanges(of: die, version: unit.version, base: unit.base)
+            guard !ranges.isEmpty, let offset = dieOffset(die) else { return }
+            var scope = CompileUnitTable.Scope(
+                dieOffset: offset, entryAddress: lowPC(of: die) ?? ranges.map(\.low).min() ?? 0, rangeStart: 0,
+                rangeCount: 0, isInlined: true)
+            scope.callFile = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_file) ?? 0)
+            scope.callLine = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_line) ?? 0)
+            scope.callColumn = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_column) ?? 0)
             let index = table.addScope(scope, ranges: ranges, parent: parent)
-            walkChildren(of: die, parent: index, version: version, base: base, into: &table, depth: depth + 1)
-        // Concrete code lives at unit level, in namespaces (GCC) and, inside functions, in blocks. Types and
-        // Swift's DW_TAG_module hold only declarations (often most of a unit's DIEs): skip their subtrees.
-        case DW_TAG_lexical_block, DW_TAG_namespace, DW_TAG_try_block, DW_TAG_catch_block:
-            walkChildren(of: die, parent: parent, version: version, base: base, into: &table, depth: depth + 1)
+            walkChildren(of: die, mode: mode, parent: index, unit: unit, into: &table, depth: depth + 1)
+        case (DW_TAG_lexical_block, _), (DW_TAG_try_block, _), (DW_TAG_catch_block, _):
+            walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
+        // Concrete code also lives in namespaces (GCC) and inside the type it belongs to (Swift puts a method's
+        // concrete subprogram in its struct, class or enum DIE).
+        case (DW_TAG_namespace, .subprograms), (DW_TAG_module, .subprograms), (DW_TAG_class_type, .subprograms),
+            (DW_TAG_structure_type, .subprograms), (DW_TAG_union_type, .subprograms),
+            (DW_TAG_enumeration_type, .subprograms):
+            walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
         default:
             return
         }
+    }
+
+    private func dieOffset(_ die: Dwarf_Die) -> Dwarf_Off? {
+        var offset: Dwarf_Off = 0
+        var error: Dwarf_Error? = nil
+        if dwarf_dieoffset(die, &offset, &error) == DW_DLV_OK { return offset }
+        discard(error)
+        return nil
     }
 
     // MARK: Names

@@ -59,10 +59,12 @@ final class SymbolicatedModule {
     }
 
     /// The names of every FUNC symbol, for tests that sample a module.
-    func allFunctionSymbols() -> [(name: String, address: UInt64, size: UInt64)] {
+    func allFunctionSymbols() -> [FunctionSymbol] {
         if functionSymbols == nil { functionSymbols = image.functionSymbols() }
         return functionSymbols!.compactMap { symbol in
-            image.string(at: symbol.nameOffset).map { ($0, symbol.address, symbol.size) }
+            image.string(at: symbol.nameOffset).map {
+                FunctionSymbol(name: $0, address: symbol.address, size: symbol.size)
+            }
         }
     }
 
