@@ -15,6 +15,8 @@ final class DwarfReader {
         var dieOffset: Dwarf_Off
         var version: UInt16
         var base: UInt64 = 0
+        /// Swift puts concrete subprograms inside types and closures inside functions; C and C++ do not.
+        var isSwift = false
         var table: CompileUnitTable?
         var failed = false
     }
@@ -25,6 +27,8 @@ final class DwarfReader {
     private var unitRanges: [UnitRange] = []
     /// Units whose DIE carries no address range: indexed from their subprograms on the first miss.
     private var unindexedUnits: [Int] = []
+    /// The Swift module a unit belongs to, learnt from its first DW_TAG_module while the unit is walked.
+    private var ownModuleName: String?
     /// Names resolved per DIE offset: (DW_AT_name, linkage name).
     private var names: [Dwarf_Off: (name: String?, linkageName: String?)] = [:]
 
@@ -118,7 +122,15 @@ final class DwarfReader {
             }
             let unitIndex = units.count
             let unitBase = lowPC(of: unitDie) ?? 0
-            units.append(Unit(dieOffset: dieOffset, version: version, base: unitBase, table: nil))
+            var language: Dwarf_Unsigned = 0
+            if dwarf_srclang(unitDie, &language, &error) == DW_DLV_ERROR {
+                discard(error)
+                error = nil
+            }
+            units.append(
+                Unit(
+                    dieOffset: dieOffset, version: version, base: unitBase,
+                    isSwift: language == Dwarf_Unsigned(DW_LANG_Swift), table: nil))
             let ranges = pcRanges(of: unitDie, version: version, base: unitBase)
             if ranges.isEmpty {
                 unindexedUnits.append(unitIndex)
@@ -374,6 +386,7 @@ final class DwarfReader {
         }
         defer { dwarf_dealloc_die(unitDie) }
         var table = CompileUnitTable()
+        ownModuleName = nil
         readLines(unitDie, into: &table)
         walkChildren(of: unitDie, mode: .subprograms, parent: nil, unit: unit, into: &table, depth: 0)
         table.finish()
@@ -617,9 +630,12 @@ final class DwarfReader {
                     rangeCount: 0, isInlined: false)
                 scope.childrenLoaded = false
                 _ = table.addScope(scope, ranges: ranges, parent: nil)
+                // Swift nests closures' subprograms inside their function's. (A declaration has no code and
+                // nothing to find inside.)
+                if unit.isSwift {
+                    walkChildren(of: die, mode: mode, parent: nil, unit: unit, into: &table, depth: depth + 1)
+                }
             }
-            // Swift nests closures' subprograms inside their function's.
-            walkChildren(of: die, mode: mode, parent: nil, unit: unit, into: &table, depth: depth + 1)
         case (DW_TAG_inlined_subroutine, .inlinedSubroutines):
             guard let parent else { return }
             let ranges = pcRanges(of: die, version: unit.version, base: unit.base)
@@ -634,12 +650,26 @@ final class DwarfReader {
             walkChildren(of: die, mode: mode, parent: index, unit: unit, into: &table, depth: depth + 1)
         case (DW_TAG_lexical_block, _), (DW_TAG_try_block, _), (DW_TAG_catch_block, _):
             walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
-        // Concrete code also lives in namespaces (GCC) and inside the type it belongs to (Swift puts a method's
-        // concrete subprogram in its struct, class or enum DIE).
-        case (DW_TAG_namespace, .subprograms), (DW_TAG_module, .subprograms), (DW_TAG_class_type, .subprograms),
-            (DW_TAG_structure_type, .subprograms), (DW_TAG_union_type, .subprograms),
-            (DW_TAG_enumeration_type, .subprograms):
+        // Concrete code also lives in namespaces (C++) and, for Swift only, inside the type it belongs to (a
+        // method's concrete subprogram sits in its struct, class or enum DIE). C++ definitions sit outside the
+        // class (DW_AT_specification points in), so C and C++ type subtrees are skipped.
+        case (DW_TAG_namespace, .subprograms):
             walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
+        case (DW_TAG_module, .subprograms):
+            // A Swift unit names its own module first; later DW_TAG_module entries of other names describe
+            // imported modules (declarations only, often most of the unit's DIEs) and are not walked. Methods
+            // in extensions of imported types are missed by this; they still get the symbol-table name and the
+            // line-table location, only without inlined frames.
+            guard unit.isSwift, let name = stringAttribute(die, DW_AT_name) else { return }
+            if ownModuleName == nil { ownModuleName = name }
+            if name == ownModuleName {
+                walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
+            }
+        case (DW_TAG_class_type, .subprograms), (DW_TAG_structure_type, .subprograms),
+            (DW_TAG_union_type, .subprograms), (DW_TAG_enumeration_type, .subprograms):
+            if unit.isSwift {
+                walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
+            }
         default:
             return
         }
