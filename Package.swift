@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
+        .library(name: "AxiomSymbolication", targets: ["AxiomSymbolication"]),
         .library(name: "AxiomPlugins", targets: ["AxiomPlugins"]),
         .library(name: "AxiomPluginKit", targets: ["AxiomPluginKit"]),
         // The shipped plugins: each one a shared object that `swift build` puts beside the `axiom` executable.
@@ -68,6 +69,24 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "CAxiomPluginABI"]),
+        // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
+        // _Unwind_* for the whole process; only the crash module may).
+        .target(
+            name: "CAxiomDwarf",
+            linkerSettings: [.linkedLibrary("dwarf")]
+        ),
+        .target(
+            name: "AxiomSymbolication",
+            dependencies: ["CAxiomDwarf"]
+        ),
+        .target(
+            name: "CAxiomSymbolicationFixtures",
+            path: "Tests/CAxiomSymbolicationFixtures"
+        ),
+        .testTarget(
+            name: "AxiomSymbolicationTests",
+            dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
+        ),
         .executableTarget(
             name: "AxiomBenchmarks",
             dependencies: [
@@ -84,6 +103,15 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/PluginBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "SymbolicationBenchmarks",
+            dependencies: [
+                "AxiomSymbolication",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SymbolicationBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
