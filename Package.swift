@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
+        .library(name: "AxiomCrash", targets: ["AxiomCrash"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -36,6 +37,22 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // Crash reporter. Only these two link libunwind (it interposes _Unwind_* and
+        // backtrace for the whole process).
+        .target(
+            name: "CAxiomCrash",
+            cSettings: [.define("UNW_LOCAL_ONLY")],
+            linkerSettings: [.linkedLibrary("unwind")]
+        ),
+        .target(name: "AxiomCrash", dependencies: ["CAxiomCrash"]),
+        // A child process that installs the reporter and crashes on request.
+        .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
+        .executableTarget(
+            name: "AxiomCrashProbe",
+            dependencies: ["AxiomCrash", "CAxiomCrashProbeSupport"],
+            path: "Tests/AxiomCrashProbe"
+        ),
+        .testTarget(name: "AxiomCrashTests", dependencies: ["AxiomCrash", "AxiomCrashProbe"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,59 @@
+// The crash-reporter tests' child process: installs the reporter into the directory
+// given as the first argument, then crashes in the way the second argument names.
+import AxiomCrash
+import CAxiomCrashProbeSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func printError(_ message: String) {
+    let line = message + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+@inline(never)
+func forceUnwrapNil() -> Int {
+    // Not foldable: the optimizer cannot know the argument count.
+    let value: Int? = CommandLine.arguments.count > 1000 ? 1 : nil
+    return value!
+}
+
+@inline(never)
+func overflowOnPreparedThread() {
+    try! CrashReporter.prepareCurrentThread()
+    _ = axiom_probe_recurse(0)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    printError("usage: AxiomCrashProbe <report-directory> <crash-kind>")
+    exit(2)
+}
+let directory = arguments[1]
+axiom_probe_disable_core_dumps()
+do {
+    try CrashReporter.install(directory: directory)
+    try CrashReporter.install(directory: directory)  // a second install must be harmless
+} catch {
+    printError("install failed: \(error)")
+    exit(3)
+}
+
+switch arguments[2] {
+case "none": exit(0)
+case "force-unwrap": print(forceUnwrapNil())
+case "null-write": axiom_probe_null_write()
+case "abort": axiom_probe_abort()
+case "divide-by-zero": print(axiom_probe_divide_by_zero())
+case "bus-error": print(axiom_probe_bus_error(directory + "/bus-error.data"))
+case "trap": axiom_probe_trap()
+case "stack-overflow": print(axiom_probe_recurse(0))
+case "thread-stack-overflow": axiom_probe_run_on_thread("probe-overflow", overflowOnPreparedThread)
+case "two-threads": axiom_probe_two_threads_crash()
+default:
+    printError("unknown crash kind \(arguments[2])")
+    exit(2)
+}
+printError("did not crash")
+exit(4)

@@ -1,0 +1,2 @@
+import AxiomCrash
+import Testing
