@@ -93,6 +93,12 @@ public struct RawCrashReport: Hashable, Sendable {
 }
 
 extension RawCrashReport {
+    /// AXIOM_CRASH_MAGIC, "AXCRASH\0" (spelled out: C string macros with a NUL inside
+    /// do not import into Swift byte for byte).
+    static let magic: [UInt8] = [0x41, 0x58, 0x43, 0x52, 0x41, 0x53, 0x48, 0x00]
+    /// AXIOM_CRASH_TRAILER_MAGIC, "AXEND\0\0\0".
+    static let trailerMagic: [UInt8] = [0x41, 0x58, 0x45, 0x4e, 0x44, 0x00, 0x00, 0x00]
+
     /// The largest file accepted: every section at its limit, with long paths.
     static let sizeLimit = 16 << 20
 
@@ -104,7 +110,7 @@ extension RawCrashReport {
     /// Validates and parses the bytes of a raw report.
     public init(bytes: [UInt8]) throws(RawReportError) {
         var reader = ByteReader(bytes: bytes)
-        let magic = Array(AXIOM_CRASH_MAGIC.utf8) + [0]  // the C literal's own NUL is the 8th byte
+        let magic = Self.magic
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count >= magic.count else {
             throw bytes.elementsEqual(magic.prefix(bytes.count))
@@ -143,8 +149,7 @@ extension RawCrashReport {
         let trailerLength = Int(AXIOM_CRASH_TRAILER_LENGTH)
         let needed = declaredHeaderLength + (registerCount + frameCount) * 8 + moduleSectionLength + trailerLength
         guard needed == declaredLength else { throw .countsBeyondFile(needed: needed, declared: declaredLength) }
-        let trailer = Array(AXIOM_CRASH_TRAILER_MAGIC.utf8) + [UInt8](repeating: 0, count: trailerLength)
-        guard bytes.suffix(trailerLength).elementsEqual(trailer.prefix(trailerLength)) else { throw .missingTrailer }
+        guard bytes.suffix(trailerLength).elementsEqual(Self.trailerMagic) else { throw .missingTrailer }
 
         signal = reader.i32()
         code = reader.i32()
