@@ -42,6 +42,11 @@ public struct RawCrashReport: Hashable, Sendable {
     public struct Register: Hashable, Sendable {
         public var name: String
         public var value: UInt64
+
+        public init(name: String, value: UInt64) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// A module (executable or shared object) mapped into the crashed process.
@@ -56,6 +61,14 @@ public struct RawCrashReport: Hashable, Sendable {
         public var endOfText: UInt64
         /// The GNU build-id, empty when the module has none.
         public var buildID: [UInt8]
+
+        public init(path: String, bias: UInt64, base: UInt64, endOfText: UInt64, buildID: [UInt8]) {
+            self.path = path
+            self.bias = bias
+            self.base = base
+            self.endOfText = endOfText
+            self.buildID = buildID
+        }
 
         /// The build-id as lowercase hexadecimal, as `file` and `readelf -n` print it.
         public var buildIDHex: String {
@@ -79,6 +92,11 @@ public struct RawCrashReport: Hashable, Sendable {
     public struct Timestamp: Hashable, Sendable {
         public var seconds: Int64
         public var nanoseconds: Int64
+
+        public init(seconds: Int64, nanoseconds: Int64) {
+            self.seconds = seconds
+            self.nanoseconds = nanoseconds
+        }
     }
 
     /// The register with this name (`rip`, `rsp`, …), if the architecture has it.

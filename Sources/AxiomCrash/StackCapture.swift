@@ -17,16 +17,16 @@ public enum StackCapture {
 
     /// The return addresses of the calling thread, innermost first: the first is the
     /// return address into the caller of this function, after dropping
-    /// `skippingFrames` more. At most `maxFrames` addresses; one allocation.
+    /// `skippingFrames` more. At most `maxFrames` (and at most 256) addresses; one
+    /// allocation.
     @inline(never)
     public static func capture(skippingFrames: Int = 0, maxFrames: Int = 128) -> [UInt] {
-        let skip = max(0, skippingFrames)
-        let wanted = max(0, maxFrames)
-        var addresses = [UInt](repeating: 0, count: wanted + skip + 1)
+        var addresses = [UInt](repeating: 0, count: min(max(0, maxFrames), Int(AXIOM_CRASH_MAX_FRAMES)))
         // Passed as `&addresses`, not through a closure, so no extra frame sits
         // between this function and the C call: skip 1 is exactly this function.
-        let count = Int(axiom_crash_capture_stack(&addresses, Int32(clamping: addresses.count), Int32(skip + 1)))
-        addresses.removeLast(addresses.count - min(count, wanted))
+        let skip = Int32(clamping: max(0, skippingFrames) + 1)
+        let count = Int(axiom_crash_capture_stack(&addresses, Int32(addresses.count), skip))
+        addresses.removeLast(addresses.count - count)
         return addresses
     }
 }

@@ -58,7 +58,7 @@ static inline int axiom_crash_backtrace(void **buffer, int capacity) {
 /// Like axiom_crash_backtrace, but drops libunwind's and this function's own frames
 /// and then `skip` more: with `skip` 0 the first address stored is the return address
 /// into this function's caller. Returns the number of addresses stored, at most
-/// `capacity`.
+/// `capacity` (and at most AXIOM_CRASH_MAX_FRAMES).
 int axiom_crash_capture_stack(uintptr_t *buffer, int capacity, int skip);
 
 #endif
