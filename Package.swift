@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .target(
@@ -53,6 +54,12 @@ let package = Package(
             path: "Tests/AxiomCrashProbe"
         ),
         .testTarget(name: "AxiomCrashTests", dependencies: ["AxiomCrash", "AxiomCrashProbe"]),
+        .executableTarget(
+            name: "CrashBenchmarks",
+            dependencies: ["AxiomCrash", "CAxiomCrash", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/CrashBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,26 +7,29 @@ import CAxiomCrash
 /// Not for use inside a signal handler.
 public enum StackCapture {
     /// Stores return addresses into `buffer`, the first being the return address into
-    /// the caller of this function. Returns how many were stored. Allocates nothing.
-    @inline(never)
+    /// the caller of this function. Returns how many were stored: at most
+    /// `buffer.count - 1`, because this function's own frame takes one slot before it
+    /// is dropped. Allocates nothing.
+    @inline(never)  // exactly one frame of ours sits above unw_backtrace: this one
     public static func capture(into buffer: UnsafeMutableBufferPointer<UInt>) -> Int {
-        guard let base = buffer.baseAddress else { return 0 }
-        // Skip 1: the return address into this function.
-        return Int(axiom_crash_capture_stack(base, Int32(clamping: buffer.count), 1))
+        guard let base = buffer.baseAddress, buffer.count > 1 else { return 0 }
+        let count = Int(axiom_crash_backtrace(base, Int32(clamping: buffer.count)))
+        guard count > 1 else { return 0 }
+        base.update(from: base + 1, count: count - 1)
+        return count - 1
     }
 
     /// The return addresses of the calling thread, innermost first: the first is the
     /// return address into the caller of this function, after dropping
-    /// `skippingFrames` more. At most `maxFrames` (and at most 256) addresses; one
-    /// allocation.
-    @inline(never)
+    /// `skippingFrames` more. At most `maxFrames` addresses; one allocation.
+    @inline(never)  // exactly one frame of ours sits above unw_backtrace: this one
     public static func capture(skippingFrames: Int = 0, maxFrames: Int = 128) -> [UInt] {
-        var addresses = [UInt](repeating: 0, count: min(max(0, maxFrames), Int(AXIOM_CRASH_MAX_FRAMES)))
-        // Passed as `&addresses`, not through a closure, so no extra frame sits
-        // between this function and the C call: skip 1 is exactly this function.
-        let skip = Int32(clamping: max(0, skippingFrames) + 1)
-        let count = Int(axiom_crash_capture_stack(&addresses, Int32(addresses.count), skip))
+        let dropped = max(0, skippingFrames) + 1
+        var addresses = [UInt](repeating: 0, count: max(0, maxFrames) + dropped)
+        // `&addresses`, not a closure, so no closure frame sits between us and libunwind.
+        let count = Int(axiom_crash_backtrace(&addresses, Int32(clamping: addresses.count)))
         addresses.removeLast(addresses.count - count)
+        addresses.removeFirst(min(count, dropped))
         return addresses
     }
 }

@@ -506,25 +506,4 @@ int axiom_crash_refresh_modules(void) {
     return result;
 }
 
-__attribute__((noinline)) int axiom_crash_capture_stack(uintptr_t *buffer, int capacity, int skip) {
-    // Room for libunwind's and our own frames on top of what the caller wants, so
-    // dropping them does not cost the caller any of `capacity`.
-    enum { OWN_FRAMES_MAX = 4, SCRATCH = AXIOM_CRASH_MAX_FRAMES + OWN_FRAMES_MAX };
-    void *scratch[SCRATCH];
-    if (capacity <= 0) return 0;
-    if (skip < 0) skip = 0;
-    long wanted = (long)capacity + skip + OWN_FRAMES_MAX;
-    int count = axiom_crash_backtrace(scratch, wanted < SCRATCH ? (int)wanted : SCRATCH);
-    // Whether unw_backtrace reports its own frame, and whether the inline wrapper was
-    // inlined, depends on the build: find our return address instead of counting.
-    void *caller = __builtin_return_address(0);
-    int first = 0;
-    while (first < count && first < OWN_FRAMES_MAX && scratch[first] != caller) first++;
-    if (first == count || first == OWN_FRAMES_MAX) first = 0;  // not found: keep all
-    first += skip;
-    int stored = 0;
-    for (int i = first; i < count && stored < capacity; i++) buffer[stored++] = (uintptr_t)scratch[i];
-    return stored;
-}
-
 int axiom_crash_is_installed(void) { return atomic_load(&installed); }

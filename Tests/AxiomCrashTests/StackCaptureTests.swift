@@ -29,8 +29,9 @@ struct StackCaptureTests {
         // Both were called from this test: all frames above it agree.
         #expect(Array(storage[1..<count]) == Array(reference.dropFirst()))
 
-        let small = UnsafeMutableBufferPointer(rebasing: storage[0..<2])
-        #expect(StackCapture.capture(into: small) == 2)
+        // One slot holds capture(into:)'s own frame before it is dropped.
+        #expect(StackCapture.capture(into: UnsafeMutableBufferPointer(rebasing: storage[0..<3])) == 2)
+        #expect(StackCapture.capture(into: UnsafeMutableBufferPointer(rebasing: storage[0..<1])) == 0)
         #expect(StackCapture.capture(into: UnsafeMutableBufferPointer(start: nil, count: 0)) == 0)
         #expect(StackCapture.capture(maxFrames: 3).count == 3)
         #expect(StackCapture.capture(maxFrames: 0).isEmpty)

@@ -48,17 +48,14 @@ int axiom_crash_is_installed(void);
 
 #define AXIOM_CRASH_ALTERNATE_STACK_SIZE (64 * 1024)
 
-/// Captures the calling thread's return addresses (no unw_step loop: libunwind's fast
-/// path with its per-thread cache). Returns the number of addresses stored, at most
-/// `capacity`. Async-signal-unsafe on first use per thread; fine everywhere else.
-static inline int axiom_crash_backtrace(void **buffer, int capacity) {
-    return unw_backtrace(buffer, capacity);
+/// Captures the calling thread's return addresses with libunwind's fast path (its
+/// per-thread cache, no unw_step loop). Returns the number stored, at most `capacity`.
+/// The first is the return address into the function that called this one:
+/// unw_backtrace leaves out its own frame, and this wrapper is always inlined (also in
+/// debug builds), so it adds none either. Not async-signal-safe on first use per thread.
+static inline __attribute__((always_inline)) int axiom_crash_backtrace(uintptr_t *buffer, int capacity) {
+    _Static_assert(sizeof(uintptr_t) == sizeof(void *), "addresses are pointers");
+    return unw_backtrace((void **)buffer, capacity);
 }
-
-/// Like axiom_crash_backtrace, but drops libunwind's and this function's own frames
-/// and then `skip` more: with `skip` 0 the first address stored is the return address
-/// into this function's caller. Returns the number of addresses stored, at most
-/// `capacity` (and at most AXIOM_CRASH_MAX_FRAMES).
-int axiom_crash_capture_stack(uintptr_t *buffer, int capacity, int skip);
 
 #endif
