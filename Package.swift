@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .library(name: "AxiomCrash", targets: ["AxiomCrash"]),
+        .library(name: "AxiomSymbolication", targets: ["AxiomSymbolication"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -58,6 +59,33 @@ let package = Package(
             name: "CrashBenchmarks",
             dependencies: ["AxiomCrash", "CAxiomCrash", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/CrashBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
+        // _Unwind_* for the whole process; only the crash module may).
+        .target(
+            name: "CAxiomDwarf",
+            linkerSettings: [.linkedLibrary("dwarf")]
+        ),
+        .target(
+            name: "AxiomSymbolication",
+            dependencies: ["CAxiomDwarf"]
+        ),
+        .target(
+            name: "CAxiomSymbolicationFixtures",
+            path: "Tests/CAxiomSymbolicationFixtures"
+        ),
+        .testTarget(
+            name: "AxiomSymbolicationTests",
+            dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
+        ),
+        .executableTarget(
+            name: "SymbolicationBenchmarks",
+            dependencies: [
+                "AxiomSymbolication",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SymbolicationBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],

@@ -1,0 +1,5 @@
+import AxiomSymbolication
+import Benchmark
+
+let benchmarks: @Sendable () -> Void = {
+}
