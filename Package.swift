@@ -46,7 +46,7 @@ let package = Package(
             cSettings: [.define("UNW_LOCAL_ONLY")],
             linkerSettings: [.linkedLibrary("unwind")]
         ),
-        .target(name: "AxiomCrash", dependencies: ["CAxiomCrash"]),
+        .target(name: "AxiomCrash", dependencies: ["CAxiomCrash", "AxiomSymbolication"]),
         // A child process that installs the reporter and crashes on request.
         .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
         .executableTarget(

@@ -1,5 +1,6 @@
 // The crash-reporter tests' child process: installs the reporter into the directory
-// given as the first argument, then crashes in the way the second argument names.
+// given as the first argument, then crashes in the way the second argument names
+// (or, with `process`, prints the pending reports of that directory symbolicated).
 import AxiomCrash
 import CAxiomCrashProbeSupport
 
@@ -16,7 +17,7 @@ func printError(_ message: String) {
 func forceUnwrapNil() -> Int {
     // Not foldable: the optimizer cannot know the argument count.
     let value: Int? = CommandLine.arguments.count > 1000 ? 1 : nil
-    return value!
+    return value!  // crash-line: force-unwrap
 }
 
 @inline(never)
@@ -31,6 +32,17 @@ guard arguments.count == 3 else {
     exit(2)
 }
 let directory = arguments[1]
+if arguments[2] == "process" {
+    // Not a crash: symbolicate the pending reports and print their text form.
+    for outcome in try CrashReportProcessor(directory: directory).processPendingReports() {
+        switch outcome {
+        case .processed(let processed): print(processed.report.text)
+        case .rejected(let path, let reason): print("rejected \(path): \(reason)")
+        case .failed(let path, let reason): print("failed \(path): \(reason)")
+        }
+    }
+    exit(0)
+}
 axiom_probe_disable_core_dumps()
 do {
     try CrashReporter.install(directory: directory)

@@ -44,30 +44,39 @@ enum ChildProcess {
         directory: String, kind: String, swiftBacktrace: String = "enable=no", stderrPath: String? = nil
     ) -> (termination: Termination, stderr: String) {
         let stderrPath = stderrPath ?? directory + ".stderr"
-        let arguments = [probePath, directory, kind]
         var environment = currentEnvironment().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") }
         environment.append("SWIFT_BACKTRACE=" + swiftBacktrace)
+        let termination = run(
+            probePath, [directory, kind], environment: environment, stdoutPath: "/dev/null", stderrPath: stderrPath)
+        return (termination, readText(stderrPath))
+    }
 
+    /// Runs `executable` with `arguments`, its output sent to the given files, and
+    /// waits for it with waitpid.
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String]? = nil, stdoutPath: String,
+        stderrPath: String = "/dev/null"
+    ) -> Termination {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = (environment ?? currentEnvironment()).map { strdup($0) } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, probePath, &actions, nil, argv, envp)
-        precondition(spawned == 0, "posix_spawn \(probePath): \(spawned)")
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        precondition(spawned == 0, "posix_spawn \(executable): \(spawned)")
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             precondition(errno == EINTR, "waitpid: \(errno)")
         }
-        return (Termination(waitStatus: status), readText(stderrPath))
+        return Termination(waitStatus: status)
     }
 
     static func currentEnvironment() -> [String] {

@@ -14,25 +14,38 @@ struct CrashCase: CustomTestStringConvertible, Sendable {
     /// Whether the faulting pc itself lies in `function` (else: some caller frame does).
     var faultsInFunction: Bool
     var threadName: String? = nil
+    /// Where the `// crash-line: <marker>` comment of the crash sits.
+    var sourceFile = "Tests/CAxiomCrashProbeSupport/axiom_crash_probe.c"
+    var marker: String
 
     var testDescription: String { kind }
 }
 
 let crashCases: [CrashCase] = [
     // Debug builds report the failure from the standard library, so the unwrap is a caller frame.
-    CrashCase(kind: "force-unwrap", signal: SIGILL, function: "forceUnwrapNil", faultsInFunction: false),
-    CrashCase(kind: "null-write", signal: SIGSEGV, function: "axiom_probe_null_write", faultsInFunction: true),
-    CrashCase(kind: "abort", signal: SIGABRT, function: "axiom_probe_abort", faultsInFunction: false),
     CrashCase(
-        kind: "divide-by-zero", signal: SIGFPE, function: "axiom_probe_divide_by_zero", faultsInFunction: true),
-    CrashCase(kind: "bus-error", signal: SIGBUS, function: "axiom_probe_bus_error", faultsInFunction: true),
-    CrashCase(kind: "trap", signal: SIGILL, function: "axiom_probe_trap", faultsInFunction: true),
-    CrashCase(kind: "stack-overflow", signal: SIGSEGV, function: "axiom_probe_recurse", faultsInFunction: true),
+        kind: "force-unwrap", signal: SIGILL, function: "forceUnwrapNil", faultsInFunction: false,
+        sourceFile: "Tests/AxiomCrashProbe/main.swift", marker: "force-unwrap"),
+    CrashCase(
+        kind: "null-write", signal: SIGSEGV, function: "axiom_probe_null_write", faultsInFunction: true,
+        marker: "null-write"),
+    CrashCase(kind: "abort", signal: SIGABRT, function: "axiom_probe_abort", faultsInFunction: false, marker: "abort"),
+    CrashCase(
+        kind: "divide-by-zero", signal: SIGFPE, function: "axiom_probe_divide_by_zero", faultsInFunction: true,
+        marker: "divide-by-zero"),
+    CrashCase(
+        kind: "bus-error", signal: SIGBUS, function: "axiom_probe_bus_error", faultsInFunction: true,
+        marker: "bus-error"),
+    CrashCase(kind: "trap", signal: SIGILL, function: "axiom_probe_trap", faultsInFunction: true, marker: "trap"),
+    CrashCase(
+        kind: "stack-overflow", signal: SIGSEGV, function: "axiom_probe_recurse", faultsInFunction: true,
+        marker: "recurse"),
     CrashCase(
         kind: "thread-stack-overflow", signal: SIGSEGV, function: "axiom_probe_recurse", faultsInFunction: true,
-        threadName: "probe-overflow"),
+        threadName: "probe-overflow", marker: "recurse"),
     CrashCase(
-        kind: "two-threads", signal: SIGSEGV, function: "axiom_probe_thread_crash", faultsInFunction: true),
+        kind: "two-threads", signal: SIGSEGV, function: "axiom_probe_thread_crash", faultsInFunction: true,
+        marker: "thread-crash"),
 ]
 
 @Suite("Crash capture in a child process")

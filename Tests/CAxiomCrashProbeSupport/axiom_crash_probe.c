@@ -15,13 +15,13 @@ void axiom_probe_disable_core_dumps(void) {
 
 __attribute__((noinline)) void axiom_probe_null_write(void) {
     volatile int *volatile pointer = NULL;
-    *pointer = 42;
+    *pointer = 42;  // crash-line: null-write
 }
 
 __attribute__((noinline)) int axiom_probe_divide_by_zero(void) {
     volatile int dividend = 1;
     volatile int divisor = 0;
-    return dividend / divisor;
+    return dividend / divisor;  // crash-line: divide-by-zero
 }
 
 __attribute__((noinline)) int axiom_probe_bus_error(const char *path) {
@@ -31,18 +31,22 @@ __attribute__((noinline)) int axiom_probe_bus_error(const char *path) {
     volatile char *mapping = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, fd, 0);
     if (mapping == MAP_FAILED) return -1;
     if (ftruncate(fd, 0) != 0) return -1;
-    return mapping[page];  // beyond the end of the (now empty) file
+    return mapping[page];  // crash-line: bus-error (beyond the end of the now empty file)
 }
 
-__attribute__((noinline)) void axiom_probe_trap(void) { __builtin_trap(); }
+__attribute__((noinline)) void axiom_probe_trap(void) {
+    __builtin_trap();  // crash-line: trap
+}
 
-__attribute__((noinline)) void axiom_probe_abort(void) { abort(); }
+__attribute__((noinline)) void axiom_probe_abort(void) {
+    abort();  // crash-line: abort
+}
 
 __attribute__((noinline)) int axiom_probe_recurse(int depth) {
     volatile char frame[512];
     frame[depth & 511] = (char)depth;
     // Using the result after the call keeps it from becoming a loop or a tail call.
-    return axiom_probe_recurse(depth + 1) + frame[(depth + 1) & 511];
+    return axiom_probe_recurse(depth + 1) + frame[(depth + 1) & 511];  // crash-line: recurse
 }
 
 struct thread_start {
@@ -67,7 +71,7 @@ static pthread_barrier_t both_ready;
 
 __attribute__((noinline)) void axiom_probe_thread_crash(void) {
     volatile int *volatile pointer = NULL;
-    *pointer = 7;
+    *pointer = 7;  // crash-line: thread-crash
 }
 
 static void *crash_together(void *argument) {
