@@ -63,6 +63,11 @@ case "trap": axiom_probe_trap()
 case "stack-overflow": print(axiom_probe_recurse(0))
 case "thread-stack-overflow": axiom_probe_run_on_thread("probe-overflow", overflowOnPreparedThread)
 case "two-threads": axiom_probe_two_threads_crash()
+case "dlopen-refresh":
+    // A library opened after install is in the report only after refreshModules().
+    guard dlopen("libbz2.so.1.0", RTLD_NOW) != nil else { exit(5) }
+    CrashReporter.refreshModules()
+    axiom_probe_null_write()
 default:
     printError("unknown crash kind \(arguments[2])")
     exit(2)

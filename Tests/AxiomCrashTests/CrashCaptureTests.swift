@@ -125,6 +125,17 @@ struct CrashCaptureTests {
         #expect(try RawCrashReport(contentsOf: try #require(pending.first)).signal == SIGSEGV)
     }
 
+    @Test func refreshedModulesIncludeLibrariesOpenedLater() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (termination, stderr) = ChildProcess.runProbe(directory: directory.path, kind: "dlopen-refresh")
+        #expect(termination.signal == SIGSEGV, "child \(termination); stderr: \(stderr)")
+        let report = try RawCrashReport(
+            contentsOf: try #require(CrashReporter.pendingReports(in: directory.path).first))
+        #expect(report.modules.contains { $0.path.hasSuffix("/libbz2.so.1.0") })
+        #expect(report.modules.first?.path.hasSuffix("/AxiomCrashProbe") == true)
+    }
+
     @Test func installingIntoAnUnusableDirectoryFailsClearly() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
