@@ -13,9 +13,14 @@ import Glibc
 public enum CrashReporter {
     /// Installs the reporter, writing raw reports into `directory`.
     ///
-    /// Creates the directory with mode 0700 when it is missing. Also gives the calling
-    /// thread an alternate signal stack (so a stack overflow can be reported) and
-    /// snapshots the loaded modules. A second call changes nothing and does not throw.
+    /// Creates the directory with mode 0700 when it is missing (its parent must exist),
+    /// and checks that it is writable. Also gives the calling thread an alternate
+    /// signal stack (so a stack overflow can be reported) and snapshots the loaded
+    /// modules. A second call changes nothing and does not throw, whatever directory it
+    /// names.
+    ///
+    /// Threads whose stack overflows without an alternate signal stack die without a
+    /// report: call ``prepareCurrentThread()`` on threads you create.
     public static func install(directory: String) throws(CrashReporterError) {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw CrashReporterError(.cannotCreateDirectory(path: directory, errno: errno))
@@ -26,8 +31,12 @@ public enum CrashReporter {
             return
         case Int32(AXIOM_CRASH_ERROR_DIRECTORY):
             throw CrashReporterError(.cannotUseDirectory(path: directory, errno: errno))
+        case Int32(AXIOM_CRASH_ERROR_ALTERNATE_STACK):
+            throw CrashReporterError(.installFailed(step: "alternate signal stack", errno: errno))
+        case Int32(AXIOM_CRASH_ERROR_SIGACTION):
+            throw CrashReporterError(.installFailed(step: "sigaction", errno: errno))
         default:
-            throw CrashReporterError(.installFailed(step: Int(result), errno: errno))
+            throw CrashReporterError(.installFailed(step: "module snapshot", errno: errno))
         }
     }
 

@@ -8,7 +8,7 @@ public struct CrashReporterError: Error, Hashable, Sendable, CustomStringConvert
         case cannotCreateDirectory(path: String, errno: Int32)
         case cannotUseDirectory(path: String, errno: Int32)
         case cannotPrepareThread(errno: Int32)
-        case installFailed(step: Int, errno: Int32)
+        case installFailed(step: String, errno: Int32)
     }
 
     let code: Code
@@ -35,7 +35,7 @@ public struct CrashReporterError: Error, Hashable, Sendable, CustomStringConvert
         case .cannotPrepareThread(let errno):
             return "cannot give this thread an alternate signal stack: \(errorText(errno))"
         case .installFailed(let step, let errno):
-            return "installing the crash handler failed (step \(step)): \(errorText(errno))"
+            return "installing the crash handler failed at the \(step): \(errorText(errno))"
         }
     }
 }

@@ -6,17 +6,16 @@ import CAxiomCrash
 /// The addresses are return addresses: to find the calling line, look up `address - 1`.
 /// Not for use inside a signal handler.
 public enum StackCapture {
-    /// Stores return addresses into `buffer`, the first being the return address into
-    /// the caller of this function. Returns how many were stored: at most
-    /// `buffer.count - 1`, because this function's own frame takes one slot before it
-    /// is dropped. Allocates nothing.
-    @inline(never)  // exactly one frame of ours sits above unw_backtrace: this one
+    /// Stores return addresses into `buffer`, the first being the return address of
+    /// this call (in the caller). Returns how many were stored, at most `buffer.count`.
+    /// Allocates nothing; costs what a bare `unw_backtrace` call costs.
+    // Transparent: inlined into the caller in every build, debug included, so no frame
+    // of ours sits above unw_backtrace (which leaves out its own frame) and there is
+    // nothing to drop.
+    @_transparent
     public static func capture(into buffer: UnsafeMutableBufferPointer<UInt>) -> Int {
-        guard let base = buffer.baseAddress, buffer.count > 1 else { return 0 }
-        let count = Int(axiom_crash_backtrace(base, Int32(clamping: buffer.count)))
-        guard count > 1 else { return 0 }
-        base.update(from: base + 1, count: count - 1)
-        return count - 1
+        guard let base = buffer.baseAddress else { return 0 }
+        return Int(axiom_crash_backtrace(base, Int32(clamping: buffer.count)))
     }
 
     /// The return addresses of the calling thread, innermost first: the first is the
