@@ -204,10 +204,9 @@ static void release_alternate_stack(void *value) {
 static void create_alternate_stack_key(void) { pthread_key_create(&alternate_stack_key, release_alternate_stack); }
 
 int axiom_crash_prepare_thread(void) {
-    stack_t current;
-    if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE) &&
-        current.ss_size >= AXIOM_CRASH_ALTERNATE_STACK_SIZE)
-        return 0;
+    stack_t current = {.ss_flags = SS_DISABLE};
+    if (sigaltstack(NULL, &current) != 0) return -1;
+    if (!(current.ss_flags & SS_DISABLE) && current.ss_size >= AXIOM_CRASH_ALTERNATE_STACK_SIZE) return 0;
     if (current.ss_flags & SS_ONSTACK) {
         errno = EBUSY;
         return -1;
@@ -233,8 +232,8 @@ int axiom_crash_prepare_thread(void) {
         errno = saved;
         return -1;
     }
-    // A previous stack of ours on this thread (too small cannot happen; replaced by
-    // someone else and then us again can) is released with the new one's key slot.
+    // A stack of ours that someone since replaced with a smaller one is no longer in
+    // use (ours is big enough, so it cannot be the one we just replaced): release it.
     struct alternate_stack *old = pthread_getspecific(alternate_stack_key);
     if (old) {
         munmap(old->mapping, old->mapping_size);
@@ -384,8 +383,9 @@ static void pass_signal_on(int signal, siginfo_t *info, int tid) {
     int recurs = info && info->si_code > 0 &&
                  (signal == SIGSEGV || signal == SIGBUS || signal == SIGILL || signal == SIGFPE);
     if (recurs) return;
-    // rt_tgsigqueueinfo keeps the original siginfo but the kernel only allows it to
-    // the calling thread's own id as pid (the main thread); tgkill always works.
+    // rt_tgsigqueueinfo keeps the original siginfo, but the kernel accepts a
+    // kernel-style si_code only from the thread whose id is the process id (the main
+    // thread); elsewhere tgkill resends the bare signal.
     if (info && syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, signal, info) == 0) return;
     syscall(SYS_tgkill, getpid(), tid, signal);
 }

@@ -17,6 +17,8 @@ struct CrashCase: CustomTestStringConvertible, Sendable {
     /// Where the `// crash-line: <marker>` comment of the crash sits.
     var sourceFile = "Tests/CAxiomCrashProbeSupport/axiom_crash_probe.c"
     var marker: String
+    /// Lines around the marker the crashing frame may name.
+    var lineOffsets: ClosedRange<Int> = 0...0
 
     var testDescription: String { kind }
 }
@@ -37,12 +39,18 @@ let crashCases: [CrashCase] = [
         kind: "bus-error", signal: SIGBUS, function: "axiom_probe_bus_error", faultsInFunction: true,
         marker: "bus-error"),
     CrashCase(kind: "trap", signal: SIGILL, function: "axiom_probe_trap", faultsInFunction: true, marker: "trap"),
+    // int3 is a trap, not a fault: the reported pc is the instruction after it.
+    CrashCase(
+        kind: "breakpoint", signal: SIGTRAP, function: "axiom_probe_breakpoint", faultsInFunction: true,
+        marker: "breakpoint", lineOffsets: 0...1),
+    // The overflow faults either pushing the return address (at the recursive call) or
+    // in the callee's prologue (its first lines).
     CrashCase(
         kind: "stack-overflow", signal: SIGSEGV, function: "axiom_probe_recurse", faultsInFunction: true,
-        marker: "recurse"),
+        marker: "recurse", lineOffsets: -5...0),
     CrashCase(
         kind: "thread-stack-overflow", signal: SIGSEGV, function: "axiom_probe_recurse", faultsInFunction: true,
-        threadName: "probe-overflow", marker: "recurse"),
+        threadName: "probe-overflow", marker: "recurse", lineOffsets: -5...0),
     CrashCase(
         kind: "two-threads", signal: SIGSEGV, function: "axiom_probe_thread_crash", faultsInFunction: true,
         marker: "thread-crash"),

@@ -15,7 +15,7 @@ struct StackCaptureTests {
         #expect(skipped.count == direct.count - 1)
         // Same callers above this test; only the call sites inside it differ.
         #expect(Array(skipped.dropFirst()) == Array(direct.dropFirst(2)))
-        #expect(skipped[0] != direct[1])
+        // Both in this test (release builds may even merge the two call sites).
         #expect(skipped[0].distance(to: direct[1]).magnitude < 4096)
     }
 
@@ -28,7 +28,7 @@ struct StackCaptureTests {
         #expect(count > 3)
         // Both were called from this test: the first addresses are two call sites a
         // few bytes apart in it, and all frames above it agree.
-        #expect(storage[0] != reference[0] && storage[0].distance(to: reference[0]).magnitude < 512)
+        #expect(storage[0].distance(to: reference[0]).magnitude < 512)
         #expect(Array(storage[1..<count]) == Array(reference.dropFirst()))
 
         #expect(StackCapture.capture(into: UnsafeMutableBufferPointer(rebasing: storage[0..<3])) == 3)

@@ -38,6 +38,10 @@ __attribute__((noinline)) void axiom_probe_trap(void) {
     __builtin_trap();  // crash-line: trap
 }
 
+__attribute__((noinline)) void axiom_probe_breakpoint(void) {
+    __builtin_debugtrap();  // crash-line: breakpoint
+}
+
 __attribute__((noinline)) void axiom_probe_abort(void) {
     abort();  // crash-line: abort
 }

@@ -13,6 +13,9 @@ int axiom_probe_divide_by_zero(void);
 int axiom_probe_bus_error(const char *path);
 /// SIGILL on x86_64: __builtin_trap (ud2).
 void axiom_probe_trap(void);
+/// SIGTRAP: __builtin_debugtrap (int3); the pc is already past it, so the signal
+/// does not recur by itself when the handler returns.
+void axiom_probe_breakpoint(void);
 /// SIGABRT: abort().
 void axiom_probe_abort(void);
 /// SIGSEGV: unbounded recursion until the stack's guard page.
