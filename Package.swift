@@ -54,7 +54,8 @@ let package = Package(
             dependencies: ["AxiomCrash", "CAxiomCrashProbeSupport"],
             path: "Tests/AxiomCrashProbe"
         ),
-        .testTarget(name: "AxiomCrashTests", dependencies: ["AxiomCrash", "AxiomCrashProbe"]),
+        .testTarget(
+            name: "AxiomCrashTests", dependencies: ["AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication"]),
         .executableTarget(
             name: "CrashBenchmarks",
             dependencies: ["AxiomCrash", "CAxiomCrash", .product(name: "Benchmark", package: "benchmark")],

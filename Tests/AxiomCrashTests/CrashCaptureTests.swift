@@ -1,4 +1,5 @@
 import AxiomCrash
+import AxiomSymbolication
 import Testing
 
 #if canImport(Glibc)
@@ -58,7 +59,8 @@ let crashCases: [CrashCase] = [
 
 @Suite("Crash capture in a child process")
 struct CrashCaptureTests {
-    static let probeSymbols = ELFSymbols(path: ChildProcess.probePath)
+    /// The probe's function symbols from its ELF symbol table, sorted by address.
+    static let probeSymbols = try? Symbolicator().functionSymbols(modulePath: ChildProcess.probePath)
 
     @Test(arguments: crashCases)
     func crashWritesReportAndDiesBySignal(_ crash: CrashCase) throws {
@@ -171,7 +173,7 @@ struct CrashCaptureTests {
         report.frames.enumerated().map { index, pc in
             guard executable.contains(pc), let symbols = Self.probeSymbols else { return nil }
             let address = pc - executable.bias - (index == 0 ? 0 : 1)
-            return symbols.function(containing: address)?.name
+            return symbols.first { $0.address <= address && address < $0.address + $0.size }?.name
         }
     }
 }
