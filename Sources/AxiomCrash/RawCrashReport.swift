@@ -70,6 +70,9 @@ public struct RawCrashReport: Hashable, Sendable {
             self.buildID = buildID
         }
 
+        /// The file name, without its directory.
+        public var name: String { String(path.split(separator: "/").last ?? "") }
+
         /// The build-id as lowercase hexadecimal, as `file` and `readelf -n` print it.
         public var buildIDHex: String {
             let digits = Array("0123456789abcdef".utf8)

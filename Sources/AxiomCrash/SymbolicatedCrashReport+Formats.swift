@@ -39,7 +39,7 @@ extension SymbolicatedCrashReport {
         json.beginArray()
         for module in raw.modules {
             json.beginObject()
-            json.field("name", String(module.path.split(separator: "/").last ?? ""))
+            json.field("name", module.name)
             json.field("buildId", module.buildIDHex)
             json.field("path", module.path)
             json.field("baseAddress", hex(module.base))
@@ -104,9 +104,9 @@ extension SymbolicatedCrashReport {
         lines.append("")
         for module in raw.modules {
             let buildID = module.buildIDHex.isEmpty ? "<no build ID>" : module.buildIDHex
-            let name = String(module.path.split(separator: "/").last ?? "")
             let changed = changedModules.contains(module.path) ? " (file changed since the crash)" : ""
-            lines.append("\(hex(module.base))–\(hex(module.endOfText)) \(buildID) \(name) \(module.path)\(changed)")
+            lines.append(
+                "\(hex(module.base))–\(hex(module.endOfText)) \(buildID) \(module.name) \(module.path)\(changed)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

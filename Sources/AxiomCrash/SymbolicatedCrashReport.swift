@@ -61,7 +61,6 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         self.raw = raw
         self.platform = platform
         var buildIDMatches: [String: Bool] = [:]
-        var changedModules: Set<String> = []
         var frames: [Frame] = []
         for (index, pc) in raw.frames.enumerated() {
             let kind: Frame.Kind = index == 0 ? .programCounter : .returnAddress
@@ -70,15 +69,12 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
                 frames.append(frame)
                 continue
             }
-            frame.image = String(module.path.split(separator: "/").last ?? "")
-            let matches =
-                buildIDMatches[module.path]
-                ?? {
-                    let matches = module.buildID.isEmpty || elfBuildID(path: module.path) == module.buildIDHex
-                    buildIDMatches[module.path] = matches
-                    if !matches { changedModules.insert(module.path) }
-                    return matches
-                }()
+            frame.image = module.name
+            if buildIDMatches[module.path] == nil {
+                buildIDMatches[module.path] =
+                    module.buildID.isEmpty || elfBuildID(path: module.path) == module.buildIDHex
+            }
+            let matches = buildIDMatches[module.path] == true
             guard matches,
                 let symbolicated = try? symbolicator.symbolicate(
                     pc: pc, loadBias: module.bias, modulePath: module.path, isReturnAddress: kind == .returnAddress)
@@ -98,7 +94,7 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
             }
         }
         self.frames = frames
-        self.changedModules = changedModules
+        self.changedModules = Set(buildIDMatches.filter { !$0.value }.keys)
     }
 
     /// What went wrong, in the Swift backtracer's words for the signal.
