@@ -50,9 +50,9 @@ int axiom_crash_is_installed(void);
 
 /// Captures the calling thread's return addresses with libunwind's fast path (its
 /// per-thread cache, no unw_step loop). Returns the number stored, at most `capacity`.
-/// The first is the return address into the function that called this one:
-/// unw_backtrace leaves out its own frame, and this wrapper is always inlined (also in
-/// debug builds), so it adds none either. Not async-signal-safe on first use per thread.
+/// The first is the return address of this call, inside the calling function:
+/// unw_backtrace leaves out its own frame (libunwind 1.6.2), and this wrapper is always
+/// inlined (also in debug builds), so it adds none either. Not async-signal-safe on first use per thread.
 static inline __attribute__((always_inline)) int axiom_crash_backtrace(uintptr_t *buffer, int capacity) {
     _Static_assert(sizeof(uintptr_t) == sizeof(void *), "addresses are pointers");
     return unw_backtrace((void **)buffer, capacity);
