@@ -24,6 +24,9 @@ struct CompileUnitTable {
         var lastChild: Int32 = -1
         var nextSibling: Int32 = -1
         var isInlined: Bool
+        /// False for a subprogram whose inlined subroutines have not been read yet (they are read on the
+        /// first lookup that lands in it: most functions of a unit are never looked at).
+        var childrenLoaded = true
         var callFile: UInt32 = 0
         var callLine: UInt32 = 0
         var callColumn: UInt32 = 0
@@ -92,8 +95,8 @@ struct CompileUnitTable {
         return false
     }
 
-    /// The chain of scopes covering `address`: the concrete subprogram first, the innermost inlined one last.
-    func scopeChain(for address: UInt64) -> [Int32] {
+    /// The subprogram whose ranges contain `address`, or nil.
+    func topLevelScope(containing address: UInt64) -> Int32? {
         // Last top-level range starting at or before the address; overlapping subprograms are rare, so
         // look back a few entries when the nearest one does not contain it.
         var low = 0
@@ -103,33 +106,24 @@ struct CompileUnitTable {
             if topLevel[middle].low <= address { low = middle + 1 } else { high = middle }
         }
         var candidate = low - 1
-        var found: Int32 = -1
         var looked = 0
         while candidate >= 0 && looked < 32 {
             let range = topLevel[candidate]
-            if address < range.high {
-                found = range.scope
-                break
-            }
+            if address < range.high { return range.scope }
             candidate -= 1
             looked += 1
         }
-        guard found >= 0 else { return [] }
-        var chain: [Int32] = [found]
-        var current = found
-        descend: while true {
-            var child = scopes[Int(current)].firstChild
-            while child >= 0 {
-                if contains(scopes[Int(child)], address) {
-                    chain.append(child)
-                    current = child
-                    continue descend
-                }
-                child = scopes[Int(child)].nextSibling
-            }
-            break
+        return nil
+    }
+
+    /// The child of `scope` whose ranges contain `address`, or nil.
+    func child(of scope: Int32, containing address: UInt64) -> Int32? {
+        var child = scopes[Int(scope)].firstChild
+        while child >= 0 {
+            if contains(scopes[Int(child)], address) { return child }
+            child = scopes[Int(child)].nextSibling
         }
-        return chain
+        return nil
     }
 
     /// The line-table row covering `address`, or nil when the address falls in no sequence.

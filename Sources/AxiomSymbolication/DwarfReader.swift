@@ -14,6 +14,9 @@ final class DwarfReader {
     struct Unit {
         var dieOffset: Dwarf_Off
         var version: UInt16
+        var base: UInt64 = 0
+        /// Swift puts concrete subprograms inside types and closures inside functions; C and C++ do not.
+        var isSwift = false
         var table: CompileUnitTable?
         var failed = false
     }
@@ -24,11 +27,22 @@ final class DwarfReader {
     private var unitRanges: [UnitRange] = []
     /// Units whose DIE carries no address range: indexed from their subprograms on the first miss.
     private var unindexedUnits: [Int] = []
+    /// The Swift module a unit belongs to, learnt from its first DW_TAG_module while the unit is walked.
+    private var ownModuleName: String?
     /// Names resolved per DIE offset: (DW_AT_name, linkage name).
     private var names: [Dwarf_Off: (name: String?, linkageName: String?)] = [:]
 
+    /// libdwarf records every allocation in a search tree so dwarf_finish can free what callers forgot; that
+    /// bookkeeping was about 40% of the time spent building tables. We free every DIE, attribute, error and
+    /// list we get, so the tracking is switched off (a process-wide libdwarf flag), once, before any open.
+    private static let allocationTrackingOff: Bool = {
+        _ = dwarf_set_de_alloc_flag(0)
+        return true
+    }()
+
     /// Opens the DWARF of `path`; nil when the file has none.
     init?(path: String) throws(SymbolicationError) {
+        precondition(Self.allocationTrackingOff)
         self.path = path
         var debug: Dwarf_Debug? = nil
         var error: Dwarf_Error? = nil
@@ -107,8 +121,16 @@ final class DwarfReader {
                 continue
             }
             let unitIndex = units.count
-            units.append(Unit(dieOffset: dieOffset, version: version, table: nil))
             let unitBase = lowPC(of: unitDie) ?? 0
+            var language: Dwarf_Unsigned = 0
+            if dwarf_srclang(unitDie, &language, &error) == DW_DLV_ERROR {
+                discard(error)
+                error = nil
+            }
+            units.append(
+                Unit(
+                    dieOffset: dieOffset, version: version, base: unitBase,
+                    isSwift: language == Dwarf_Unsigned(DW_LANG_Swift), table: nil))
             let ranges = pcRanges(of: unitDie, version: version, base: unitBase)
             if ranges.isEmpty {
                 unindexedUnits.append(unitIndex)
@@ -364,11 +386,39 @@ final class DwarfReader {
         }
         defer { dwarf_dealloc_die(unitDie) }
         var table = CompileUnitTable()
+        ownModuleName = nil
         readLines(unitDie, into: &table)
-        let base = lowPC(of: unitDie) ?? 0
-        walkChildren(of: unitDie, parent: nil, version: unit.version, base: base, into: &table, depth: 0)
+        walkChildren(of: unitDie, mode: .subprograms, parent: nil, unit: unit, into: &table, depth: 0)
         table.finish()
         return table
+    }
+
+    /// The chain of scopes covering `address` in `unit`: the concrete subprogram first, the innermost inlined
+    /// subroutine last. Reads the subprogram's inlined subroutines the first time it is hit.
+    func scopeChain(unit: Int, address: UInt64) -> [Int32] {
+        guard var table = units[unit].table, let top = table.topLevelScope(containing: address) else { return [] }
+        if !table.scopes[Int(top)].childrenLoaded {
+            // Move the table out while it grows so its arrays are not copied.
+            units[unit].table = nil
+            table.scopes[Int(top)].childrenLoaded = true
+            var error: Dwarf_Error? = nil
+            var die: Dwarf_Die? = nil
+            if dwarf_offdie_b(debug, table.scopes[Int(top)].dieOffset, 1, &die, &error) == DW_DLV_OK, let die {
+                walkChildren(
+                    of: die, mode: .inlinedSubroutines, parent: top, unit: units[unit], into: &table, depth: 1)
+                dwarf_dealloc_die(die)
+            } else {
+                discard(error)
+            }
+            units[unit].table = table
+        }
+        var chain: [Int32] = [top]
+        var current = top
+        while let next = table.child(of: current, containing: address) {
+            chain.append(next)
+            current = next
+        }
+        return chain
     }
 
     private func readLines(_ unitDie: Dwarf_Die, into table: inout CompileUnitTable) {
@@ -525,10 +575,19 @@ final class DwarfReader {
         return result
     }
 
-    /// Collects subprograms with code and the inlined subroutines inside them. Recursion is bounded by the
-    /// DIE nesting depth, itself capped so a corrupt file cannot blow the stack.
+    /// What a DIE walk collects.
+    enum WalkMode {
+        /// Subprograms with code, wherever they are: at unit level, in namespaces, in the type they belong to
+        /// (Swift methods), nested in other subprograms (Swift closures). Inlined subroutines are skipped.
+        case subprograms
+        /// The inlined subroutines of one subprogram, nested as they are (through lexical blocks).
+        case inlinedSubroutines
+    }
+
+    /// Walks the children of `die`. Recursion is bounded by the DIE nesting depth, itself capped so a corrupt
+    /// file cannot blow the stack.
     private func walkChildren(
-        of die: Dwarf_Die, parent: Int32?, version: UInt16, base: UInt64, into table: inout CompileUnitTable,
+        of die: Dwarf_Die, mode: WalkMode, parent: Int32?, unit: Unit, into table: inout CompileUnitTable,
         depth: Int
     ) {
         guard depth < 256 else { return }
@@ -539,7 +598,7 @@ final class DwarfReader {
             return
         }
         while true {
-            visit(current, parent: parent, version: version, base: base, into: &table, depth: depth)
+            visit(current, mode: mode, parent: parent, unit: unit, into: &table, depth: depth)
             var sibling: Dwarf_Die? = nil
             let result = dwarf_siblingof_b(debug, current, 1, &sibling, &error)
             dwarf_dealloc_die(current)
@@ -552,7 +611,7 @@ final class DwarfReader {
     }
 
     private func visit(
-        _ die: Dwarf_Die, parent: Int32?, version: UInt16, base: UInt64, into table: inout CompileUnitTable,
+        _ die: Dwarf_Die, mode: WalkMode, parent: Int32?, unit: Unit, into table: inout CompileUnitTable,
         depth: Int
     ) {
         var tag: Dwarf_Half = 0
@@ -561,34 +620,67 @@ final class DwarfReader {
             discard(error)
             return
         }
-        switch Int32(tag) {
-        case DW_TAG_subprogram, DW_TAG_inlined_subroutine:
-            let isInlined = Int32(tag) == DW_TAG_inlined_subroutine
-            let ranges = pcRanges(of: die, version: version, base: base)
-            // A declaration (no code) or an inlined subroutine outside any function tells us nothing.
-            guard !ranges.isEmpty, !isInlined || parent != nil else { return }
-            var offset: Dwarf_Off = 0
-            if dwarf_dieoffset(die, &offset, &error) != DW_DLV_OK {
-                discard(error)
-                return
+        switch (Int32(tag), mode) {
+        case (DW_TAG_subprogram, .subprograms):
+            let ranges = pcRanges(of: die, version: unit.version, base: unit.base)
+            if !ranges.isEmpty, let offset = dieOffset(die) {
+                // Its inlined subroutines are read on the first lookup that lands in it.
+                var scope = CompileUnitTable.Scope(
+                    dieOffset: offset, entryAddress: lowPC(of: die) ?? ranges.map(\.low).min() ?? 0, rangeStart: 0,
+                    rangeCount: 0, isInlined: false)
+                scope.childrenLoaded = false
+                _ = table.addScope(scope, ranges: ranges, parent: nil)
+                // Swift nests closures' subprograms inside their function's. (A declaration has no code and
+                // nothing to find inside.)
+                if unit.isSwift {
+                    walkChildren(of: die, mode: mode, parent: nil, unit: unit, into: &table, depth: depth + 1)
+                }
             }
+        case (DW_TAG_inlined_subroutine, .inlinedSubroutines):
+            guard let parent else { return }
+            let ranges = pcRanges(of: die, version: unit.version, base: unit.base)
+            guard !ranges.isEmpty, let offset = dieOffset(die) else { return }
             var scope = CompileUnitTable.Scope(
                 dieOffset: offset, entryAddress: lowPC(of: die) ?? ranges.map(\.low).min() ?? 0, rangeStart: 0,
-                rangeCount: 0, isInlined: isInlined)
-            if isInlined {
-                scope.callFile = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_file) ?? 0)
-                scope.callLine = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_line) ?? 0)
-                scope.callColumn = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_column) ?? 0)
+                rangeCount: 0, isInlined: true)
+            scope.callFile = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_file) ?? 0)
+            scope.callLine = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_line) ?? 0)
+            scope.callColumn = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_column) ?? 0)
+            let index = table.addScope(scope, ranges: ranges, parent: parent)
+            walkChildren(of: die, mode: mode, parent: index, unit: unit, into: &table, depth: depth + 1)
+        case (DW_TAG_lexical_block, _), (DW_TAG_try_block, _), (DW_TAG_catch_block, _):
+            walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
+        // Concrete code also lives in namespaces (C++) and, for Swift only, inside the type it belongs to (a
+        // method's concrete subprogram sits in its struct, class or enum DIE). C++ definitions sit outside the
+        // class (DW_AT_specification points in), so C and C++ type subtrees are skipped.
+        case (DW_TAG_namespace, .subprograms):
+            walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
+        case (DW_TAG_module, .subprograms):
+            // A Swift unit names its own module first; later DW_TAG_module entries of other names describe
+            // imported modules (declarations only, often most of the unit's DIEs) and are not walked. Methods
+            // in extensions of imported types are missed by this; they still get the symbol-table name and the
+            // line-table location, only without inlined frames.
+            guard unit.isSwift, let name = stringAttribute(die, DW_AT_name) else { return }
+            if ownModuleName == nil { ownModuleName = name }
+            if name == ownModuleName {
+                walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
             }
-            // A subprogram nested in another (a local function's concrete body) stands on its own.
-            let index = table.addScope(scope, ranges: ranges, parent: isInlined ? parent : nil)
-            walkChildren(of: die, parent: index, version: version, base: base, into: &table, depth: depth + 1)
-        case DW_TAG_lexical_block, DW_TAG_namespace, DW_TAG_module, DW_TAG_class_type, DW_TAG_structure_type,
-            DW_TAG_union_type, DW_TAG_try_block, DW_TAG_catch_block:
-            walkChildren(of: die, parent: parent, version: version, base: base, into: &table, depth: depth + 1)
+        case (DW_TAG_class_type, .subprograms), (DW_TAG_structure_type, .subprograms),
+            (DW_TAG_union_type, .subprograms), (DW_TAG_enumeration_type, .subprograms):
+            if unit.isSwift {
+                walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
+            }
         default:
             return
         }
+    }
+
+    private func dieOffset(_ die: Dwarf_Die) -> Dwarf_Off? {
+        var offset: Dwarf_Off = 0
+        var error: Dwarf_Error? = nil
+        if dwarf_dieoffset(die, &offset, &error) == DW_DLV_OK { return offset }
+        discard(error)
+        return nil
     }
 
     // MARK: Names

@@ -59,18 +59,21 @@ final class SymbolicatedModule {
     }
 
     /// The names of every FUNC symbol, for tests that sample a module.
-    func allFunctionSymbols() -> [(name: String, address: UInt64, size: UInt64)] {
+    func allFunctionSymbols() -> [FunctionSymbol] {
         if functionSymbols == nil { functionSymbols = image.functionSymbols() }
         return functionSymbols!.compactMap { symbol in
-            image.string(at: symbol.nameOffset).map { ($0, symbol.address, symbol.size) }
+            image.string(at: symbol.nameOffset).map {
+                FunctionSymbol(name: $0, address: symbol.address, size: symbol.size)
+            }
         }
     }
 
     private func dwarfFrames(_ address: UInt64, demangler: inout DemangleCache) -> [SymbolicatedFrame] {
         guard let dwarf else { return [] }
         for unit in dwarf.units(containing: address) {
+            guard dwarf.table(forUnit: unit) != nil else { continue }
+            let chain = dwarf.scopeChain(unit: unit, address: address)
             guard let table = dwarf.table(forUnit: unit) else { continue }
-            let chain = table.scopeChain(for: address)
             let row = table.row(for: address)
             if chain.isEmpty && row == nil { continue }
             var frames: [SymbolicatedFrame] = []

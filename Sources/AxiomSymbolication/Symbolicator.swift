@@ -76,11 +76,7 @@ public final class Symbolicator: Sendable {
 
     /// The function symbols of a module's symbol table (`.symtab`, else `.dynsym`), sorted by address, one per
     /// address. Meant for tools and tests that sample a module.
-    public func functionSymbols(
-        modulePath: String
-    ) throws(SymbolicationError) -> [(
-        name: String, address: UInt64, size: UInt64
-    )] {
+    public func functionSymbols(modulePath: String) throws(SymbolicationError) -> [FunctionSymbol] {
         try state.withLock { (state: inout State) throws(SymbolicationError) in
             let module: SymbolicatedModule
             if let known = state.modules[modulePath] {
@@ -92,4 +88,14 @@ public final class Symbolicator: Sendable {
             return module.allFunctionSymbols()
         }
     }
+}
+
+/// A function symbol of a module's symbol table.
+public struct FunctionSymbol: Sendable, Hashable {
+    /// The symbol name as stored (mangled for Swift and C++).
+    public var name: String
+    /// The module-relative start address.
+    public var address: UInt64
+    /// The size in bytes (0 when the symbol table does not say).
+    public var size: UInt64
 }

@@ -66,7 +66,7 @@ struct LLVMComparisonTests {
 
     @Test("Test executable (DWARF 4 from Swift, DWARF 5 from C)", .enabled(if: LLVMSymbolizer.isAvailable))
     func testExecutable() throws {
-        try compare(module: Self.testExecutable, count: 600, expectDebugInfo: true)
+        try compare(module: Self.testExecutable, count: 3000, expectDebugInfo: true)
     }
 
     @Test("libswiftCore.so (symbol table only)", .enabled(if: LLVMSymbolizer.isAvailable))

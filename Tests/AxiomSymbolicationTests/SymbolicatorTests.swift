@@ -34,8 +34,8 @@ struct SymbolicatorTests {
         #expect(frame.function == "plain_function")
         #expect(frame.symbolOffset == 0)
         #expect(frame.file?.hasSuffix("fixtures.c") == true)
-        // The first row of a function is its opening line; the body line follows within a few bytes.
-        #expect(frame.line != nil)
+        // The first row of a function is its signature line, just above the `return` line the fixture reports.
+        #expect(frame.line == Int(line) - 1)
     }
 
     @Test("A Swift function is found, demangled, with this file and the line of the call")
