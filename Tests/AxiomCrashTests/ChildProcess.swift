@@ -111,19 +111,27 @@ struct TemporaryDirectory {
     }
 
     private func removeTree(_ path: String) {
-        if let handle = opendir(path) {
-            while let entry = readdir(handle) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name == "." || name == ".." { continue }
-                let child = path + "/" + name
-                if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { unlink(child) }
-            }
-            closedir(handle)
+        for entry in directoryEntries(path) {
+            let child = path + "/" + entry.name
+            if entry.isDirectory { removeTree(child) } else { unlink(child) }
         }
         rmdir(path)
     }
+}
+
+/// The names in a directory (without `.` and `..`), and whether each is a directory.
+func directoryEntries(_ path: String) -> [(name: String, isDirectory: Bool)] {
+    guard let handle = opendir(path) else { return [] }
+    defer { closedir(handle) }
+    var entries: [(name: String, isDirectory: Bool)] = []
+    while let entry = readdir(handle) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name == "." || name == ".." { continue }
+        entries.append((name, entry.pointee.d_type == UInt8(DT_DIR)))
+    }
+    return entries
 }
 
 /// The whole file, or nil when it cannot be opened.

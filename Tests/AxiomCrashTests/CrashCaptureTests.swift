@@ -72,6 +72,7 @@ struct CrashCaptureTests {
         let pending = try CrashReporter.pendingReports(in: directory.path)
         // One report per process: a second crashing thread waits for the first.
         try #require(pending.count == 1, "reports: \(pending)")
+        #expect(!directoryEntries(directory.path).contains { $0.name.hasSuffix(".tmp") })
         let report = try RawCrashReport(contentsOf: pending[0])
         #expect(report.signal == crash.signal)
         #expect(report.architecture == "x86_64")
