@@ -61,6 +61,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "AxiomDemo",
+            dependencies: ["Axiom", "AxiomPlugins", "AxiomCrash"]
+        ),
         .testTarget(
             name: "AxiomTests",
             dependencies: [
