@@ -90,6 +90,28 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Components of dispatch, to see where its time goes.
+    let bare = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: quiet) {}
+    Benchmark("Component: ErrorEvent creation (identity + descriptor)") { benchmark in
+        let error: any Error = BenchError.fourth
+        for _ in benchmark.scaledIterations {
+            blackHole(ErrorEvent(error: error, layer: .application, operation: "bench", registry: registry))
+        }
+    }
+    Benchmark("Component: handle with no handlers (event + layer end)") { benchmark in
+        let error: any Error = BenchError.fourth
+        for _ in benchmark.scaledIterations {
+            blackHole(try? bare.handle(error, operation: "bench"))
+        }
+    }
+
+    Benchmark("Component: handle, four handlers, error made once") { benchmark in
+        let error: any Error = BenchError.fourth
+        for _ in benchmark.scaledIterations {
+            blackHole(try? pipeline.handle(error, operation: "bench"))
+        }
+    }
+
     let code = BenchError.third.errorCode
     let boxed: any Error = BenchError.third
     let foreign: any Error = CancellationError()
