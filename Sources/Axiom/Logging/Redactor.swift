@@ -50,7 +50,9 @@ public struct Redactor: Sendable {
     public func redact(_ value: Logger.MetadataValue) -> Logger.MetadataValue {
         switch value {
         case .string(let text):
-            return .string(redact(text))
+            let redacted = redact(text)
+            // Unchanged text is the same storage: the comparison is a pointer check, and nothing is rebuilt.
+            return redacted == text ? value : .string(redacted)
         case .stringConvertible(let convertible):
             return .string(redact(convertible.description))
         case .array(let values):
@@ -65,46 +67,73 @@ public struct Redactor: Sendable {
     public func redact(_ metadata: Logger.Metadata) -> Logger.Metadata {
         var result = metadata
         for (key, value) in metadata {
-            result[key] = Self.isSensitiveKey(key) ? .string(Self.marker) : redact(value)
+            if Self.isSensitiveKey(key) {
+                result[key] = .string(Self.marker)
+                continue
+            }
+            // Write back only what changed: a clean line costs no dictionary writes.
+            if case .string(let text) = value {
+                let redacted = redact(text)
+                if redacted != text { result[key] = .string(redacted) }
+            } else {
+                result[key] = redact(value)
+            }
         }
         return result
     }
 
-    /// Whether a field name names a secret: it contains `password`, `secret`, `token`, `api_key`,
-    /// `authorization`, `credential`, `private_key`, … (any case), or is `auth`, `pass` or `pwd`.
+    /// Whether a field name names a secret: it contains `pass` (password, passwd, passphrase), `secret`,
+    /// `token`, `api_key`/`apikey`/`api-key`, `authorization`, `access_key`, `credential`, `cookie` or
+    /// `private` (any case), or is `auth`, `pwd` or `pin`.
     public static func isSensitiveKey(_ key: String) -> Bool {
         var key = key
         return key.withUTF8 { isSensitiveKey($0[...]) }
     }
 
-    static let needles: [[UInt8]] = [
-        "password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "authorization",
-        "credential", "private_key", "privatekey", "private-key", "access_key", "accesskey", "cookie",
-    ].map { Array($0.utf8) }
-    static let exactKeys: [[UInt8]] = ["auth", "pass", "pwd", "pin"].map { Array($0.utf8) }
-
     static func isSensitiveKey(_ key: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        for exact in exactKeys where exact.count == key.count {
-            if equalsIgnoringCase(key, exact) { return true }
+        let count = key.count
+        if count <= 4 {
+            return matches(key, key.startIndex, "auth") || matches(key, key.startIndex, "pass")
+                || matches(key, key.startIndex, "pwd") && count == 3
+                || matches(key, key.startIndex, "pin") && count == 3
         }
-        for needle in needles where needle.count <= key.count {
-            var start = key.startIndex
-            while start + needle.count <= key.endIndex {
-                if equalsIgnoringCase(key[start..<start + needle.count], needle) { return true }
-                start += 1
+        // Every name is checked on every log line: dispatch on the first letter of the needles instead of
+        // trying each needle at each position.
+        var index = key.startIndex
+        while index < key.endIndex {
+            switch lower(key[index]) {
+            case 0x70:  // p
+                if matches(key, index, "pass") || matches(key, index, "private") { return true }
+            case 0x73:  // s
+                if matches(key, index, "secret") { return true }
+            case 0x74:  // t
+                if matches(key, index, "token") { return true }
+            case 0x61:  // a
+                if matches(key, index, "apikey") || matches(key, index, "api_key") || matches(key, index, "api-key")
+                    || matches(key, index, "authorization") || matches(key, index, "access_key")
+                    || matches(key, index, "accesskey")
+                {
+                    return true
+                }
+            case 0x63:  // c
+                if matches(key, index, "credential") || matches(key, index, "cookie") { return true }
+            default:
+                break
             }
+            index += 1
         }
         return false
     }
 
-    /// `lowercase` must be lower-case ASCII.
+    /// Whether `key` holds `lowercase` (lower-case ASCII) at `index`, in any case. For a whole short key
+    /// (`auth`, `pass`) the caller checks the length; inside a longer one, `pass` covers `password`, `passwd`
+    /// and `passphrase`, `private` covers `private_key`.
     @inline(__always)
-    static func equalsIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: [UInt8]) -> Bool {
-        var index = bytes.startIndex
-        for expected in lowercase {
-            if lower(bytes[index]) != expected { return false }
-            index += 1
-        }
+    static func matches(_ key: Slice<UnsafeBufferPointer<UInt8>>, _ index: Int, _ lowercase: StaticString) -> Bool {
+        let length = lowercase.utf8CodeUnitCount
+        guard index + length <= key.endIndex else { return false }
+        let pointer = lowercase.utf8Start
+        for k in 0..<length where lower(key[index + k]) != pointer[k] { return false }
         return true
     }
 }

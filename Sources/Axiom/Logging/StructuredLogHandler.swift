@@ -55,66 +55,25 @@ public struct StructuredLogHandler: LogHandler {
     public static func format(
         level: Logger.Level, timestamp: String, message: String, metadata: Logger.Metadata, label: String = ""
     ) -> String {
-        var line = "["
-        line.reserveCapacity(96 + message.utf8.count + metadata.count * 24)
-        line += level.tag
-        line += "]["
-        line += timestamp
-        line += "]"
+        // Built as bytes and decoded once: appending to a String piece by piece cost more than the rest.
+        var line = LineBuilder()
+        line.bytes.reserveCapacity(128 + message.utf8.count + metadata.count * 32)
+        line.byte(0x5B)  // [
+        line.raw(level.tag)
+        line.raw("][")
+        line.raw(timestamp)
+        line.byte(0x5D)  // ]
         for field in leadingFields {
-            if let value = metadata[field] { appendField(field, value, to: &line) }
+            if let value = metadata[field] { line.field(field, value) }
         }
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !leadingFields.contains(key) {
-            appendField(key, value, to: &line)
+        // Byte order, not Unicode collation: keys are ASCII and this runs on every line.
+        let rest = metadata.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (key, value) in rest where !leadingFields.contains(key) {
+            line.field(key, value)
         }
-        if !label.isEmpty { appendField("label", .string(label), to: &line) }
-        if !message.isEmpty { appendField("msg", .string(message), to: &line) }
-        return line
-    }
-
-    private static func appendField(_ key: String, _ value: Logger.MetadataValue, to line: inout String) {
-        line += " "
-        line += key
-        line += "="
-        appendQuotedIfNeeded(render(value), to: &line)
-    }
-
-    private static func render(_ value: Logger.MetadataValue) -> String {
-        switch value {
-        case .string(let text): text
-        case .stringConvertible(let convertible): convertible.description
-        case .array(let values): "[" + values.map(render).joined(separator: ",") + "]"
-        case .dictionary(let metadata):
-            "{" + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\(render($0.value))" }.joined(separator: ",")
-                + "}"
-        }
-    }
-
-    private static func appendQuotedIfNeeded(_ text: String, to line: inout String) {
-        let needsQuotes =
-            text.isEmpty
-            || text.utf8.contains { $0 <= 0x20 || $0 == 0x22 || $0 == 0x3D || $0 == 0x5C || $0 == 0x7F }
-        guard needsQuotes else {
-            line += text
-            return
-        }
-        line += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": line += "\\\""
-            case "\\": line += "\\\\"
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    line += "\\u{" + String(scalar.value, radix: 16) + "}"
-                } else {
-                    line.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        line += "\""
+        if !label.isEmpty { line.field("label", .string(label)) }
+        if !message.isEmpty { line.field("msg", .string(message)) }
+        return String(decoding: line.bytes, as: UTF8.self)
     }
 
     /// The current time as `2026-11-21T20:31:07.412Z`.
@@ -125,14 +84,93 @@ public struct StructuredLogHandler: LogHandler {
         var seconds = now.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        let millis = Int(now.tv_nsec / 1_000_000)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        var line = LineBuilder()
+        line.digits(Int(parts.tm_year) + 1900, 4)
+        line.byte(0x2D)
+        line.digits(Int(parts.tm_mon) + 1, 2)
+        line.byte(0x2D)
+        line.digits(Int(parts.tm_mday), 2)
+        line.byte(0x54)  // T
+        line.digits(Int(parts.tm_hour), 2)
+        line.byte(0x3A)
+        line.digits(Int(parts.tm_min), 2)
+        line.byte(0x3A)
+        line.digits(Int(parts.tm_sec), 2)
+        line.byte(0x2E)
+        line.digits(Int(now.tv_nsec / 1_000_000), 3)
+        line.byte(0x5A)  // Z
+        return String(decoding: line.bytes, as: UTF8.self)
+    }
+}
+
+/// The bytes of one line.
+private struct LineBuilder {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ byte: UInt8) { bytes.append(byte) }
+
+    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func digits(_ value: Int, _ width: Int) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var value = value
+        while divisor > 0 {
+            bytes.append(0x30 + UInt8(value / divisor % 10))
+            value %= divisor
+            divisor /= 10
         }
-        return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
-            + pad(Int(parts.tm_mday), 2) + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":"
-            + pad(Int(parts.tm_sec), 2) + "." + pad(millis, 3) + "Z"
+    }
+
+    mutating func field(_ key: String, _ value: Logger.MetadataValue) {
+        bytes.append(0x20)
+        raw(key)
+        bytes.append(0x3D)  // =
+        switch value {
+        case .string(let text): quotedIfNeeded(text)
+        case .stringConvertible(let convertible): quotedIfNeeded(convertible.description)
+        case .array, .dictionary: quotedIfNeeded(Self.render(value))
+        }
+    }
+
+    static func render(_ value: Logger.MetadataValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .stringConvertible(let convertible): convertible.description
+        case .array(let values): "[" + values.map(render).joined(separator: ",") + "]"
+        case .dictionary(let metadata):
+            "{"
+                + metadata.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                .map { "\($0.key)=\(render($0.value))" }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// Values with spaces, quotes, `=`, backslashes or control characters are quoted and escaped, so a
+    /// line always splits back into its fields.
+    mutating func quotedIfNeeded(_ text: String) {
+        var text = text
+        text.withUTF8 { input in
+            let needsQuotes =
+                input.isEmpty || input.contains { $0 <= 0x20 || $0 == 0x22 || $0 == 0x3D || $0 == 0x5C || $0 == 0x7F }
+            guard needsQuotes else {
+                bytes.append(contentsOf: input)
+                return
+            }
+            bytes.append(0x22)
+            for byte in input {
+                switch byte {
+                case 0x22: bytes.append(contentsOf: [0x5C, 0x22])  // \"
+                case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])  // \\
+                case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])  // \n
+                case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])  // \r
+                case 0x09: bytes.append(contentsOf: [0x5C, 0x74])  // \t
+                case 0..<0x20, 0x7F:
+                    bytes.append(contentsOf: Array("\\u{\(String(byte, radix: 16))}".utf8))
+                default: bytes.append(byte)
+                }
+            }
+            bytes.append(0x22)
+        }
     }
 }
 
