@@ -47,6 +47,15 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "AxiomBenchmarks",
+            dependencies: [
+                "Axiom",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/AxiomBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "PresentationBenchmarks",
             dependencies: [
                 "Axiom",
