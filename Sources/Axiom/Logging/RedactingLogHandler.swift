@@ -46,13 +46,7 @@ public struct RedactingLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get(), !provided.isEmpty {
-            merged.merge(provided) { _, new in new }
-        }
-        if let own = event.metadata, !own.isEmpty {
-            merged.merge(own) { _, new in new }
-        }
+        let merged = Self.merge(metadata, metadataProvider?.get(), event.metadata)
         var redacted = event
         redacted.message = Logger.Message(stringLiteral: redactor.redact(event.message.description))
         redacted.metadata = merged.isEmpty ? nil : redactor.redact(merged)
@@ -60,6 +54,25 @@ public struct RedactingLogHandler: LogHandler {
             redacted.error = RedactedError(description: redactor.redact(String(describing: error)))
         }
         wrapped.log(event: redacted)
+    }
+
+    /// Logger metadata, then provided, then per-call; later wins. When only one is non-empty it is used as it
+    /// is: merging into an empty dictionary rehashes every key, and that was most of a clean line's cost.
+    static func merge(
+        _ handler: Logger.Metadata, _ provided: Logger.Metadata?, _ call: Logger.Metadata?
+    ) -> Logger.Metadata {
+        let provided = provided ?? [:]
+        let call = call ?? [:]
+        switch (handler.isEmpty, provided.isEmpty, call.isEmpty) {
+        case (true, true, _): return call
+        case (true, _, true): return provided
+        case (_, true, true): return handler
+        default:
+            var merged = handler
+            merged.merge(provided) { _, new in new }
+            merged.merge(call) { _, new in new }
+            return merged
+        }
     }
 
     /// Bootstraps swift-log so that every logger's handler is `makeHandler(label)` behind redaction.

@@ -42,9 +42,7 @@ public struct StructuredLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let own = event.metadata { merged.merge(own) { _, new in new } }
+        let merged = RedactingLogHandler.merge(metadata, metadataProvider?.get(), event.metadata)
         sink.write(
             Self.format(
                 level: event.level, timestamp: timestamp(), message: event.message.description, metadata: merged,
