@@ -8,6 +8,14 @@ let package = Package(
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
+        .library(name: "AxiomPlugins", targets: ["AxiomPlugins"]),
+        .library(name: "AxiomPluginKit", targets: ["AxiomPluginKit"]),
+        // The shipped plugins: each one a shared object that `swift build` puts beside the `axiom` executable.
+        .library(name: "AxiomPluginNWC", type: .dynamic, targets: ["AxiomPluginNWC"]),
+        .library(name: "AxiomPluginTelnyx", type: .dynamic, targets: ["AxiomPluginTelnyx"]),
+        .library(name: "AxiomPluginRendio", type: .dynamic, targets: ["AxiomPluginRendio"]),
+        .library(name: "AxiomPluginPaymentMethods", type: .dynamic, targets: ["AxiomPluginPaymentMethods"]),
+        .library(name: "AxiomPluginLinuxIO", type: .dynamic, targets: ["AxiomPluginLinuxIO"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -31,10 +39,23 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // The plugin ABI: one C header, the only thing a plugin and the host share.
+        .target(name: "CAxiomPluginABI"),
+        // Helpers for Swift plugin authors. Never depends on Axiom: one copy of every Swift type per process.
+        .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
+        // The host: discovery, checks before dlopen, loading, diagnostics.
+        .target(name: "AxiomPlugins", dependencies: ["Axiom", "CAxiomPluginABI"]),
+        .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
+        .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
+        .target(name: "AxiomPluginRendio", dependencies: ["AxiomPluginKit"], path: "Plugins/Rendio"),
+        .target(name: "AxiomPluginPaymentMethods", dependencies: ["AxiomPluginKit"], path: "Plugins/PaymentMethods"),
+        // Written in C to keep the boundary language-neutral.
+        .target(name: "AxiomPluginLinuxIO", dependencies: ["CAxiomPluginABI"], path: "Plugins/LinuxIO", publicHeadersPath: "."),
         .executableTarget(
             name: "axiom",
             dependencies: [
                 "Axiom",
+                "AxiomPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -46,6 +67,7 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        .testTarget(name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "CAxiomPluginABI"]),
         .executableTarget(
             name: "AxiomBenchmarks",
             dependencies: [
@@ -53,6 +75,15 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/AxiomBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "PluginBenchmarks",
+            dependencies: [
+                "Axiom", "AxiomPlugins",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PluginBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(

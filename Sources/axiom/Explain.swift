@@ -21,7 +21,10 @@ struct Explain: AsyncParsableCommand {
     @Option(help: "The locale of the title and messages: en or tr. Others fall back to English.")
     var locale = Localizer.baseLocale
 
+    @OptionGroup var plugins: PluginOptions
+
     func run() async throws {
+        plugins.loadWarningAboutRejections()
         let registry = ErrorRegistry.shared
         guard let descriptor = registry.descriptor(for: ErrorCode(domain, code)) else {
             let near = registry.suggestions(domain: domain, code: code)
