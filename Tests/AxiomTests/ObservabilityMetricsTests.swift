@@ -29,7 +29,7 @@ struct ObservabilityMetricsTests {
         #expect(metrics.counterTotal(label: RecoveryMetricsObserver.successesLabel, dimensions: domain) == 1)
     }
 
-    @Test("breaker state is a gauge: 0 closed, 1 half-open, 2 open")
+    @Test("breaker state is a gauge: 0 closed, 1 half-open, 2 open, 3 isolated")
     func breakerState() throws {
         let metrics = TestMetrics()
         let resilience = ResilienceMetrics(factory: metrics)
@@ -37,13 +37,15 @@ struct ObservabilityMetricsTests {
         resilience.breakerStateChanged("nwc", to: .open)
         resilience.callRejected("nwc")
         resilience.callRejected("nwc")
-        let gauge = try metrics.expectGauge(ResilienceMetrics.stateLabel, [("breaker", "nwc")])
+        let gauge = try metrics.expectGauge(ResilienceMetrics.stateLabel, [("key", "nwc")])
         #expect(gauge.lastValue == 2)
         resilience.breakerStateChanged("nwc", to: .halfOpen)
         #expect(gauge.lastValue == 1)
+        resilience.breakerStateChanged("nwc", to: .isolated)
+        #expect(gauge.lastValue == 3)
         #expect(
             metrics.counterTotal(
-                label: ResilienceMetrics.transitionsLabel, dimensions: [("breaker", "nwc"), ("state", "open")]) == 1)
-        #expect(metrics.counterTotal(label: ResilienceMetrics.rejectionsLabel, dimensions: [("breaker", "nwc")]) == 2)
+                label: ResilienceMetrics.transitionsLabel, dimensions: [("key", "nwc"), ("to", "open")]) == 1)
+        #expect(metrics.counterTotal(label: ResilienceMetrics.rejectionsLabel, dimensions: [("key", "nwc")]) == 2)
     }
 }
