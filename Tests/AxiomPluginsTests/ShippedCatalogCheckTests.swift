@@ -57,3 +57,35 @@ struct ShippedCatalogCheckTests {
         #expect(ErrorMapper(registry: registry, locale: "xx").map(descriptor).title == "Insufficient Balance")
     }
 }
+
+/// The host runs the load check: a plugin whose codes reference keys without English texts is refused whole.
+@Suite("The plugin host checks messages at load")
+final class PluginMessageCheckTests {
+    let registry = ErrorRegistry()
+    let directory: FixtureDirectory
+
+    init() throws { directory = try FixtureDirectory() }
+
+    deinit { directory.remove() }
+
+    @Test("a plugin without English texts is refused and registers nothing")
+    func refusedWithoutEnglish() throws {
+        let path = try directory.plugin(
+            "mute.so", ["FIXTURE_ID=\"test.mute\"", "FIXTURE_DOMAIN=\"mute\"", "FIXTURE_NO_MESSAGES"])
+        guard case .failure(let rejection) = PluginHost(registry: registry).load(file: path) else {
+            Issue.record("a plugin without English texts was loaded")
+            return
+        }
+        #expect(rejection.reason == .invalidCatalog)
+        #expect(rejection.detail.contains("error.mute.E000"))
+        #expect(registry.descriptor(for: ErrorCode("mute", "E000")) == nil)
+        #expect(registry.source(ofDomain: "mute") == nil)
+    }
+
+    @Test("the same plugin with its texts loads")
+    func loadsWithEnglish() throws {
+        let path = try directory.plugin("voiced.so", ["FIXTURE_ID=\"test.voiced\"", "FIXTURE_DOMAIN=\"voiced\""])
+        #expect(throws: Never.self) { try PluginHost(registry: registry).load(file: path).get() }
+        #expect(registry.descriptor(for: ErrorCode("voiced", "E000")) != nil)
+    }
+}
