@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
+        .library(name: "AxiomCrash", targets: ["AxiomCrash"]),
+        .library(name: "AxiomSymbolication", targets: ["AxiomSymbolication"]),
         .library(name: "AxiomPlugins", targets: ["AxiomPlugins"]),
         .library(name: "AxiomPluginKit", targets: ["AxiomPluginKit"]),
         // The shipped plugins: each one a shared object that `swift build` puts beside the `axiom` executable.
@@ -68,6 +70,47 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "CAxiomPluginABI"]),
+        // Crash reporter. Only these two link libunwind (it interposes _Unwind_* and
+        // backtrace for the whole process).
+        .target(
+            name: "CAxiomCrash",
+            cSettings: [.define("UNW_LOCAL_ONLY")],
+            linkerSettings: [.linkedLibrary("unwind")]
+        ),
+        .target(name: "AxiomCrash", dependencies: ["CAxiomCrash", "AxiomSymbolication"]),
+        // A child process that installs the reporter and crashes on request.
+        .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
+        .executableTarget(
+            name: "AxiomCrashProbe",
+            dependencies: ["AxiomCrash", "CAxiomCrashProbeSupport"],
+            path: "Tests/AxiomCrashProbe"
+        ),
+        .testTarget(
+            name: "AxiomCrashTests", dependencies: ["AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication"]),
+        .executableTarget(
+            name: "CrashBenchmarks",
+            dependencies: ["AxiomCrash", "CAxiomCrash", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/CrashBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
+        // _Unwind_* for the whole process; only the crash module may).
+        .target(
+            name: "CAxiomDwarf",
+            linkerSettings: [.linkedLibrary("dwarf")]
+        ),
+        .target(
+            name: "AxiomSymbolication",
+            dependencies: ["CAxiomDwarf"]
+        ),
+        .target(
+            name: "CAxiomSymbolicationFixtures",
+            path: "Tests/CAxiomSymbolicationFixtures"
+        ),
+        .testTarget(
+            name: "AxiomSymbolicationTests",
+            dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
+        ),
         .executableTarget(
             name: "AxiomBenchmarks",
             dependencies: [
@@ -84,6 +127,15 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/PluginBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "SymbolicationBenchmarks",
+            dependencies: [
+                "AxiomSymbolication",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SymbolicationBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
