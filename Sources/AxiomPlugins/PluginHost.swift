@@ -170,7 +170,12 @@ public final class PluginHost: Sendable {
             case .failure(let error): return refuse(error.reason, "\(identification.id): \(error.detail)")
             }
 
-            // 7. All or nothing.
+            // 7. Every key the descriptors reference has an English text (CatalogCheck), then all or nothing.
+            let messages = CatalogCheck.check(catalog, in: registry)
+            guard messages.passes else {
+                let problems = messages.errors.map(\.description).joined(separator: "; ")
+                return refuse(.invalidCatalog, "\(identification.id): \(problems)")
+            }
             do throws(RegistrationError) {
                 try registry.register(catalog)
             } catch {

@@ -18,6 +18,9 @@ struct Explain: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    @Option(help: "The locale of the title and messages: en or tr. Others fall back to English.")
+    var locale = Localizer.baseLocale
+
     @OptionGroup var plugins: PluginOptions
 
     func run() async throws {
@@ -31,7 +34,8 @@ struct Explain: AsyncParsableCommand {
             FileHandle.standardError.write(Data((message + "\n").utf8))
             throw ExitCode(1)
         }
-        let report = ExplainReport(descriptor)
+        let report = ExplainReport(
+            descriptor, presentation: ErrorMapper(registry: registry, locale: locale).map(descriptor))
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -52,6 +56,22 @@ struct ExplainReport: Encodable {
         let honorsRetryAfter: Bool
     }
 
+    struct Presentation: Encodable {
+        let style: String
+        /// Null means until dismissed.
+        let durationSeconds: Double?
+        let feedback: String
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(style, forKey: .style)
+            try container.encode(durationSeconds, forKey: .durationSeconds)
+            try container.encode(feedback, forKey: .feedback)
+        }
+
+        enum CodingKeys: String, CodingKey { case style, durationSeconds, feedback }
+    }
+
     let domain: String
     let code: String
     let numericCode: Int?
@@ -64,8 +84,13 @@ struct ExplainReport: Encodable {
     let escalation: String?
     let sensitive: Bool
     let source: String
+    let locale: String
+    let title: String
+    let message: String
+    let recoverySuggestion: String?
+    let presentation: Presentation
 
-    init(_ descriptor: ErrorDescriptor) {
+    init(_ descriptor: ErrorDescriptor, presentation shown: ErrorPresentation) {
         domain = descriptor.code.domain
         code = descriptor.code.code
         numericCode = descriptor.numericCode
@@ -82,11 +107,17 @@ struct ExplainReport: Encodable {
         escalation = descriptor.escalation?.description
         sensitive = descriptor.isSensitive
         source = descriptor.source
+        locale = shown.locale
+        title = shown.title
+        message = shown.message
+        recoverySuggestion = shown.recoverySuggestion
+        presentation = Presentation(
+            style: shown.style.rawValue, durationSeconds: shown.duration?.seconds, feedback: shown.feedback.rawValue)
     }
 
     enum CodingKeys: String, CodingKey {
         case domain, code, numericCode, category, severity, disposition, retry, messageKey, recoverySuggestionKey
-        case escalation, sensitive, source
+        case escalation, sensitive, source, locale, title, message, recoverySuggestion, presentation
     }
 
     // Optional keys are written as null rather than left out: readers can rely on every key being there.
@@ -104,6 +135,11 @@ struct ExplainReport: Encodable {
         try container.encode(escalation, forKey: .escalation)
         try container.encode(sensitive, forKey: .sensitive)
         try container.encode(source, forKey: .source)
+        try container.encode(locale, forKey: .locale)
+        try container.encode(title, forKey: .title)
+        try container.encode(message, forKey: .message)
+        try container.encode(recoverySuggestion, forKey: .recoverySuggestion)
+        try container.encode(presentation, forKey: .presentation)
     }
 
     var text: String {
@@ -124,6 +160,12 @@ struct ExplainReport: Encodable {
         lines.append("  message key:  \(messageKey)")
         if let recoverySuggestionKey { lines.append("  recovery key: \(recoverySuggestionKey)") }
         lines.append("  source:       \(source)")
+        let duration = presentation.durationSeconds.map { "\($0.formatted()) s" } ?? "until dismissed"
+        lines.append("  presentation: \(presentation.style), \(duration), feedback \(presentation.feedback)")
+        lines.append("  locale:       \(locale)")
+        lines.append("  title:        \(title)")
+        lines.append("  message:      \(message)")
+        if let recoverySuggestion { lines.append("  recovery:     \(recoverySuggestion)") }
         return lines.joined(separator: "\n")
     }
 }

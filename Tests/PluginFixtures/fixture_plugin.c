@@ -10,6 +10,7 @@
  *   FIXTURE_ABI_HASH="h"      ABI header hash reported        (default AXIOM_PLUGIN_ABI_HASH)
  *   FIXTURE_CATEGORY="c"      category of every code          (default "general")
  *   FIXTURE_FAIL_INIT         report a failed init with a message
+ *   FIXTURE_NO_MESSAGES       ship no English texts for the codes' message keys
  *   FIXTURE_NO_ENTRY          export no entry symbol at all
  *
  * The catalog is built on the first call and never freed, as the ABI requires.
@@ -85,7 +86,11 @@ static void build(void) {
         strcat(key, ".title");
         english[2 * i + 1] = (axiom_plugin_message){.key = strdup(key), .text = format("Fixture %d", i)};
     }
+#ifdef FIXTURE_NO_MESSAGES
+    locales[0] = (axiom_plugin_locale){.locale = "en", .messages = english, .message_count = 0};
+#else
     locales[0] = (axiom_plugin_locale){.locale = "en", .messages = english, .message_count = FIXTURE_CODES * 2};
+#endif
     descriptor = (axiom_plugin_descriptor){
         .struct_size = sizeof(axiom_plugin_descriptor),
         .abi_version = FIXTURE_ABI_VERSION,

@@ -93,7 +93,7 @@ extension ErrorCatalog {
             source: builtinSource, version: "1.0.0",
             domains: [AxiomError.domain, ClientError.domain, ContextError.domain, CapabilityError.domain, "swift"],
             descriptors: axiom + client + context + capability + [cancellation],
-            messages: ["en": english])
+            messages: BuiltinMessages.tables(english: english))
     }()
 }
 

@@ -1,0 +1,92 @@
+import CoreMetrics
+import Synchronization
+
+/// Counts error and recovery rates per domain through swift-metrics (seed 001: "monitor error rates and
+/// recovery success rates").
+///
+/// - `axiom_domain_errors_total{domain}`: errors entering the system; an error escalated across layers
+///   is counted once, at the layer where it began.
+/// - `axiom_recovery_attempts_total{domain}`: episodes in which a recovery ran (a retry, or a fallback).
+/// - `axiom_recovery_successes_total{domain}`: those that ended recovered.
+///
+/// The success rate is successes ÷ attempts; ``recoverySuccessRate(domain:)`` gives it in-process for
+/// dashboards and demos without a metrics backend.
+public final class RecoveryMetricsObserver: ErrorObserver {
+    /// Counter of errors per domain.
+    public static let errorsLabel = "axiom_domain_errors_total"
+    /// Counter of recovery attempts per domain.
+    public static let attemptsLabel = "axiom_recovery_attempts_total"
+    /// Counter of successful recoveries per domain.
+    public static let successesLabel = "axiom_recovery_successes_total"
+
+    /// The counts of one domain.
+    public struct Tally: Sendable, Hashable {
+        /// Errors that entered the system.
+        public var errors = 0
+        /// Episodes in which a recovery ran.
+        public var recoveryAttempts = 0
+        /// Episodes that ended recovered.
+        public var recoverySuccesses = 0
+
+        /// Creates a tally.
+        public init(errors: Int = 0, recoveryAttempts: Int = 0, recoverySuccesses: Int = 0) {
+            self.errors = errors
+            self.recoveryAttempts = recoveryAttempts
+            self.recoverySuccesses = recoverySuccesses
+        }
+    }
+
+    private struct Counters {
+        let errors: Counter
+        let attempts: Counter
+        let successes: Counter
+    }
+
+    private struct State {
+        var counters: [String: Counters] = [:]
+        var tallies: [String: Tally] = [:]
+    }
+
+    private let factory: any MetricsFactory
+    private let state = Mutex(State())
+
+    /// Counts through `factory` (the bootstrapped one by default).
+    public init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
+
+    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
+        let domain = event.code.domain
+        let entered = event.escalatedFrom == nil
+        let recovered = resolution == .recovered
+        // A later attempt means a retry ran; a recovered first attempt means a fallback value was used.
+        let attempted = recovered || event.attempt > 1
+        guard entered || attempted else { return }
+        let counters = state.withLock { state in
+            if entered { state.tallies[domain, default: Tally()].errors += 1 }
+            if attempted { state.tallies[domain, default: Tally()].recoveryAttempts += 1 }
+            if recovered { state.tallies[domain, default: Tally()].recoverySuccesses += 1 }
+            if let counters = state.counters[domain] { return counters }
+            let dimensions = [("domain", domain)]
+            let counters = Counters(
+                errors: Counter(label: Self.errorsLabel, dimensions: dimensions, factory: factory),
+                attempts: Counter(label: Self.attemptsLabel, dimensions: dimensions, factory: factory),
+                successes: Counter(label: Self.successesLabel, dimensions: dimensions, factory: factory))
+            state.counters[domain] = counters
+            return counters
+        }
+        if entered { counters.errors.increment() }
+        if attempted { counters.attempts.increment() }
+        if recovered { counters.successes.increment() }
+    }
+
+    /// The counts of a domain so far.
+    public func tally(domain: String) -> Tally {
+        state.withLock { $0.tallies[domain] ?? Tally() }
+    }
+
+    /// Successful recoveries ÷ recovery attempts in a domain, or nil before the first attempt.
+    public func recoverySuccessRate(domain: String) -> Double? {
+        let tally = tally(domain: domain)
+        guard tally.recoveryAttempts > 0 else { return nil }
+        return Double(tally.recoverySuccesses) / Double(tally.recoveryAttempts)
+    }
+}

@@ -1,0 +1,85 @@
+import CoreMetrics
+import Synchronization
+
+/// Reports circuit-breaker state through swift-metrics, for breakers and other resilience code that do not
+/// report it themselves.
+///
+/// A breaker calls ``breakerStateChanged(_:to:)`` on every transition (and once at creation with
+/// `.closed`), and ``callRejected(_:)`` when it refuses a call:
+///
+/// - `axiom_circuit_breaker_state{key}`: a gauge, 0 closed, 1 half-open, 2 open, 3 isolated;
+/// - `axiom_circuit_breaker_transitions_total{key, to}`: a counter of transitions into each state;
+/// - `axiom_circuit_breaker_rejections_total{key}`: calls refused.
+///
+/// The labels, dimensions and gauge values are the runtime's `CircuitBreaker`'s own, so a dashboard reads
+/// one series whichever of the two reports a key. Report each key from one place only.
+public final class ResilienceMetrics: Sendable {
+    /// A breaker's state, as the gauge reports it.
+    public enum BreakerState: String, Sendable, Hashable, CaseIterable {
+        case closed, halfOpen, open
+        /// Forced open by an operator: no probe lets calls through.
+        case isolated
+
+        /// The gauge value: 0 closed, 1 half-open, 2 open, 3 isolated, so "above zero" means "not healthy".
+        public var gaugeValue: Int {
+            switch self {
+            case .closed: 0
+            case .halfOpen: 1
+            case .open: 2
+            case .isolated: 3
+            }
+        }
+    }
+
+    /// The state gauge's label.
+    public static let stateLabel = "axiom_circuit_breaker_state"
+    /// The transition counter's label.
+    public static let transitionsLabel = "axiom_circuit_breaker_transitions_total"
+    /// The rejection counter's label.
+    public static let rejectionsLabel = "axiom_circuit_breaker_rejections_total"
+
+    private struct Handles {
+        let state: Gauge
+        let rejections: Counter
+        var transitions: [BreakerState: Counter] = [:]
+    }
+
+    private let factory: any MetricsFactory
+    private let handles = Mutex<[String: Handles]>([:])
+
+    /// Reports through `factory` (the bootstrapped one by default).
+    public init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
+
+    /// Records that the breaker of `breaker` (its key: usually a domain, `nwc`) is now in `state`.
+    public func breakerStateChanged(_ breaker: String, to state: BreakerState) {
+        let (gauge, transitions) = handles.withLock { all in
+            var handles = all[breaker] ?? makeHandles(breaker)
+            let counter =
+                handles.transitions[state]
+                ?? Counter(
+                    label: Self.transitionsLabel, dimensions: [("key", breaker), ("to", state.rawValue)],
+                    factory: factory)
+            handles.transitions[state] = counter
+            all[breaker] = handles
+            return (handles.state, counter)
+        }
+        gauge.record(state.gaugeValue)
+        transitions.increment()
+    }
+
+    /// Records that the breaker of `breaker` refused a call.
+    public func callRejected(_ breaker: String) {
+        let counter = handles.withLock { all in
+            let handles = all[breaker] ?? makeHandles(breaker)
+            all[breaker] = handles
+            return handles.rejections
+        }
+        counter.increment()
+    }
+
+    private func makeHandles(_ breaker: String) -> Handles {
+        Handles(
+            state: Gauge(label: Self.stateLabel, dimensions: [("key", breaker)], factory: factory),
+            rejections: Counter(label: Self.rejectionsLabel, dimensions: [("key", breaker)], factory: factory))
+    }
+}

@@ -1,0 +1,161 @@
+/// The load check of a catalog's messages: every key its descriptors reference exists in English, and no
+/// text is empty. Missing titles and translations are warnings: the fallback covers them.
+///
+/// ```swift
+/// let report = CatalogCheck.check(catalog, in: registry)
+/// guard report.passes else { throw … report.errors … }
+/// ```
+public enum CatalogCheck {
+    /// One finding.
+    public struct Issue: Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong.
+        public enum Kind: String, Sendable, Hashable {
+            /// A descriptor's message key has no English text. An error.
+            case missingMessage
+            /// A descriptor's recovery suggestion key has no English text. An error.
+            case missingRecoverySuggestion
+            /// A text is empty or only white space. An error: the user would see nothing.
+            case emptyText
+            /// A descriptor has no title (`messageKey.title`) in English; the category's title is used. A warning.
+            case missingTitle
+            /// A locale lacks a key that English has; English is shown instead. A warning.
+            case missingTranslation
+        }
+
+        /// What is wrong.
+        public let kind: Kind
+        /// The catalog's source.
+        public let source: String
+        /// The key concerned.
+        public let key: String
+        /// The locale concerned, when it is one locale's problem.
+        public let locale: String?
+        /// The code whose descriptor references the key, when there is one.
+        public let code: ErrorCode?
+
+        /// Whether the catalog must be refused for it.
+        public var isError: Bool {
+            switch kind {
+            case .missingMessage, .missingRecoverySuggestion, .emptyText: true
+            case .missingTitle, .missingTranslation: false
+            }
+        }
+
+        public var description: String {
+            let subject = code.map { "\($0): " } ?? ""
+            let place = locale.map { " in \($0)" } ?? ""
+            return switch kind {
+            case .missingMessage: "\(source): \(subject)message key '\(key)' has no text in en"
+            case .missingRecoverySuggestion: "\(source): \(subject)recovery key '\(key)' has no text in en"
+            case .emptyText: "\(source): text of '\(key)'\(place) is empty"
+            case .missingTitle: "\(source): \(subject)no title '\(key)' in en (the category title is used)"
+            case .missingTranslation: "\(source): '\(key)' has no text\(place) (English is used)"
+            }
+        }
+    }
+
+    /// The findings for one catalog.
+    public struct Report: Sendable, Hashable {
+        /// The catalog's source.
+        public let source: String
+        /// Everything found, errors first.
+        public let issues: [Issue]
+
+        /// Findings that make the catalog unacceptable.
+        public var errors: [Issue] { issues.filter(\.isError) }
+        /// Findings the fallback covers.
+        public var warnings: [Issue] { issues.filter { !$0.isError } }
+        /// Whether the catalog may be loaded: no errors.
+        public var passes: Bool { !issues.contains(where: \.isError) }
+    }
+
+    /// Checks a catalog's messages.
+    ///
+    /// A key may also be satisfied by a catalog already in `registry` (a plugin may reference
+    /// `error.general.unexpected`, which the built-in catalog provides). Translations are checked for every
+    /// locale the catalog ships besides English.
+    public static func check(_ catalog: ErrorCatalog, in registry: ErrorRegistry? = nil) -> Report {
+        let base = Localizer.baseLocale
+        let english = catalog.messages[base] ?? [:]
+        func hasEnglish(_ key: String) -> Bool {
+            if let text = english[key] { return !text.trimmingWhitespace().isEmpty }
+            if let text = registry?.message(forKey: key, locale: base) { return !text.trimmingWhitespace().isEmpty }
+            return false
+        }
+        var errors: [Issue] = []
+        var warnings: [Issue] = []
+        func issue(_ kind: Issue.Kind, _ key: String, locale: String? = nil, code: ErrorCode? = nil) {
+            let found = Issue(kind: kind, source: catalog.source, key: key, locale: locale, code: code)
+            if found.isError { errors.append(found) } else { warnings.append(found) }
+        }
+
+        for locale in catalog.messages.keys.sorted() {
+            for (key, text) in catalog.messages[locale]!.sorted(by: { $0.key < $1.key })
+            where text.trimmingWhitespace().isEmpty {
+                issue(.emptyText, key, locale: locale)
+            }
+        }
+        var referenced: [String] = []
+        for descriptor in catalog.descriptors {
+            let code = descriptor.code
+            if !hasEnglish(descriptor.messageKey) {
+                // An empty text is already reported; a missing one is reported here.
+                if english[descriptor.messageKey] == nil { issue(.missingMessage, descriptor.messageKey, code: code) }
+            }
+            referenced.append(descriptor.messageKey)
+            if let key = descriptor.recoverySuggestionKey {
+                if !hasEnglish(key) && english[key] == nil { issue(.missingRecoverySuggestion, key, code: code) }
+                referenced.append(key)
+            }
+            let titleKey = Localizer.titleKey(for: descriptor)
+            if hasEnglish(titleKey) {
+                referenced.append(titleKey)
+            } else if english[titleKey] == nil {
+                issue(.missingTitle, titleKey, code: code)
+            }
+        }
+        for locale in catalog.messages.keys.sorted() where locale != base {
+            let table = catalog.messages[locale]!
+            for key in referenced where table[key] == nil && english[key] != nil {
+                issue(.missingTranslation, key, locale: locale)
+            }
+        }
+        return Report(source: catalog.source, issues: errors + warnings)
+    }
+
+    /// Checks every catalog registered in `registry`, against the registry's messages.
+    public static func check(_ registry: ErrorRegistry) -> [Report] {
+        registry.catalogs.map { check($0, in: registry) }
+    }
+}
+
+/// A catalog refused at load: its registration failed, or its messages did not pass ``CatalogCheck``.
+public struct CatalogLoadError: Error, Sendable, CustomStringConvertible {
+    /// The registration failure, if the registry refused it.
+    public let registration: RegistrationError?
+    /// The message check's errors, if the check refused it.
+    public let issues: [CatalogCheck.Issue]
+
+    public var description: String {
+        if let registration { return registration.description }
+        return issues.map(\.description).joined(separator: "; ")
+    }
+}
+
+extension ErrorRegistry {
+    /// Registers a catalog after checking its messages: a catalog whose descriptors reference a key with no
+    /// English text is refused whole, like any other invalid catalog.
+    ///
+    /// - Returns: the check's report; its warnings (missing titles, missing translations) do not refuse.
+    @discardableResult
+    public func registerChecked(_ catalog: ErrorCatalog) throws(CatalogLoadError) -> CatalogCheck.Report {
+        let report = CatalogCheck.check(catalog, in: self)
+        guard report.passes else { throw CatalogLoadError(registration: nil, issues: report.errors) }
+        do {
+            try register(catalog)
+        } catch {
+            throw CatalogLoadError(registration: error, issues: [])
+        }
+        return report
+    }
+}

@@ -1,0 +1,104 @@
+/// Looks up user-facing texts in a registry's catalogs, with a fallback that never ends in an empty
+/// string or a raw key.
+///
+/// For a locale like `tr-TR` the chain is `tr-TR` → `tr` → `en`; for each text:
+///
+/// - message: the descriptor's `messageKey`, then `error.general.unexpected`;
+/// - title: `messageKey + ".title"`, then the category's `error.<category>.title`, then `error.general.title`;
+/// - recovery suggestion: the descriptor's `recoverySuggestionKey`, else none (nothing to suggest is better
+///   than a generic suggestion).
+///
+/// Each key goes through the whole locale chain before the next key is tried: an English text of the right
+/// error beats a Turkish text of the generic one.
+public struct Localizer: Sendable {
+    /// The locale every catalog must provide, and the last in every chain.
+    public static let baseLocale = "en"
+    /// The message of last resort.
+    public static let unexpectedKey = "error.general.unexpected"
+    /// The title of last resort.
+    public static let generalTitleKey = "error.general.title"
+
+    /// A text and where it came from.
+    public struct Text: Sendable, Hashable {
+        /// The text.
+        public var text: String
+        /// The locale it is in.
+        public var locale: String
+        /// The key it was found under.
+        public var key: String
+    }
+
+    /// Where texts come from.
+    public let registry: ErrorRegistry
+    /// The locales tried, in order; always ends with `en`.
+    public let chain: [String]
+
+    /// A localizer for `locale` (`tr`, `tr-TR`, `tr_TR`; an unknown one falls back to English).
+    public init(registry: ErrorRegistry = .shared, locale: String = Localizer.baseLocale) {
+        self.registry = registry
+        self.chain = Self.chain(for: locale)
+    }
+
+    /// The locales tried for a requested one: as given, normalized (`tr_TR` → `tr-tr`), its language, `en`.
+    public static func chain(for locale: String) -> [String] {
+        let trimmed = locale.trimmingWhitespace()
+        let normalized = String(trimmed.lowercased().map { $0 == "_" ? "-" : $0 })
+        let language = String(normalized.prefix { $0 != "-" })
+        var chain: [String] = []
+        for candidate in [trimmed, normalized, language, baseLocale] where !candidate.isEmpty {
+            if !chain.contains(candidate) { chain.append(candidate) }
+        }
+        return chain
+    }
+
+    /// The first non-empty text for `key` along the locale chain.
+    public func text(forKey key: String) -> Text? {
+        for locale in chain {
+            if let text = registry.message(forKey: key, locale: locale), !text.trimmingWhitespace().isEmpty {
+                return Text(text: text, locale: locale, key: key)
+            }
+        }
+        return nil
+    }
+
+    /// The first key of `keys` with a text, along the locale chain.
+    public func firstText(forKeys keys: [String]) -> Text? {
+        for key in keys {
+            if let text = text(forKey: key) { return text }
+        }
+        return nil
+    }
+
+    /// The message of a descriptor.
+    public func message(for descriptor: ErrorDescriptor) -> Text {
+        firstText(forKeys: [descriptor.messageKey, Self.unexpectedKey])
+            ?? Text(text: "Something went wrong. Please try again.", locale: Self.baseLocale, key: Self.unexpectedKey)
+    }
+
+    /// The title of a descriptor.
+    public func title(for descriptor: ErrorDescriptor) -> Text {
+        firstText(forKeys: [
+            Self.titleKey(for: descriptor), Self.categoryTitleKey(descriptor.category), Self.generalTitleKey,
+        ]) ?? Text(text: "Something went wrong", locale: Self.baseLocale, key: Self.generalTitleKey)
+    }
+
+    /// The recovery suggestion of a descriptor, if it has one with a text.
+    public func recoverySuggestion(for descriptor: ErrorDescriptor) -> Text? {
+        descriptor.recoverySuggestionKey.flatMap { text(forKey: $0) }
+    }
+
+    /// The key of a descriptor's title: its message key with `.title` appended.
+    public static func titleKey(for descriptor: ErrorDescriptor) -> String { descriptor.messageKey + ".title" }
+
+    /// The key of a category's title: `error.<category>.title`.
+    public static func categoryTitleKey(_ category: ErrorCategory) -> String { "error.\(category.rawValue).title" }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[first...last])
+    }
+}

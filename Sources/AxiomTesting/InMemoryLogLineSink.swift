@@ -1,0 +1,20 @@
+import Axiom
+import Synchronization
+
+/// A log line sink that keeps every line, for tests that read what a structured log handler wrote.
+public final class InMemoryLogLineSink: LogLineSink {
+    private let storage = Mutex<[String]>([])
+
+    /// Creates an empty sink.
+    public init() {}
+
+    public func write(_ line: String) {
+        storage.withLock { $0.append(line) }
+    }
+
+    /// Every line written so far, in order.
+    public var lines: [String] { storage.withLock { $0 } }
+
+    /// Forgets the lines written so far.
+    public func clear() { storage.withLock { $0.removeAll() } }
+}
