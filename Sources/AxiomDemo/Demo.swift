@@ -17,10 +17,18 @@ struct Demo {
     let tally = TallyObserver()
     let reportDirectory = NSTemporaryDirectory() + "axiom-demo/crash-reports"
 
+    /// Every log line goes through redaction, then the structured one-line format, into the transcript.
+    static let bootstrapLogging: Void = {
+        RedactingLogHandler.bootstrap { label in
+            var handler = StructuredLogHandler(label: label, sink: TranscriptSink())
+            handler.logLevel = .info
+            return handler
+        }
+    }()
+
     var logger: Logger {
-        var logger = Logger(label: "axiom.demo") { _ in DemoLogHandler() }
-        logger.logLevel = .info
-        return logger
+        Demo.bootstrapLogging
+        return Logger(label: "axiom.demo")
     }
 
     var configuration: PipelineConfiguration {
@@ -42,20 +50,7 @@ struct Demo {
     }
 }
 
-/// Prints log entries inside the transcript, with their metadata in a stable order.
-struct DemoLogHandler: LogHandler {
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        let keys = ["code", "category", "layer", "disposition", "operation", "attempt"]
-        let fields = keys.compactMap { key in merged[key].map { "\(key)=\($0)" } }
-        print("   log │ [\(event.level)] \(event.message) " + fields.joined(separator: " "))
-    }
+/// Writes structured log lines inside the transcript.
+struct TranscriptSink: LogLineSink {
+    func write(_ line: String) { print("   log │ \(line)") }
 }

@@ -82,18 +82,13 @@ struct PaymentScene {
 /// Shows a handled error the way a user would see it, in English and Turkish.
 enum Presenter {
     static func show(_ event: ErrorEvent) {
-        let registry = ErrorRegistry.shared
-        let descriptor = event.descriptor
         for locale in ["en", "tr"] {
-            func text(_ key: String?) -> String? {
-                guard let key else { return nil }
-                return registry.message(forKey: key, locale: locale) ?? registry.message(forKey: key, locale: "en")
-            }
-            let title = text(descriptor.messageKey + ".title") ?? ""
-            let message = text(descriptor.messageKey) ?? text("error.general.unexpected") ?? ""
-            let action = text(descriptor.recoverySuggestionKey).map { " [\($0)]" } ?? ""
-            let style = descriptor.presentation?.style.rawValue ?? "default"
-            Transcript.line("   \(locale) \(style): \(title) — \(message)\(action)")
+            let presentation = ErrorMapper(locale: locale).map(event)
+            let duration = presentation.duration.map { "\($0)" } ?? "until dismissed"
+            let action = presentation.recoverySuggestion.map { " [\($0)]" } ?? ""
+            Transcript.line(
+                "   \(locale) \(presentation.style.rawValue), \(duration), feedback \(presentation.feedback.rawValue): "
+                    + "\(presentation.title) — \(presentation.message)\(action)")
         }
     }
 }
