@@ -1,0 +1,5 @@
+import Axiom
+import Benchmark
+
+let benchmarks: @Sendable () -> Void = {
+}
