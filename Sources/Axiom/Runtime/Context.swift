@@ -67,21 +67,18 @@ extension Context {
     public var isRecovering: Bool { errorStore.isRecovering }
 
     /// The current error state, then every change, as long as the caller listens.
-    public nonisolated func errorStates() -> AsyncStream<ErrorState?> {
-        let (stream, continuation) = AsyncStream<ErrorState?>.makeStream()
-        let task = Task {
-            let (current, updates) = await self.subscribeToErrorStates()
+    public func errorStates() -> AsyncStream<ErrorState?> {
+        // Subscribe and read the current state in one isolated step, so no change falls between the two.
+        let updates = errorStore.broadcaster.subscribe()
+        let current = errorStore.current
+        return AsyncStream { continuation in
             continuation.yield(current)
-            for await state in updates { continuation.yield(state) }
-            continuation.finish()
+            let forward = Task {
+                for await state in updates { continuation.yield(state) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forward.cancel() }
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
-    }
-
-    /// The current state and a subscription to later ones, taken in one step so no change falls between.
-    private func subscribeToErrorStates() -> (ErrorState?, AsyncStream<ErrorState?>) {
-        (errorStore.current, errorStore.broadcaster.subscribe())
     }
 
     /// Runs an operation through the context's handlers; an error they do not resolve becomes the error state.
@@ -141,13 +138,15 @@ extension Context {
 
     /// Follows a client's state: `apply` runs on this context for the current state and every change.
     ///
-    /// The returned task ends when the client stops; cancel it to stop observing sooner.
+    /// Returns once subscribed, so no change made after it is missed. The returned task ends when the client
+    /// stops; cancel it to stop observing sooner.
     @discardableResult
     public func observe<C: Client>(
         _ client: C, _ apply: @escaping @Sendable (isolated Self, C.State) -> Void
-    ) -> Task<Void, Never> {
-        Task {
-            for await state in await client.states() {
+    ) async -> Task<Void, Never> {
+        let states = await client.states()
+        return Task {
+            for await state in states {
                 apply(self, state)
             }
         }
