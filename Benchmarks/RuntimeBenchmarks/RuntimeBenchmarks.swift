@@ -15,7 +15,7 @@ func work(_ value: Int) async throws -> Int {
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .mallocCountTotal, .instructions],
+        metrics: [.wallClock, .mallocCountTotal],
         scalingFactor: .kilo,
         maxDuration: .seconds(3),
         maxIterations: 100_000
@@ -70,4 +70,38 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(try? await timed.run("bench") { try await work(index) }.value)
             }
         }, setup: warm)
+
+    // Parts of the happy path, to see where its cost goes.
+    let parts = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal], scalingFactor: .kilo, maxDuration: .seconds(2))
+    let runtimeClock = RuntimeClock(clock)
+    Benchmark("part: clock reading", configuration: parts) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(runtimeClock.now()) }
+    }
+    Benchmark("part: breaker acquire + success", configuration: parts) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let permit = try? breaker.acquire()
+            if let permit { breaker.recordSuccess(permit) }
+        }
+    }
+    let capabilityOnly = CapabilityStage(validator, requiring: ["network"])
+    Benchmark(
+        "part: capability stage (cached)", configuration: parts,
+        closure: { benchmark in
+            for index in benchmark.scaledIterations {
+                blackHole(try? await capabilityOnly.run("bench") { try await work(index) })
+            }
+        }, setup: warm)
+    let retryOnly = RetryStage(registry: registry, clock: clock)
+    Benchmark("part: retry stage", configuration: parts) { benchmark in
+        for index in benchmark.scaledIterations {
+            blackHole(try? await retryOnly.run("bench") { try await work(index) })
+        }
+    }
+    let handlersOnly = ErrorPipeline(layer: .client, escalatesTo: .context) { FollowDescriptor() }
+    Benchmark("part: handlers (ErrorPipeline.run)", configuration: parts) { benchmark in
+        for index in benchmark.scaledIterations {
+            blackHole(try? await handlersOnly.run("bench") { try await work(index) }.value)
+        }
+    }
 }

@@ -103,7 +103,8 @@ struct MiddlewareChainTests {
                 return "paid"
             }
         }
-        await clock.waitForSleepers(2)
+        // The capability cache's expiry timer, the timeout and the retry's wait.
+        await clock.waitForSleepers(3)
         clock.advance(by: .seconds(60))
         #expect(try await task.value.value == "paid")
         #expect(observer.records.isEmpty, "the retry stage recovered inside the chain")

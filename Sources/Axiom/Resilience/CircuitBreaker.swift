@@ -106,6 +106,10 @@ public final class CircuitBreaker: Sendable {
 
     private let clock: RuntimeClock
     private let machine: Mutex<Machine>
+    // Mirrors of the machine, written under its lock, read without it: the closed path of the consecutive mode
+    // is then two atomic loads. A reader racing a writer sees the call as ordered just before the change.
+    private let isClosed = Atomic<Bool>(true)
+    private let hasFailures = Atomic<Bool>(false)
     private let broadcaster = Broadcaster<Transition>()
     private let metrics: Metrics
     private let logger: Logger
@@ -147,7 +151,7 @@ public final class CircuitBreaker: Sendable {
     public func acquire() throws(CircuitOpenError) -> Permit {
         let result: Result<Permit, CircuitOpenError>
         var transition: Transition?
-        if let fast = machine.withLock({ $0.state == .closed ? Permit.normal : nil }) { return fast }
+        if isClosed.load(ordering: .acquiring) { return .normal }
         let now = clock.now()
         let openDuration = configuration.openDuration
         result = machine.withLock { machine in
@@ -163,6 +167,7 @@ public final class CircuitBreaker: Sendable {
                 }
                 transition = machine.move(to: .halfOpen, key: key, at: now)
                 machine.probeInFlight = true
+                mirror(machine)
                 return .success(.probe)
             case .halfOpen:
                 if !machine.probeInFlight {
@@ -188,10 +193,12 @@ public final class CircuitBreaker: Sendable {
         switch configuration.mode {
         case .consecutiveFailures:
             if permit == .normal {
-                // The closed path: clear the failure count only when there is one, in one lock.
+                // The closed path: clear the failure count only when there is one.
+                guard hasFailures.load(ordering: .acquiring) else { return }
                 let done = machine.withLock { machine -> Bool in
                     guard machine.state == .closed || machine.state == .open else { return false }
                     machine.consecutiveFailures = 0
+                    mirror(machine)
                     return true
                 }
                 if done { return }
@@ -205,6 +212,7 @@ public final class CircuitBreaker: Sendable {
                 machine.probeInFlight = false
                 guard machine.state == .halfOpen else { return nil }
                 machine.resetCounts()
+                defer { mirror(machine) }
                 return machine.move(to: .closed, key: key, at: now)
             }
             if machine.state == .closed { machine.window.record(failure: false, at: now) }
@@ -220,6 +228,7 @@ public final class CircuitBreaker: Sendable {
         let now = clock.now()
         let mode = configuration.mode
         let transition = machine.withLock { machine -> Transition? in
+            defer { mirror(machine) }
             if permit == .probe {
                 machine.probeInFlight = false
                 guard counts, machine.state == .halfOpen else { return nil }
@@ -260,7 +269,11 @@ public final class CircuitBreaker: Sendable {
     /// Opens the breaker by hand until ``close()``: every call is refused.
     public func isolate() {
         let now = clock.now()
-        report(machine.withLock { $0.move(to: .isolated, key: key, at: now) })
+        report(
+            machine.withLock { machine in
+                defer { mirror(machine) }
+                return machine.move(to: .isolated, key: key, at: now)
+            })
     }
 
     /// Closes the breaker by hand and forgets past failures.
@@ -270,8 +283,15 @@ public final class CircuitBreaker: Sendable {
             machine.withLock { machine in
                 machine.resetCounts()
                 machine.probeInFlight = false
+                defer { mirror(machine) }
                 return machine.move(to: .closed, key: key, at: now)
             })
+    }
+
+    /// Publishes the machine's state to the lock-free mirrors. Call under the lock after every change.
+    private func mirror(_ machine: Machine) {
+        isClosed.store(machine.state == .closed, ordering: .releasing)
+        hasFailures.store(machine.consecutiveFailures > 0, ordering: .releasing)
     }
 
     private func report(_ transition: Transition?) {
@@ -418,7 +438,7 @@ public struct CircuitBreakerStage: OperationMiddleware {
     /// A stage guarded by the breaker of `key` in `breakers`.
     public init(_ breakers: CircuitBreakers, key: String) { self.breaker = breakers.breaker(for: key) }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func handle<Input: Sendable, Output: Sendable>(
         _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
     ) async throws -> Output {

@@ -61,7 +61,7 @@ public struct RetryStage: OperationMiddleware {
         self.retries = Counter(label: "axiom_retries_total", factory: metrics)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func handle<Input: Sendable, Output: Sendable>(
         _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
     ) async throws -> Output {

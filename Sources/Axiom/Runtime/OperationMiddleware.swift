@@ -14,15 +14,12 @@ public struct OperationContext: Sendable {
     public var name: String
     /// Which attempt this is, from 1. The retry stage raises it for the stages after it.
     public var attempt: Int
-    /// Facts about the call that stages may add to (request id, host).
-    public var metadata: [String: String]
 
     /// Creates the context of a first attempt.
     @inlinable
-    public init(name: String, attempt: Int = 1, metadata: [String: String] = [:]) {
+    public init(name: String, attempt: Int = 1) {
         self.name = name
         self.attempt = attempt
-        self.metadata = metadata
     }
 }
 
@@ -62,7 +59,7 @@ public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddle
         self.second = second
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func handle<Input: Sendable, Output: Sendable>(
         _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -78,7 +75,7 @@ public struct PassThrough: OperationMiddleware {
     @inlinable
     public init() {}
 
-    @inlinable
+    @inlinable @inline(__always)
     public func handle<Input: Sendable, Output: Sendable>(
         _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -94,7 +91,7 @@ public struct OptionalMiddleware<Wrapped: OperationMiddleware>: OperationMiddlew
     @inlinable
     init(_ wrapped: Wrapped?) { self.wrapped = wrapped }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func handle<Input: Sendable, Output: Sendable>(
         _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -108,7 +105,7 @@ public enum EitherMiddleware<First: OperationMiddleware, Second: OperationMiddle
     case first(First)
     case second(Second)
 
-    @inlinable
+    @inlinable @inline(__always)
     public func handle<Input: Sendable, Output: Sendable>(
         _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -127,7 +124,7 @@ public struct AnyOperationMiddleware: OperationMiddleware {
     /// Wraps a stage.
     public init(_ base: some OperationMiddleware) { self.base = base }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func handle<Input: Sendable, Output: Sendable>(
         _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -183,7 +180,7 @@ public struct OperationChain<Stages: OperationMiddleware>: OperationMiddleware {
     @inlinable
     public init(@OperationChainBuilder _ build: () -> Stages) { self.stages = build() }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func handle<Input: Sendable, Output: Sendable>(
         _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
     ) async throws -> Output {

@@ -12,9 +12,20 @@ public struct RuntimeClock: Sendable {
 
     /// Wraps a clock. "Now" reads zero at this moment.
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
-        let start = clock.now
         self.base = clock
-        self.reading = { start.duration(to: clock.now) }
+        // Readings are on the hot path (capability cache, breaker windows). This initializer is generic code
+        // that callers do not specialize, so the system clocks get closures of concrete type: the generic one
+        // costs two witness calls and a boxed instant per reading.
+        if let continuous = clock as? ContinuousClock {
+            let start = continuous.now
+            self.reading = { start.duration(to: ContinuousClock.now) }
+        } else if let suspending = clock as? SuspendingClock {
+            let start = suspending.now
+            self.reading = { start.duration(to: SuspendingClock.now) }
+        } else {
+            let start = clock.now
+            self.reading = { start.duration(to: clock.now) }
+        }
     }
 
     /// A runtime clock on `ContinuousClock`, the default outside tests.
