@@ -54,7 +54,7 @@ public struct ErrorMatch: Sendable {
     enum Kind: Sendable {
         case any
         case type(@Sendable (ErrorEvent) -> Bool)
-        case code(ErrorCode)
+        case code(ErrorCode, alias: Int?)
         case codes(Set<ErrorCode>)
         case domain(String)
         case category(ErrorCategory)
@@ -75,8 +75,8 @@ public struct ErrorMatch: Sendable {
         ErrorMatch(.type { $0.isError(E.self) })
     }
 
-    /// Errors with this code (or one of its numeric aliases, which resolve to it).
-    public static func code(_ code: ErrorCode) -> ErrorMatch { ErrorMatch(.code(code)) }
+    /// Errors with this code. A numeric code (`ErrorCode("telnyx", "-32003")`) matches the code it is an alias of.
+    public static func code(_ code: ErrorCode) -> ErrorMatch { ErrorMatch(.code(code, alias: Int(code.code))) }
 
     /// Errors with any of these codes.
     public static func codes(_ codes: Set<ErrorCode>) -> ErrorMatch { ErrorMatch(.codes(codes)) }
@@ -98,7 +98,10 @@ public struct ErrorMatch: Sendable {
         switch kind {
         case .any: true
         case .type(let test): test(event)
-        case .code(let code): event.descriptor.code == code || event.identity.code == code
+        case .code(let code, let alias):
+            event.descriptor.code == code || event.identity.code == code
+                || (alias != nil && alias == event.descriptor.numericCode
+                    && code.domain == event.descriptor.code.domain)
         case .codes(let codes): codes.contains(event.descriptor.code) || codes.contains(event.identity.code)
         case .domain(let domain): event.identity.code.domain == domain
         case .category(let category): event.descriptor.category == category

@@ -1,0 +1,120 @@
+import Axiom
+import Benchmark
+
+// Handler dispatch and descriptor lookup, each beside its baseline in the same run.
+// Run: swift package --allow-writing-to-package-directory benchmark --target AxiomBenchmarks
+
+enum BenchError: IdentifiableError {
+    case first, second, third, fourth
+
+    var errorCode: ErrorCode {
+        switch self {
+        case .first: ErrorCode("bench", "FIRST")
+        case .second: ErrorCode("bench", "SECOND")
+        case .third: ErrorCode("bench", "THIRD")
+        case .fourth: ErrorCode("bench", "FOURTH")
+        }
+    }
+}
+
+@inline(never)
+func fail(_ error: BenchError) throws {
+    throw error
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal, .instructions],
+        timeUnits: .nanoseconds,
+        warmupIterations: 1_000,
+        scalingFactor: .kilo,
+        maxDuration: .seconds(2),
+        maxIterations: 100_000
+    )
+
+    let registry = ErrorRegistry()
+    try! registry.register(
+        ErrorCatalog(
+            source: "bench", domains: ["bench"],
+            descriptors: [
+                ErrorDescriptor(code: BenchError.first.errorCode, category: .validation),
+                ErrorDescriptor(code: BenchError.second.errorCode, category: .network),
+                ErrorDescriptor(code: BenchError.third.errorCode, numericCode: 3, category: .api),
+                ErrorDescriptor(code: BenchError.fourth.errorCode, category: .general, severity: .warning),
+            ]))
+    // No observers: this measures dispatch itself. The logging and metrics observers are measured below.
+    let quiet = PipelineConfiguration(registry: registry, observers: [])
+    let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: quiet) {
+        Ignore(.code(BenchError.first.errorCode))
+        Recover(.code(BenchError.second.errorCode), .descriptorPolicy)
+        Escalate(.category(.api))
+        Default(.code(BenchError.fourth.errorCode))
+    }
+    let observed = ErrorPipeline(
+        layer: .application, escalatesTo: nil,
+        configuration: PipelineConfiguration(registry: registry, observers: [LoggingObserver(), MetricsObserver()])
+    ) {
+        Ignore(.code(BenchError.first.errorCode))
+        Recover(.code(BenchError.second.errorCode), .descriptorPolicy)
+        Escalate(.category(.api))
+        Default(.code(BenchError.fourth.errorCode))
+    }
+
+    Benchmark("Baseline: bare throw+catch") { benchmark in
+        for _ in benchmark.scaledIterations {
+            do {
+                try fail(.fourth)
+            } catch {
+                blackHole(error)
+            }
+        }
+    }
+
+    Benchmark("Dispatch: throw, the fourth handler decides") { benchmark in
+        for _ in benchmark.scaledIterations {
+            do {
+                try fail(.fourth)
+            } catch {
+                blackHole(try? pipeline.handle(error, operation: "bench"))
+            }
+        }
+    }
+
+    Benchmark("Dispatch: throw, fourth handler, logging+metrics observers") { benchmark in
+        for _ in benchmark.scaledIterations {
+            do {
+                try fail(.fourth)
+            } catch {
+                blackHole(try? observed.handle(error, operation: "bench"))
+            }
+        }
+    }
+
+    let code = BenchError.third.errorCode
+    let boxed: any Error = BenchError.third
+    let foreign: any Error = CancellationError()
+
+    Benchmark("Lookup: descriptor(for: ErrorCode)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(registry.descriptor(for: code))
+        }
+    }
+
+    Benchmark("Lookup: descriptor(for: any Error)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(registry.descriptor(for: boxed))
+        }
+    }
+
+    Benchmark("Lookup: descriptor(for: CancellationError)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(registry.descriptor(for: foreign))
+        }
+    }
+
+    Benchmark("Lookup: numeric alias") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(registry.descriptor(domain: "bench", numericCode: 3))
+        }
+    }
+}

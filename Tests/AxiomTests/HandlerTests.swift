@@ -1,0 +1,297 @@
+import Axiom
+import AxiomTesting
+import Testing
+
+/// Errors of a test domain with one code per disposition.
+enum ShopError: IdentifiableError {
+    case outOfStock, busy, expired, broken, sold
+
+    static let domain = "shop"
+
+    var errorCode: ErrorCode {
+        switch self {
+        case .outOfStock: ErrorCode(Self.domain, "OUT_OF_STOCK")
+        case .busy: ErrorCode(Self.domain, "BUSY")
+        case .expired: ErrorCode(Self.domain, "EXPIRED")
+        case .broken: ErrorCode(Self.domain, "BROKEN")
+        case .sold: ErrorCode(Self.domain, "SOLD")
+        }
+    }
+
+    static let catalog = ErrorCatalog(
+        source: "test.shop", domains: [domain],
+        descriptors: [
+            ErrorDescriptor(
+                code: ShopError.outOfStock.errorCode, category: .api, severity: .info, disposition: .ignore),
+            ErrorDescriptor(
+                code: ShopError.busy.errorCode, numericCode: 503, category: .network, severity: .warning,
+                disposition: .recover, retry: RetryPolicy(maxAttempts: 3, backoff: .exponential, delay: .seconds(1))),
+            ErrorDescriptor(
+                code: ShopError.expired.errorCode, category: .auth, disposition: .escalate,
+                escalation: ErrorCode("axiom.context", "stateObservationFailed")),
+            ErrorDescriptor(code: ShopError.broken.errorCode, category: .general, severity: .critical),
+            ErrorDescriptor(code: ShopError.sold.errorCode, category: .validation, severity: .warning),
+        ])
+}
+
+/// A pipeline factory for tests: its own registry, a recording observer and a manual clock.
+struct Harness {
+    let registry = ErrorRegistry()
+    let recorder = RecordingObserver()
+    let clock = ManualClock()
+
+    init() throws { try registry.register(ShopError.catalog) }
+
+    var configuration: PipelineConfiguration {
+        PipelineConfiguration(registry: registry, observers: [recorder], clock: clock)
+    }
+}
+
+/// Counts calls across concurrency domains.
+actor Counter {
+    private(set) var value = 0
+    @discardableResult func next() -> Int {
+        value += 1
+        return value
+    }
+}
+
+@Suite("Handlers")
+struct HandlerTests {
+    @Test("ignore drops an expected error: no value, one ignored outcome")
+    func ignore() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Ignore(ShopError.self)
+        }
+        let outcome = try await pipeline.run("fetch") { () throws -> Int in throw ShopError.outOfStock }
+        #expect(outcome.resolution == .ignored)
+        #expect(outcome.value == nil)
+        #expect(harness.recorder.resolutions == [.ignored])
+    }
+
+    @Test("recover retries on the injected clock with the policy's backoff and returns the value")
+    func recoverRetries() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Recover(.code(ShopError.busy.errorCode), .descriptorPolicy)
+        }
+        let calls = Counter()
+        let task = Task {
+            try await pipeline.run("fetch") { () async throws -> String in
+                if await calls.next() < 3 { throw ShopError.busy }
+                return "ok"
+            }
+        }
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: .seconds(1))
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: .seconds(2))
+        let outcome = try await task.value
+        #expect(outcome.value == "ok")
+        #expect(outcome.resolution == .recovered)
+        #expect(harness.clock.requestedSleeps == [.seconds(1), .seconds(2)])
+        // The event describes the last failed attempt; the first failure is kept with it.
+        #expect(outcome.event?.attempt == 2)
+        #expect(outcome.event?.previousErrors.count == 1)
+        #expect(harness.recorder.resolutions == [.recovered])
+    }
+
+    @Test("a fallback value recovers at once")
+    func recoverWithFallback() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Recover(.type(ShopError.self), .fallback([String]()))
+        }
+        let outcome = try await pipeline.run("list") { () throws -> [String] in throw ShopError.sold }
+        #expect(outcome.value == [])
+        #expect(outcome.resolution == .recovered)
+    }
+
+    @Test("a recovery that fails passes the new error on, with the old one attached")
+    func failedRecovery() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
+            Recover(.code(ShopError.expired.errorCode), .prepareThenRetry(maxAttempts: 2) {})
+            Default()
+        }
+        let calls = Counter()
+        let outcome = try await pipeline.run("checkout") { () async throws -> Int in
+            throw await calls.next() == 1 ? ShopError.expired : ShopError.broken
+        }
+        let event = try #require(outcome.event)
+        #expect(outcome.resolution == .handled)
+        #expect(event.code == ShopError.broken.errorCode)
+        #expect(event.previousErrors.count == 1)
+        #expect((event.previousErrors.first as? ShopError) == .expired)
+        #expect(harness.recorder.resolutions == [.handled])
+    }
+
+    @Test("escalate passes the error, translated, to the next layer")
+    func escalate() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Escalate(.type(ClientError.self), as: ContextError.stateObservationFailed)
+        }
+        let thrown = await #expect(throws: EscalatedError.self) {
+            _ = try await pipeline.run("observe") { () throws -> Int in throw ClientError.invalidState }
+        }
+        #expect(thrown?.target == .context)
+        #expect((thrown?.error as? ContextError).map { "\($0)" } == "stateObservationFailed")
+        #expect(harness.recorder.resolutions == [.escalated(to: .context)])
+    }
+
+    @Test("default takes what nobody else did and runs its action")
+    func defaultHandler() async throws {
+        let harness = try Harness()
+        let shown = RecordingObserver()
+        let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
+            Ignore(.code(ShopError.outOfStock.errorCode))
+            Default { event in shown.observe(event, resolution: .handled) }
+        }
+        let outcome = try await pipeline.run("buy") { () throws -> Int in throw ShopError.broken }
+        #expect(outcome.resolution == .handled)
+        #expect(shown.records.map(\.event.code) == [ShopError.broken.errorCode])
+    }
+
+    @Test("matching by type, code, category and predicate picks the right handler")
+    func matching() throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Ignore(.where { $0.operation == "prefetch" })
+            Ignore(.code(ErrorCode("shop", "503")))  // a numeric alias matches its code
+            Ignore(.category(.validation))
+            Recover(.type(ClientError.self), .fallback(0))
+        }
+        #expect(throws: Never.self) { try pipeline.handle(ShopError.broken, operation: "prefetch") }
+        #expect(try pipeline.handle(ShopError.broken, operation: "prefetch").resolution == .ignored)
+        #expect(try pipeline.handle(ShopError.busy, operation: "x").resolution == .ignored)
+        #expect(try pipeline.handle(ShopError.sold, operation: "x").resolution == .ignored)
+        #expect(try pipeline.handle(ClientError.isolationBreach, operation: "x").resolution == .recovered)
+        #expect(throws: EscalatedError.self) { try pipeline.handle(ShopError.broken, operation: "x") }
+    }
+
+    @Test("an error that no handler takes escalates from an inner layer and is handled at the top")
+    func nobodyTakesIt() async throws {
+        let harness = try Harness()
+        let inner = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {}
+        let top = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {}
+        #expect(throws: EscalatedError.self) { try inner.handle(ShopError.broken, operation: "x") }
+        #expect(try top.handle(ShopError.broken, operation: "x").resolution == .handled)
+        #expect(harness.recorder.resolutions == [.escalated(to: .context), .handled])
+    }
+
+    @Test("a handler that throws loses nothing: the failure is recorded and the next handler decides")
+    func throwingHandler() throws {
+        struct Boom: Error {}
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
+            Default(.any) { _ in throw Boom() }
+            Ignore(.any)
+        }
+        let outcome = try pipeline.handle(ShopError.broken, operation: "x")
+        let event = try #require(outcome.event)
+        #expect(outcome.resolution == .ignored)
+        #expect((event.error as? ShopError) == .broken)
+        #expect(event.handlerFailures.count == 1)
+        #expect(event.handlerFailures.first?.error is Boom)
+    }
+
+    @Test("the generic handler follows each descriptor, including a domain registered after it was built")
+    func followDescriptor() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            FollowDescriptor()
+        }
+        #expect(try pipeline.handle(ShopError.outOfStock, operation: "x").resolution == .ignored)
+        #expect(try pipeline.handle(CancellationError(), operation: "x").resolution == .ignored)
+        let escalated = #expect(throws: EscalatedError.self) { try pipeline.handle(ShopError.expired, operation: "x") }
+        #expect(
+            harness.registry.identity(of: escalated!.error).code == ErrorCode("axiom.context", "stateObservationFailed")
+        )
+
+        try harness.registry.register(
+            ErrorCatalog(
+                source: "late.plugin", domains: ["late"],
+                descriptors: [ErrorDescriptor(code: ErrorCode("late", "GONE"), category: .api, disposition: .ignore)]))
+        #expect(try pipeline.handle(DomainError(domain: "late", code: "GONE"), operation: "x").resolution == .ignored)
+    }
+
+    @Test("the generic handler retries a recoverable code until its attempts are used up, then the layer ends it")
+    func followDescriptorRetries() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
+            FollowDescriptor()
+        }
+        let calls = Counter()
+        let task = Task {
+            try await pipeline.run("poll") { () async throws -> Int in
+                await calls.next()
+                throw ShopError.busy
+            }
+        }
+        // Two retries (three attempts in all), each after one sleep on the clock.
+        for _ in 0..<2 {
+            await harness.clock.waitForSleepers(1)
+            harness.clock.advanceToNextDeadline()
+        }
+        let outcome = try await task.value
+        #expect(outcome.resolution == .handled)
+        #expect(await calls.value == 3)
+        #expect(harness.clock.requestedSleeps == [.seconds(1), .seconds(2)])
+    }
+
+    @Test("cancellation stops a recovery at once")
+    func cancellationStopsRecovery() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Recover(.any, .retry(RetryPolicy(maxAttempts: 10, backoff: .constant, delay: .seconds(60))))
+        }
+        let task = Task { try await pipeline.run("op") { () throws -> Int in throw ShopError.busy } }
+        await harness.clock.waitForSleepers(1)
+        task.cancel()
+        let outcome = try await task.value
+        #expect(outcome.resolution == .ignored)
+        #expect(outcome.event?.error is CancellationError)
+        #expect(harness.recorder.resolutions == [.ignored])
+    }
+
+    @Test("escalation is bounded: past the limit the error is handled where it is")
+    func escalationBound() throws {
+        let harness = try Harness()
+        var configuration = harness.configuration
+        configuration.maxEscalations = 2
+        // A layer that escalates to itself: a cycle a misconfigured layer stack could create.
+        let relay = ErrorPipeline(layer: .context, escalatesTo: .context, configuration: configuration) {}
+        var error: any Error = ShopError.broken
+        var hops = 0
+        var final: ErrorResolution?
+        while final == nil, hops < 10 {
+            do {
+                final = try relay.handle(error, operation: "loop").resolution
+            } catch let escalated {
+                error = escalated
+                hops += 1
+            }
+        }
+        #expect(final == .handled)
+        #expect(hops == 3)
+        #expect(harness.recorder.records.last?.event.escalations == 3)
+    }
+
+    @Test("every event gets exactly one outcome")
+    func exactlyOneOutcome() async throws {
+        let harness = try Harness()
+        let client = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Ignore(.code(ShopError.outOfStock.errorCode))
+            Recover(.code(ShopError.sold.errorCode), .fallback(1))
+        }
+        let errors: [ShopError] = [.outOfStock, .sold, .broken, .expired, .busy]
+        var escalations = 0
+        for error in errors {
+            do { _ = try client.handle(error, operation: "x") } catch { escalations += 1 }
+        }
+        #expect(harness.recorder.records.count == errors.count)
+        #expect(escalations == 3)
+    }
+}

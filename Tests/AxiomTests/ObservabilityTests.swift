@@ -1,0 +1,99 @@
+import Axiom
+import AxiomTesting
+import InMemoryLogging
+import Logging
+import MetricsTestKit
+import Testing
+
+@Suite("Observability")
+struct ObservabilityTests {
+    @Test("each outcome is logged once with code, category, layer and disposition as metadata")
+    func logging() throws {
+        let registry = ErrorRegistry()
+        try registry.register(ShopError.catalog)
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        let captured = handler
+        let logger = Logger(label: "errors") { _ in captured }
+        let pipeline = ErrorPipeline(
+            layer: .application, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: registry, observers: [LoggingObserver(logger: logger)])
+        ) {
+            Ignore(.code(ShopError.outOfStock.errorCode))
+            Default()
+        }
+        _ = try pipeline.handle(ShopError.outOfStock, operation: "browse")
+        _ = try pipeline.handle(ShopError.broken, operation: "checkout", metadata: ["order": "42"])
+
+        let entries = handler.entries
+        #expect(entries.count == 2)
+        #expect(entries[0].level == .debug)
+        #expect(entries[0].metadata["disposition"] == "ignore")
+        #expect(entries[1].level == .critical)
+        #expect(entries[1].metadata["code"] == "shop/BROKEN")
+        #expect(entries[1].metadata["category"] == "general")
+        #expect(entries[1].metadata["layer"] == "application")
+        #expect(entries[1].metadata["disposition"] == "default")
+        #expect(entries[1].metadata["operation"] == "checkout")
+        #expect(entries[1].metadata["order"] == "42")
+    }
+
+    @Test("a sensitive descriptor's error text never reaches the log")
+    func sensitivePayload() throws {
+        let registry = ErrorRegistry()
+        try registry.register(
+            ErrorCatalog(
+                source: "test.secret", domains: ["vault"],
+                descriptors: [ErrorDescriptor(code: ErrorCode("vault", "LEAK"), category: .auth, isSensitive: true)]))
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        let captured = handler
+        let pipeline = ErrorPipeline(
+            layer: .application, escalatesTo: nil,
+            configuration: PipelineConfiguration(
+                registry: registry, observers: [LoggingObserver(logger: Logger(label: "x") { _ in captured })])
+        ) {}
+        _ = try pipeline.handle(DomainError(domain: "vault", code: "LEAK", message: "token=abc123"), operation: "open")
+        #expect(handler.entries.count == 1)
+        #expect(!"\(handler.entries)".contains("abc123"))
+    }
+
+    @Test("each outcome is counted by domain, code and disposition")
+    func metrics() async throws {
+        let registry = ErrorRegistry()
+        try registry.register(ShopError.catalog)
+        let metrics = TestMetrics()
+        let configuration = PipelineConfiguration(registry: registry, observers: [MetricsObserver(factory: metrics)])
+        let client = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: configuration) {
+            Ignore(.code(ShopError.outOfStock.errorCode))
+        }
+        for _ in 0..<3 { _ = try client.handle(ShopError.outOfStock, operation: "browse") }
+        #expect(throws: EscalatedError.self) { try client.handle(ShopError.broken, operation: "buy") }
+
+        let ignored = try metrics.expectCounter(
+            MetricsObserver.label,
+            [("domain", "shop"), ("code", "OUT_OF_STOCK"), ("disposition", "ignore"), ("layer", "client")])
+        #expect(ignored.totalValue == 3)
+        let escalated = try metrics.expectCounter(
+            MetricsObserver.label,
+            [("domain", "shop"), ("code", "BROKEN"), ("disposition", "escalate"), ("layer", "client")])
+        #expect(escalated.totalValue == 1)
+    }
+
+    @Test("a severe error carries the stack captured where it entered the pipeline")
+    func stackCapture() throws {
+        struct FixedStack: StackCapturer {
+            func captureStack(skippingFrames: Int) -> CapturedStack? { CapturedStack(addresses: [0x1000, 0x2000]) }
+        }
+        let registry = ErrorRegistry()
+        try registry.register(ShopError.catalog)
+        let recorder = RecordingObserver()
+        let pipeline = ErrorPipeline(
+            layer: .application, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: registry, observers: [recorder], stackCapturer: FixedStack())
+        ) {}
+        _ = try pipeline.handle(ShopError.broken, operation: "x")  // critical
+        _ = try pipeline.handle(ShopError.sold, operation: "x")  // warning
+        #expect(recorder.records.map { $0.event.stack?.addresses.count } == [2, nil])
+    }
+}

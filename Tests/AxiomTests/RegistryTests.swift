@@ -1,0 +1,196 @@
+import Axiom
+import Foundation
+import Testing
+
+@Suite("Registry")
+struct RegistryTests {
+    static func paymentsCatalog(source: String = "com.example.payments", domain: String = "payments") -> ErrorCatalog {
+        ErrorCatalog(
+            source: source, domains: [domain],
+            descriptors: [
+                ErrorDescriptor(code: ErrorCode(domain, "DECLINED"), numericCode: 402, category: .api),
+                ErrorDescriptor(
+                    code: ErrorCode(domain, "BUSY"), numericCode: 503, category: .network, disposition: .recover,
+                    retry: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(2))),
+            ],
+            messages: ["en": ["error.api.DECLINED": "Declined."]])
+    }
+
+    @Test("the built-in domains are present from the start, with descriptions and recovery suggestions")
+    func builtinCatalog() throws {
+        let registry = ErrorRegistry()
+        for error in [
+            ClientError.invalidState.errorCode, ContextError.stateObservationFailed.errorCode,
+            CapabilityError.validationTimeout.errorCode, AxiomError.configurationError("x").errorCode,
+        ] {
+            let descriptor = try #require(registry.descriptor(for: error))
+            #expect(descriptor.source == "builtin")
+            #expect(registry.message(forKey: descriptor.messageKey, locale: "en")?.isEmpty == false)
+            let recoveryKey = try #require(descriptor.recoverySuggestionKey)
+            #expect(registry.message(forKey: recoveryKey, locale: "en")?.isEmpty == false)
+        }
+        #expect(registry.source(ofDomain: "axiom.capability") == "builtin")
+        #expect(ClientError.invalidState.recoverySuggestion?.isEmpty == false)
+        #expect(
+            CapabilityError.requirementNotMet(.init(capability: "storage", detail: "100 MB free"))
+                .errorDescription?.contains("storage") == true)
+    }
+
+    @Test("a Swift error value is identified by its type's code")
+    func lookupByErrorValue() {
+        let registry = ErrorRegistry()
+        let descriptor = registry.descriptor(for: ClientError.updateFailed(underlying: CancellationError()))
+        #expect(descriptor.code == ErrorCode("axiom.client", "updateFailed"))
+        #expect(descriptor.disposition == .recover)
+        // Same type, another case: the per-type cache must not pin the first case's code.
+        #expect(registry.descriptor(for: ClientError.invalidState).code.code == "invalidState")
+    }
+
+    @Test("CancellationError is known and ignored by default")
+    func cancellationIsKnown() {
+        let descriptor = ErrorRegistry().descriptor(for: CancellationError())
+        #expect(descriptor.code == ErrorCatalog.cancellationCode)
+        #expect(descriptor.disposition == .ignore)
+        #expect(descriptor.category == .cancellation)
+    }
+
+    @Test("an error the registry cannot identify gets the unknown descriptor and keeps its type name")
+    func unknownError() {
+        struct Mystery: Error {}
+        let registry = ErrorRegistry()
+        #expect(registry.descriptor(for: Mystery()).code == ErrorCatalog.unknownCode)
+        #expect(registry.identity(of: Mystery()).code.code.contains("Mystery"))
+    }
+
+    @Test("a foreign error type can be taught its identity")
+    func foreignErrors() {
+        struct VendorError: Error { let status: Int }
+        let registry = ErrorRegistry()
+        registry.registerIdentity(of: VendorError.self) { ErrorCode("axiom", $0.status == 500 ? "unknownError" : "x") }
+        #expect(registry.descriptor(for: VendorError(status: 500)).code == ErrorCatalog.unknownCode)
+    }
+
+    @Test("lookups work by code, by numeric alias, and for domain errors that arrive as data")
+    func aliases() throws {
+        let registry = ErrorRegistry()
+        try registry.register(Self.paymentsCatalog())
+        let byName = try #require(registry.descriptor(for: ErrorCode("payments", "BUSY")))
+        #expect(registry.descriptor(domain: "payments", numericCode: 503) === byName)
+        #expect(registry.descriptor(for: ErrorCode("payments", "503")) === byName)
+        #expect(registry.descriptor(for: DomainError(domain: "payments", numericCode: 503)) === byName)
+        #expect(registry.descriptor(for: DomainError(domain: "payments", code: "BUSY")) === byName)
+        #expect(byName.source == "com.example.payments")
+    }
+
+    @Test("a domain owned by another source is refused, naming both sources, and nothing of it is registered")
+    func domainClash() throws {
+        let registry = ErrorRegistry()
+        try registry.register(Self.paymentsCatalog())
+        var clashing = Self.paymentsCatalog(source: "org.other.plugin")
+        clashing.domains.append("other")
+        clashing.descriptors.append(ErrorDescriptor(code: ErrorCode("other", "X"), category: .general))
+        let error = #expect(throws: RegistrationError.self) { try registry.register(clashing) }
+        #expect(error?.kind == .domainClash)
+        #expect(error?.description.contains("com.example.payments") == true)
+        #expect(error?.description.contains("org.other.plugin") == true)
+        #expect(registry.descriptor(for: ErrorCode("other", "X")) == nil)
+        #expect(registry.source(ofDomain: "other") == nil)
+        #expect(registry.catalogs.map(\.source) == ["builtin", "com.example.payments"])
+    }
+
+    @Test("a built-in domain cannot be taken over by a plugin")
+    func builtinDomainClash() {
+        let registry = ErrorRegistry()
+        let hijack = ErrorCatalog(
+            source: "evil", domains: ["axiom.client"],
+            descriptors: [ErrorDescriptor(code: ErrorCode("axiom.client", "invalidState"), category: .general)])
+        #expect(throws: RegistrationError.self) { try registry.register(hijack) }
+        #expect(registry.descriptor(for: ClientError.invalidState).source == "builtin")
+    }
+
+    @Test("duplicate codes, duplicate aliases, undeclared domains and a second registration are refused")
+    func otherClashes() {
+        let registry = ErrorRegistry()
+        let duplicateCode = ErrorCatalog(
+            source: "a", domains: ["d"],
+            descriptors: [
+                ErrorDescriptor(code: ErrorCode("d", "X"), category: .general),
+                ErrorDescriptor(code: ErrorCode("d", "X"), category: .api),
+            ])
+        let duplicateAlias = ErrorCatalog(
+            source: "b", domains: ["e"],
+            descriptors: [
+                ErrorDescriptor(code: ErrorCode("e", "X"), numericCode: 7, category: .general),
+                ErrorDescriptor(code: ErrorCode("e", "Y"), numericCode: 7, category: .general),
+            ])
+        let undeclared = ErrorCatalog(
+            source: "c", domains: ["f"], descriptors: [ErrorDescriptor(code: ErrorCode("g", "X"), category: .general)])
+        let duplicate = #expect(throws: RegistrationError.self) { try registry.register(duplicateCode) }
+        #expect(duplicate?.kind == .duplicateCode && duplicate?.subject == "d/X")
+        #expect(throws: RegistrationError.self) { try registry.register(duplicateAlias) }
+        #expect(throws: RegistrationError.self) { try registry.register(undeclared) }
+        #expect(registry.catalogs.count == 1)
+        #expect(registry.source(ofDomain: "d") == nil && registry.source(ofDomain: "e") == nil)
+        #expect(throws: RegistrationError.self) { try registry.register(.builtin) }
+    }
+
+    @Test("readers see either the old or the new catalog set while writers register concurrently")
+    func concurrentReadsAndWrites() async throws {
+        let registry = ErrorRegistry()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for index in 0..<200 {
+                    try? registry.register(
+                        ErrorCatalog(
+                            source: "plugin.\(index)", domains: ["d\(index)"],
+                            descriptors: [ErrorDescriptor(code: ErrorCode("d\(index)", "E"), category: .api)]))
+                }
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    for _ in 0..<20_000 {
+                        precondition(registry.descriptor(for: ClientError.invalidState).code.code == "invalidState")
+                    }
+                }
+            }
+        }
+        #expect(registry.catalogs.count == 201)
+        #expect(registry.descriptor(for: ErrorCode("d199", "E"))?.source == "plugin.199")
+    }
+
+    @Test("the closest known codes are suggested for an unknown one")
+    func suggestions() {
+        let near = ErrorRegistry().suggestions(domain: "axiom.client", code: "invalidstate")
+        #expect(near.first == ErrorCode("axiom.client", "invalidState"))
+    }
+}
+
+@Suite("Domain errors")
+struct DomainErrorTests {
+    @Test("an NWC error response becomes a domain error with its code and message")
+    func nwcResponse() throws {
+        let json = #"{"result_type":"pay_invoice","error":{"code":"RATE_LIMITED","message":"slow down"}}"#
+        let error = try DomainError.decode(domain: "nwc", json: Data(json.utf8))
+        #expect(error.errorCode == ErrorCode("nwc", "RATE_LIMITED"))
+        #expect(error.message == "slow down")
+        #expect(error.metadata["result_type"] == "pay_invoice")
+    }
+
+    @Test("a JSON-RPC error's numeric code is kept and resolves through aliases")
+    func jsonRPC() throws {
+        let json = #"{"jsonrpc":"2.0","id":7,"error":{"code":-32003,"message":"call not found","retry_after":2.5}}"#
+        let error = try DomainError.decode(domain: "telnyx", json: Data(json.utf8))
+        #expect(error.errorCode == ErrorCode("telnyx", "-32003"))
+        #expect(error.retryAfter == .milliseconds(2500))
+    }
+
+    @Test("a payload that is not an error response is refused without echoing it")
+    func malformed() {
+        for payload in ["", "[1,2]", #"{"error":{"message":"secret-token-123"}}"#, #"{"error":{"code":1.5}}"#] {
+            let failure = #expect(throws: DomainError.DecodingFailure.self) {
+                try DomainError.decode(domain: "nwc", json: Data(payload.utf8))
+            }
+            #expect(failure?.description.contains("secret") == false)
+        }
+    }
+}
