@@ -8,6 +8,15 @@ let package = Package(
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
+        .library(name: "AxiomSymbolication", targets: ["AxiomSymbolication"]),
+        .library(name: "AxiomPlugins", targets: ["AxiomPlugins"]),
+        .library(name: "AxiomPluginKit", targets: ["AxiomPluginKit"]),
+        // The shipped plugins: each one a shared object that `swift build` puts beside the `axiom` executable.
+        .library(name: "AxiomPluginNWC", type: .dynamic, targets: ["AxiomPluginNWC"]),
+        .library(name: "AxiomPluginTelnyx", type: .dynamic, targets: ["AxiomPluginTelnyx"]),
+        .library(name: "AxiomPluginRendio", type: .dynamic, targets: ["AxiomPluginRendio"]),
+        .library(name: "AxiomPluginPaymentMethods", type: .dynamic, targets: ["AxiomPluginPaymentMethods"]),
+        .library(name: "AxiomPluginLinuxIO", type: .dynamic, targets: ["AxiomPluginLinuxIO"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -31,10 +40,23 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // The plugin ABI: one C header, the only thing a plugin and the host share.
+        .target(name: "CAxiomPluginABI"),
+        // Helpers for Swift plugin authors. Never depends on Axiom: one copy of every Swift type per process.
+        .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
+        // The host: discovery, checks before dlopen, loading, diagnostics.
+        .target(name: "AxiomPlugins", dependencies: ["Axiom", "CAxiomPluginABI"]),
+        .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
+        .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
+        .target(name: "AxiomPluginRendio", dependencies: ["AxiomPluginKit"], path: "Plugins/Rendio"),
+        .target(name: "AxiomPluginPaymentMethods", dependencies: ["AxiomPluginKit"], path: "Plugins/PaymentMethods"),
+        // Written in C to keep the boundary language-neutral.
+        .target(name: "AxiomPluginLinuxIO", dependencies: ["CAxiomPluginABI"], path: "Plugins/LinuxIO", publicHeadersPath: "."),
         .executableTarget(
             name: "axiom",
             dependencies: [
                 "Axiom",
+                "AxiomPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -45,6 +67,25 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
+        ),
+        .testTarget(name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "CAxiomPluginABI"]),
+        // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
+        // _Unwind_* for the whole process; only the crash module may).
+        .target(
+            name: "CAxiomDwarf",
+            linkerSettings: [.linkedLibrary("dwarf")]
+        ),
+        .target(
+            name: "AxiomSymbolication",
+            dependencies: ["CAxiomDwarf"]
+        ),
+        .target(
+            name: "CAxiomSymbolicationFixtures",
+            path: "Tests/CAxiomSymbolicationFixtures"
+        ),
+        .testTarget(
+            name: "AxiomSymbolicationTests",
+            dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
         ),
         .executableTarget(
             name: "AxiomBenchmarks",
@@ -62,6 +103,24 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/RuntimeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "PluginBenchmarks",
+            dependencies: [
+                "Axiom", "AxiomPlugins",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PluginBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "SymbolicationBenchmarks",
+            dependencies: [
+                "AxiomSymbolication",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SymbolicationBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],

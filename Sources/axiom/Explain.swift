@@ -18,7 +18,10 @@ struct Explain: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    @OptionGroup var plugins: PluginOptions
+
     func run() async throws {
+        plugins.loadWarningAboutRejections()
         let registry = ErrorRegistry.shared
         guard let descriptor = registry.descriptor(for: ErrorCode(domain, code)) else {
             let near = registry.suggestions(domain: domain, code: code)

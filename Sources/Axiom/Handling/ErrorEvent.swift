@@ -45,6 +45,10 @@ public struct HandlerFailure: Sendable, CustomStringConvertible {
 ///
 /// One event is one episode: when a recovery fails, the new error replaces `error`, the old one moves to
 /// `previousErrors`, and `attempt` grows. The episode ends with exactly one ``ErrorResolution``.
+///
+/// The fields every event has are stored inline; the ones most events never use (metadata, a stack,
+/// earlier errors, handler failures, escalation facts) live in one shared box that is created only when
+/// one of them is set, so creating and passing an event costs no allocation.
 public struct ErrorEvent: Sendable {
     /// The error being decided.
     public internal(set) var error: any Error
@@ -58,26 +62,102 @@ public struct ErrorEvent: Sendable {
     public let operation: String
     /// Which attempt failed, from 1.
     public internal(set) var attempt: Int
+
+    @usableFromInline
+    let errorType: ObjectIdentifier
+
+    @usableFromInline
+    var details: Details?
+
+    /// The rarely used parts of an event. Immutable, so sharing it between copies is safe; a change
+    /// replaces the box.
+    @usableFromInline
+    final class Details: Sendable {
+        let metadata: [String: String]
+        let stack: CapturedStack?
+        let previousErrors: [any Error]
+        let handlerFailures: [HandlerFailure]
+        let escalations: Int
+        let escalatedFrom: Layer?
+
+        init(
+            metadata: [String: String] = [:], stack: CapturedStack? = nil, previousErrors: [any Error] = [],
+            handlerFailures: [HandlerFailure] = [], escalations: Int = 0, escalatedFrom: Layer? = nil
+        ) {
+            self.metadata = metadata
+            self.stack = stack
+            self.previousErrors = previousErrors
+            self.handlerFailures = handlerFailures
+            self.escalations = escalations
+            self.escalatedFrom = escalatedFrom
+        }
+    }
+
+    @usableFromInline
+    mutating func updateDetails(_ change: (inout DetailsValue) -> Void) {
+        var value = DetailsValue(details)
+        change(&value)
+        details = Details(
+            metadata: value.metadata, stack: value.stack, previousErrors: value.previousErrors,
+            handlerFailures: value.handlerFailures, escalations: value.escalations,
+            escalatedFrom: value.escalatedFrom)
+    }
+
+    /// A mutable copy of the details, for `updateDetails`.
+    @usableFromInline
+    struct DetailsValue {
+        var metadata: [String: String]
+        var stack: CapturedStack?
+        var previousErrors: [any Error]
+        var handlerFailures: [HandlerFailure]
+        var escalations: Int
+        var escalatedFrom: Layer?
+
+        init(_ details: Details?) {
+            metadata = details?.metadata ?? [:]
+            stack = details?.stack
+            previousErrors = details?.previousErrors ?? []
+            handlerFailures = details?.handlerFailures ?? []
+            escalations = details?.escalations ?? 0
+            escalatedFrom = details?.escalatedFrom
+        }
+    }
+
     /// Facts about the operation, logged with the outcome (after redaction).
-    public var metadata: [String: String]
+    public var metadata: [String: String] {
+        get { details?.metadata ?? [:] }
+        set { updateDetails { $0.metadata = newValue } }
+    }
     /// The stack where the error entered the pipeline, for severe errors.
-    public internal(set) var stack: CapturedStack?
+    public internal(set) var stack: CapturedStack? {
+        get { details?.stack }
+        set { updateDetails { $0.stack = newValue } }
+    }
     /// Earlier errors of this episode: failed recoveries, and the errors of lower layers it escalated from.
-    public internal(set) var previousErrors: [any Error]
+    public internal(set) var previousErrors: [any Error] {
+        get { details?.previousErrors ?? [] }
+        set { updateDetails { $0.previousErrors = newValue } }
+    }
     /// Handlers that threw while deciding this event.
-    public internal(set) var handlerFailures: [HandlerFailure]
+    public internal(set) var handlerFailures: [HandlerFailure] {
+        get { details?.handlerFailures ?? [] }
+        set { updateDetails { $0.handlerFailures = newValue } }
+    }
     /// How many layers this error has already crossed.
-    public internal(set) var escalations: Int
+    public internal(set) var escalations: Int {
+        get { details?.escalations ?? 0 }
+        set { updateDetails { $0.escalations = newValue } }
+    }
     /// The layer it was escalated from, if any.
-    public internal(set) var escalatedFrom: Layer?
+    public internal(set) var escalatedFrom: Layer? {
+        get { details?.escalatedFrom }
+        set { updateDetails { $0.escalatedFrom = newValue } }
+    }
 
     /// The error's code.
     @inlinable public var code: ErrorCode { identity.code }
     /// The descriptor's category.
     @inlinable public var category: ErrorCategory { descriptor.category }
-
-    @usableFromInline
-    let errorType: ObjectIdentifier
 
     /// Creates an event for an error, reading its identity and descriptor from a registry.
     public init(
@@ -86,32 +166,29 @@ public struct ErrorEvent: Sendable {
     ) {
         self.error = error
         self.errorType = ObjectIdentifier(type(of: error))
-        self.identity = registry.identity(of: error)
-        self.descriptor = registry.descriptor(for: identity.code) ?? registry.snapshot.unknown
+        (self.identity, self.descriptor) = registry.resolve(error)
         self.layer = layer
         self.operation = operation
         self.attempt = attempt
-        self.metadata = metadata
-        self.stack = nil
-        self.previousErrors = []
-        self.handlerFailures = []
-        self.escalations = 0
-        self.escalatedFrom = nil
+        self.details = metadata.isEmpty ? nil : Details(metadata: metadata)
     }
 
     /// The same episode, now failing with a new error (a recovery that failed).
+    @usableFromInline
     mutating func replaceError(with newError: any Error, registry: ErrorRegistry) {
-        previousErrors.append(error)
-        error = newError
-        identity = registry.identity(of: newError)
-        descriptor = registry.descriptor(for: identity.code) ?? registry.snapshot.unknown
+        let old = error
+        updateDetails { $0.previousErrors.append(old) }
+        let unwrapped = (newError as? EscalatedError)?.error ?? newError
+        error = unwrapped
+        (identity, descriptor) = registry.resolve(unwrapped)
         attempt += 1
     }
 
     /// Keeps what a handler threw; the event's own error is untouched.
     @usableFromInline
     mutating func recordFailure<H>(of handler: H.Type, _ error: any Error) {
-        handlerFailures.append(HandlerFailure(handler: String(describing: handler), error: error))
+        let failure = HandlerFailure(handler: String(describing: handler), error: error)
+        updateDetails { $0.handlerFailures.append(failure) }
     }
 
     /// Whether the error is of type `E` (exactly, or a subclass for classes).

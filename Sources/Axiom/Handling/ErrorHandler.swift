@@ -34,9 +34,16 @@ public protocol ErrorHandler: Sendable {
     /// Decides, recording a thrown error on the event instead of losing it. Compositions override it to walk
     /// their parts; other handlers keep the default.
     func dispatch(_ event: inout ErrorEvent) -> ErrorDecision
+
+    /// This handler with its code matchers resolved against a registry, so matching compares descriptors
+    /// by identity instead of comparing strings. Pipelines call it once, when they are created.
+    func bound(to registry: ErrorRegistry) -> Self
 }
 
 extension ErrorHandler {
+    /// Handlers without code matchers have nothing to bind.
+    public func bound(to registry: ErrorRegistry) -> Self { self }
+
     @inlinable
     public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
         do {
@@ -55,6 +62,7 @@ public struct ErrorMatch: Sendable {
         case any
         case type(@Sendable (ErrorEvent) -> Bool)
         case code(ErrorCode, alias: Int?)
+        case descriptor(ErrorDescriptor, ErrorCode)
         case codes(Set<ErrorCode>)
         case domain(String)
         case category(ErrorCategory)
@@ -92,12 +100,27 @@ public struct ErrorMatch: Sendable {
         ErrorMatch(.predicate(predicate))
     }
 
+    /// This matcher with a registered code resolved to its descriptor.
+    public func bound(to registry: ErrorRegistry) -> ErrorMatch {
+        switch kind {
+        case .code(let code, _):
+            guard let descriptor = registry.descriptor(for: code) else { return self }
+            return ErrorMatch(.descriptor(descriptor, code))
+        default:
+            return self
+        }
+    }
+
     /// Whether the event matches.
     @inlinable
     public func matches(_ event: ErrorEvent) -> Bool {
         switch kind {
         case .any: true
         case .type(let test): test(event)
+        case .descriptor(let descriptor, _):
+            // A registered code resolves to one shared descriptor, numeric aliases included, and a code never
+            // changes its descriptor: identity is equality.
+            event.descriptor === descriptor
         case .code(let code, let alias):
             event.descriptor.code == code || event.identity.code == code
                 || (alias != nil && alias == event.descriptor.numericCode

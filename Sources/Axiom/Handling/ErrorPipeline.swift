@@ -118,7 +118,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     ) {
         self.layer = layer
         self.next = next
-        self.handlers = handlers()
+        self.handlers = handlers().bound(to: configuration.registry)
         self.configuration = configuration
     }
 
@@ -127,6 +127,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// - Returns: the value, or how the error ended (ignored, recovered, handled).
     /// - Throws: ``EscalatedError`` when the error goes to the next layer. Run the caller's operation through
     ///   that layer's pipeline and its handlers see the (translated) error.
+    @inlinable
     public func run<Value: Sendable>(
         _ operation: String, metadata: [String: String] = [:], _ body: () async throws -> Value
     ) async throws(EscalatedError) -> Outcome<Value> {
@@ -148,8 +149,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                 switch recovery {
                 case .fallback(let candidate):
                     if let value = candidate as? Value { return .recovered(value, finish(event, .recovered)) }
-                    event.handlerFailures.append(
-                        HandlerFailure(handler: "Recover", error: FallbackTypeMismatch(expected: "\(Value.self)")))
+                    event.recordFailure(of: Recover.self, FallbackTypeMismatch(expected: "\(Value.self)"))
                     if let next { throw escalate(event, as: nil, to: next) }
                     return .handled(finish(event, .handled))
                 case .retry(let delay), .prepareThenRetry(let delay, _):
@@ -177,6 +177,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// again: retry decisions count as passes; a fallback value comes back in `.recovered`.
     ///
     /// - Throws: ``EscalatedError`` when the error goes to the next layer.
+    @inlinable
     public func handle(
         _ error: any Error, operation: String, metadata: [String: String] = [:]
     ) throws(EscalatedError) -> Outcome<any Sendable> {
@@ -195,9 +196,13 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
 
     // MARK: Internals
 
+    @usableFromInline
     func makeEvent(_ error: any Error, operation: String, metadata: [String: String]) -> ErrorEvent {
         let registry = configuration.registry
-        if let escalated = error as? EscalatedError {
+        // A type check first: a failed `as?` from an existential costs more than the rest of the event.
+        if ObjectIdentifier(type(of: error)) == ObjectIdentifier(EscalatedError.self),
+            let escalated = error as? EscalatedError
+        {
             var event = ErrorEvent(
                 error: escalated.error, layer: layer, operation: operation, metadata: metadata, registry: registry)
             let lower = escalated.event
@@ -218,14 +223,15 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     }
 
     private func captureStackIfSevere(_ event: inout ErrorEvent) {
-        guard event.stack == nil, let capturer = configuration.stackCapturer,
-            event.descriptor.severity >= configuration.stackSeverity
+        guard let capturer = configuration.stackCapturer, event.descriptor.severity >= configuration.stackSeverity,
+            event.stack == nil
         else { return }
         event.stack = capturer.captureStack(skippingFrames: 3)
     }
 
     /// Asks the handlers, then applies the layer's rules: nobody deciding means escalate (or handle, at the
     /// top); limits on escalations and attempts turn further decisions into the layer's end.
+    @inlinable
     func decide(_ event: inout ErrorEvent, canRetry: Bool = true) -> ErrorDecision {
         let end: ErrorDecision = next == nil ? .handle : .escalate(translatedTo: nil)
         if event.escalations > configuration.maxEscalations {
@@ -250,21 +256,24 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         }
     }
 
-    private func escalate(_ event: ErrorEvent, as translated: (any Error)?, to target: Layer? = nil) -> EscalatedError {
+    @usableFromInline
+    func escalate(_ event: ErrorEvent, as translated: (any Error)?, to target: Layer? = nil) -> EscalatedError {
         let target = target ?? next ?? layer
         let finished = finish(event, .escalated(to: target))
         return EscalatedError(error: translated ?? event.error, event: finished, target: target)
     }
 
-    @discardableResult
-    private func finish(_ event: ErrorEvent, _ resolution: ErrorResolution) -> ErrorEvent {
+    @usableFromInline @discardableResult
+    func finish(_ event: ErrorEvent, _ resolution: ErrorResolution) -> ErrorEvent {
         for observer in configuration.observers { observer.observe(event, resolution: resolution) }
         return event
     }
 }
 
 /// A fallback value that is not of the operation's result type.
+@usableFromInline
 struct FallbackTypeMismatch: Error, CustomStringConvertible {
     let expected: String
-    var description: String { "fallback value is not a \(expected)" }
+    @usableFromInline init(expected: String) { self.expected = expected }
+    @usableFromInline var description: String { "fallback value is not a \(expected)" }
 }

@@ -12,6 +12,8 @@ public struct Ignore: ErrorHandler {
     public func decide(_ event: ErrorEvent) -> ErrorDecision {
         match.matches(event) ? .ignore : .pass
     }
+
+    public func bound(to registry: ErrorRegistry) -> Ignore { Ignore(match.bound(to: registry)) }
 }
 
 /// Makes an operation succeed after all: retry, prepare then retry, or a fallback value.
@@ -69,6 +71,8 @@ public struct Recover: ErrorHandler {
         return .recover(recovery)
     }
 
+    public func bound(to registry: ErrorRegistry) -> Recover { Recover(match.bound(to: registry), strategy) }
+
     static func wait(_ policy: RetryPolicy, _ event: ErrorEvent) -> Duration {
         if policy.honorsRetryAfter, let retryAfter = event.identity.retryAfter { return retryAfter }
         return policy.delay(forRetry: event.attempt)
@@ -96,6 +100,10 @@ public struct Escalate: ErrorHandler {
         guard match.matches(event) else { return .pass }
         return .escalate(translatedTo: translate?(event))
     }
+
+    public func bound(to registry: ErrorRegistry) -> Escalate {
+        Escalate(match.bound(to: registry), translate: translate)
+    }
 }
 
 /// The last line: takes what nobody else did, runs its action (present, report), and ends the episode.
@@ -115,6 +123,8 @@ public struct Default: ErrorHandler {
         try action?(event)
         return .handle
     }
+
+    public func bound(to registry: ErrorRegistry) -> Default { Default(match.bound(to: registry), action: action) }
 }
 
 /// Follows each error's descriptor: its disposition, its retry policy, its escalation code.
@@ -166,6 +176,10 @@ public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
         if case .pass = decision { return second.dispatch(&event) }
         return decision
     }
+
+    public func bound(to registry: ErrorRegistry) -> Self {
+        HandlerPair(first.bound(to: registry), second.bound(to: registry))
+    }
 }
 
 /// No handler: every event passes.
@@ -185,6 +199,7 @@ public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
     public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
         wrapped?.dispatch(&event) ?? .pass
     }
+    public func bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?.bound(to: registry)) }
 }
 
 /// One of two handlers (from an `if`/`else` in a builder).
@@ -201,6 +216,12 @@ public enum EitherHandler<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
         case .second(let handler): handler.dispatch(&event)
         }
     }
+    public func bound(to registry: ErrorRegistry) -> Self {
+        switch self {
+        case .first(let handler): .first(handler.bound(to: registry))
+        case .second(let handler): .second(handler.bound(to: registry))
+        }
+    }
 }
 
 /// A handler behind an existential, for storing chains whose type varies at run time.
@@ -210,6 +231,10 @@ public struct AnyErrorHandler: ErrorHandler {
     public init(_ base: some ErrorHandler) { self.base = base }
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try base.decide(event) }
     public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision { base.dispatch(&event) }
+    public func bound(to registry: ErrorRegistry) -> Self {
+        func bind<H: ErrorHandler>(_ handler: H) -> AnyErrorHandler { AnyErrorHandler(handler.bound(to: registry)) }
+        return bind(base)
+    }
 }
 
 /// Composes handlers in order into one statically typed chain: no existential per handler.

@@ -7,6 +7,9 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     public let code: ErrorCode
     /// A numeric alias within the same domain (a JSON-RPC code, a SIP cause), if any.
     public let numericCode: Int?
+    /// Every numeric alias within the domain (a cause code and a SIP status, say), `numericCode` first.
+    /// Each one resolves to this descriptor.
+    public let numericAliases: [Int]
     /// What kind of failure this is.
     public let category: ErrorCategory
     /// How serious it is.
@@ -32,6 +35,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     public init(
         code: ErrorCode,
         numericCode: Int? = nil,
+        numericAliases: [Int] = [],
         category: ErrorCategory,
         severity: ErrorSeverity = .error,
         disposition: Disposition = .default,
@@ -44,7 +48,9 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         source: String = "builtin"
     ) {
         self.code = code
-        self.numericCode = numericCode
+        self.numericCode = numericCode ?? numericAliases.first
+        self.numericAliases =
+            numericCode.map { first in [first] + numericAliases.filter { $0 != first } } ?? numericAliases
         self.category = category
         self.severity = severity
         self.disposition = disposition
@@ -61,7 +67,8 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     func owned(by source: String) -> ErrorDescriptor {
         if source == self.source { return self }
         return ErrorDescriptor(
-            code: code, numericCode: numericCode, category: category, severity: severity,
+            code: code, numericCode: numericCode, numericAliases: numericAliases, category: category,
+            severity: severity,
             disposition: disposition, retry: retry, messageKey: messageKey,
             recoverySuggestionKey: recoverySuggestionKey, presentation: presentation,
             escalation: escalation, isSensitive: isSensitive, source: source)

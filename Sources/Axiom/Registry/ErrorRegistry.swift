@@ -4,9 +4,10 @@ import Synchronization
 //
 //   any Error ──open existential──▶ E.self ──type table──▶ extractor ──▶ ErrorIdentity
 //                                                                          │
-//                                 snapshot.byCode[identity.code] ◀─────────┘
+//            fast code table (literal codes, no hashing of strings) ◀──────┤
+//                                 snapshot.byCode[identity.code] ◀─────────┘ (other codes, and misses)
 //
-// Both tables are immutable objects published through an atomic pointer. Readers load the pointer and
+// All three tables are immutable objects published through an atomic pointer. Readers load the pointer and
 // read; they never take a lock. Writers (catalog registrations, a first sight of an error type) serialize
 // on a mutex, build a new table, publish it, and keep the old one alive until the registry dies, so a
 // reader holding an old table never sees it freed. Registrations happen at start and per plugin, so the
@@ -22,14 +23,16 @@ public final class ErrorRegistry: Sendable {
 
     private let snapshotPointer: Atomic<UInt>
     private let typeTablePointer: Atomic<UInt>
+    private let fastCodesPointer: Atomic<UInt>
     private let writer: Mutex<Retired>
 
     /// Creates a registry holding the built-in catalog.
     public init() {
         let snapshot = Snapshot.empty
-        let table = TypeTable(entries: TypeTable.builtinEntries)
+        let table = TypeTable(TypeTable.builtinEntries, hash: { $0.slotHash })
         snapshotPointer = Atomic(Self.address(of: snapshot))
         typeTablePointer = Atomic(Self.address(of: table))
+        fastCodesPointer = Atomic(Self.address(of: FastCodes([], hash: { $0.slotHash })))
         writer = Mutex(Retired())
         do {
             try register(.builtin)
@@ -42,9 +45,9 @@ public final class ErrorRegistry: Sendable {
         // No reader can exist once the registry is gone: release the current and every retired table.
         Unmanaged<Snapshot>.fromOpaque(Self.pointer(snapshotPointer.load(ordering: .acquiring))).release()
         Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring))).release()
+        Unmanaged<FastCodes>.fromOpaque(Self.pointer(fastCodesPointer.load(ordering: .acquiring))).release()
         writer.withLock { retired in
-            for address in retired.snapshots { Unmanaged<Snapshot>.fromOpaque(Self.pointer(address)).release() }
-            for address in retired.typeTables { Unmanaged<TypeTable>.fromOpaque(Self.pointer(address)).release() }
+            for address in retired.objects { Unmanaged<AnyObject>.fromOpaque(Self.pointer(address)).release() }
         }
     }
 
@@ -68,18 +71,23 @@ public final class ErrorRegistry: Sendable {
 
     @inline(__always)
     private var typeTable: TypeTable {
-        Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring))).takeUnretainedValue()
+        Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring)))
+            .takeUnretainedValue()
+    }
+
+    @inline(__always)
+    private var fastCodes: FastCodes {
+        Unmanaged<FastCodes>.fromOpaque(Self.pointer(fastCodesPointer.load(ordering: .acquiring)))
+            .takeUnretainedValue()
     }
 
     /// The descriptor registered for a code or for one of its numeric aliases (`ErrorCode("telnyx", "-32003")`).
-    @inlinable
     public func descriptor(for code: ErrorCode) -> ErrorDescriptor? {
-        _descriptor(for: code)
-    }
-
-    @usableFromInline
-    func _descriptor(for code: ErrorCode) -> ErrorDescriptor? {
-        snapshot.byCode[code]
+        guard let key = RawCodeKey(code) else { return snapshot.byCode[code] }
+        if let descriptor = fastCodes.lookup(key, hash: key.slotHash) { return descriptor }
+        guard let descriptor = snapshot.byCode[code] else { return nil }
+        remember(key, descriptor)
+        return descriptor
     }
 
     /// The descriptor registered under a numeric alias of a domain.
@@ -90,8 +98,7 @@ public final class ErrorRegistry: Sendable {
     /// The descriptor of any error value. Errors the registry cannot identify get the descriptor of
     /// `axiom/unknownError`; use ``identity(of:)`` to see what they were.
     public func descriptor(for error: any Error) -> ErrorDescriptor {
-        let snapshot = self.snapshot
-        return snapshot.byCode[identity(of: error).code] ?? snapshot.unknown
+        resolve(error).descriptor
     }
 
     /// The identity of any error value: from `IdentifiableError`, from an extractor registered with
@@ -102,12 +109,21 @@ public final class ErrorRegistry: Sendable {
         _identity(of: error)
     }
 
+    /// Identity and descriptor of an error in one pass: what an error event needs.
+    public func resolve(_ error: any Error) -> (identity: ErrorIdentity, descriptor: ErrorDescriptor) {
+        let identity = _identity(of: error)
+        return (identity, descriptor(for: identity.code) ?? snapshot.unknown)
+    }
+
+    /// The descriptor of errors the registry cannot identify.
+    public var unknownDescriptor: ErrorDescriptor { snapshot.unknown }
+
     private func _identity<E: Error>(of error: E) -> ErrorIdentity {
         if E.self == EscalatedError.self {
             return identity(of: unsafeBitCast(error, to: EscalatedError.self).error)
         }
         let key = ObjectIdentifier(E.self)
-        let entry = typeTable.entries[key] ?? learn(E.self, from: error)
+        let entry = typeTable.lookup(key, hash: key.slotHash) ?? learn(E.self, from: error)
         return withUnsafePointer(to: error) { entry.extract(UnsafeRawPointer($0)) }
     }
 
@@ -177,24 +193,38 @@ public final class ErrorRegistry: Sendable {
     private func install(_ entry: TypeEntry, for key: ObjectIdentifier) {
         writer.withLock { retired in
             let current = typeTable
-            var entries = current.entries
-            entries[key] = entry
-            let next = TypeTable(entries: entries)
+            let next = current.inserting(key, entry)
             typeTablePointer.store(Self.address(of: next), ordering: .releasing)
-            retired.typeTables.append(UInt(bitPattern: Unmanaged.passUnretained(current).toOpaque()))
+            retired.keep(current)
+        }
+    }
+
+    /// Adds a literal code to the fast table. Registrations only ever add codes, so an entry never goes stale.
+    private func remember(_ key: RawCodeKey, _ descriptor: ErrorDescriptor) {
+        writer.withLock { retired in
+            let current = fastCodes
+            guard current.lookup(key, hash: key.slotHash) == nil else { return }
+            let next = current.inserting(key, descriptor)
+            fastCodesPointer.store(Self.address(of: next), ordering: .releasing)
+            retired.keep(current)
         }
     }
 
     private func publish(_ next: Snapshot, replacing current: Snapshot, retired: inout Retired) {
         snapshotPointer.store(Self.address(of: next), ordering: .releasing)
-        retired.snapshots.append(UInt(bitPattern: Unmanaged.passUnretained(current).toOpaque()))
+        retired.keep(current)
     }
 }
 
 /// Tables replaced by newer ones; released when the registry is.
 private struct Retired: ~Copyable {
-    var snapshots: [UInt] = []
-    var typeTables: [UInt] = []
+    /// Addresses of replaced tables, each still retained once.
+    var objects: [UInt] = []
+
+    /// Takes over the registry's reference to a table that was just replaced.
+    mutating func keep(_ table: AnyObject) {
+        objects.append(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()))
+    }
 }
 
 struct AliasKey: Hashable {
@@ -207,15 +237,16 @@ struct TypeEntry: Sendable {
     let extract: @Sendable (UnsafeRawPointer) -> ErrorIdentity
 }
 
-final class TypeTable: Sendable {
-    let entries: [ObjectIdentifier: TypeEntry]
-    init(entries: [ObjectIdentifier: TypeEntry]) { self.entries = entries }
+typealias TypeTable = OpenTable<ObjectIdentifier, TypeEntry>
+typealias FastCodes = OpenTable<RawCodeKey, ErrorDescriptor>
 
-    static var builtinEntries: [ObjectIdentifier: TypeEntry] {
+extension OpenTable where Key == ObjectIdentifier, Value == TypeEntry {
+    static var builtinEntries: [(ObjectIdentifier, TypeEntry)] {
         [
-            ObjectIdentifier(CancellationError.self): TypeEntry { _ in
-                ErrorIdentity(code: ErrorCatalog.cancellationCode)
-            }
+            (
+                ObjectIdentifier(CancellationError.self),
+                TypeEntry { _ in ErrorIdentity(code: ErrorCatalog.cancellationCode) }
+            )
         ]
     }
 }

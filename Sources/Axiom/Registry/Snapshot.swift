@@ -57,7 +57,7 @@ final class Snapshot: Sendable {
             guard !code.code.isEmpty else { throw refuse(.invalidCatalog, "empty code in domain \(code.domain)") }
             if let existing = byCode[code] { throw refuse(.duplicateCode, code.description, existing: existing.source) }
             byCode[code] = descriptor
-            if let number = descriptor.numericCode {
+            for number in descriptor.numericAliases {
                 let key = AliasKey(domain: code.domain, number: number)
                 if let existing = byAlias[key] {
                     throw refuse(

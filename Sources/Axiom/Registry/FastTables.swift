@@ -1,0 +1,87 @@
+// Hash-free lookup tables for the registry's read path.
+//
+// A dictionary keyed by `ErrorCode` hashes two strings with SipHash on every lookup: tens of nanoseconds,
+// more than the whole budget of a handled error. Codes that come from string literals (every
+// `IdentifiableError` written in Swift) are immortal strings: their 16 raw bytes never change and never
+// name another string, so the pair of raw representations is a perfect key that hashes in a few
+// instructions. Codes built at run time (decoded from JSON, copied from a plugin) are not immortal and
+// take the dictionary path; they are never put in the fast table, whose keys must stay valid forever.
+
+/// The raw bits of two immortal strings: an exact identity for an `ErrorCode` made of literals.
+@usableFromInline
+struct RawCodeKey: Hashable, Sendable {
+    @usableFromInline var w0, w1, w2, w3: UInt64
+
+    /// The key of a code, or nil when either string is not immortal (and so may be freed and its bits reused).
+    @inlinable
+    init?(_ code: ErrorCode) {
+        let domain = unsafeBitCast(code.domain, to: (UInt64, UInt64).self)
+        let name = unsafeBitCast(code.code, to: (UInt64, UInt64).self)
+        // The top bit of a string's object word marks it immortal: small (inline) strings and literals.
+        guard domain.1 >> 63 == 1, name.1 >> 63 == 1 else { return nil }
+        (w0, w1, w2, w3) = (domain.0, domain.1, name.0, name.1)
+    }
+
+    @inlinable
+    var slotHash: Int {
+        var h = w0 &* 0x9E37_79B9_7F4A_7C15
+        h = (h ^ w1) &* 0xBF58_476D_1CE4_E5B9
+        h = (h ^ w2) &* 0x94D0_49BB_1331_11EB
+        h = (h ^ w3) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: h ^ (h >> 29))
+    }
+}
+
+/// An immutable open-addressing table with a power-of-two capacity, at most half full.
+@usableFromInline
+final class OpenTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    @usableFromInline let keys: [Key?]
+    @usableFromInline let values: [Value?]
+    @usableFromInline let mask: Int
+    let hash: @Sendable (Key) -> Int
+
+    init(_ entries: [(Key, Value)], hash: @escaping @Sendable (Key) -> Int) {
+        var capacity = 8
+        while capacity < entries.count * 2 { capacity <<= 1 }
+        var keys = [Key?](repeating: nil, count: capacity)
+        var values = [Value?](repeating: nil, count: capacity)
+        for (key, value) in entries {
+            var index = hash(key) & (capacity - 1)
+            while let existing = keys[index], existing != key { index = (index + 1) & (capacity - 1) }
+            keys[index] = key
+            values[index] = value
+        }
+        self.keys = keys
+        self.values = values
+        self.mask = capacity - 1
+        self.hash = hash
+    }
+
+    /// Every entry, for building a bigger table.
+    var entries: [(Key, Value)] {
+        zip(keys, values).compactMap { key, value in key.flatMap { k in value.map { (k, $0) } } }
+    }
+
+    @inlinable
+    func lookup(_ key: Key, hash: Int) -> Value? {
+        var index = hash & mask
+        while let candidate = keys[index] {
+            if candidate == key { return values[index] }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    func inserting(_ key: Key, _ value: Value) -> OpenTable {
+        OpenTable(entries.filter { $0.0 != key } + [(key, value)], hash: hash)
+    }
+}
+
+extension ObjectIdentifier {
+    /// A cheap hash of a type's metadata address: the low bits are alignment, the rest spread well enough.
+    @inlinable
+    var slotHash: Int {
+        let bits = UInt(bitPattern: Int(bitPattern: self)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(bitPattern: bits >> 7)
+    }
+}

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a ``PluginHost`` looks for plugins, in this order: the paths a user names, the directories of
+/// `AXIOM_PLUGIN_PATH`, and the running executable's own directory (where SwiftPM puts built plugins).
+///
+/// In a directory a user names (an explicit path or `AXIOM_PLUGIN_PATH`) every entry that is not a
+/// loadable plugin is reported. In the executable's directory only `.so` files are tried, and one without the
+/// entry symbol (an ordinary library) is skipped quietly. Each directory is listed in sorted order and read once,
+/// however many names lead to it.
+public struct PluginSearch: Sendable {
+    /// Files or directories a user named.
+    public var paths: [String]
+    /// Directories from the environment (`AXIOM_PLUGIN_PATH`, colon-separated).
+    public var environmentPaths: [String]
+    /// The running executable's directory, or nil not to look there.
+    public var executableDirectory: String?
+
+    /// Creates a search over exactly these places.
+    public init(paths: [String] = [], environmentPaths: [String] = [], executableDirectory: String? = nil) {
+        self.paths = paths
+        self.environmentPaths = environmentPaths
+        self.executableDirectory = executableDirectory
+    }
+
+    /// The standard search: `paths`, then `AXIOM_PLUGIN_PATH`, then the directory of `/proc/self/exe`.
+    public static func standard(paths: [String] = []) -> PluginSearch {
+        let environment = getenv("AXIOM_PLUGIN_PATH").map { String(cString: $0) } ?? ""
+        let executable = realPath("/proc/self/exe").map(parentDirectory(of:))
+        return PluginSearch(
+            paths: paths, environmentPaths: environment.split(separator: ":").map(String.init),
+            executableDirectory: executable)
+    }
+
+    struct Candidate {
+        var path: String
+        var quiet: Bool
+    }
+
+    /// The files to try, in order. Directories that cannot be listed are reported into `report`.
+    func candidates(into report: inout PluginLoadReport) -> [Candidate] {
+        var result: [Candidate] = []
+        var seenDirectories: Set<PluginHost.FileIdentity> = []
+        func directoryIdentity(_ path: String) -> PluginHost.FileIdentity? {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+            return PluginHost.FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        }
+        func scan(_ directory: String, quiet: Bool) {
+            guard let identity = directoryIdentity(directory), seenDirectories.insert(identity).inserted else { return }
+            guard let names = listDirectory(directory) else {
+                if !quiet {
+                    report.rejected.append(
+                        PluginRejection(path: directory, reason: .unreadable, detail: String(cString: strerror(errno))))
+                }
+                return
+            }
+            for name in names.sorted() where !quiet || name.hasSuffix(".so") || name.contains(".so.") {
+                result.append(Candidate(path: directory == "/" ? "/" + name : directory + "/" + name, quiet: quiet))
+            }
+        }
+        for path in paths + environmentPaths {
+            if directoryIdentity(path) != nil {
+                scan(path, quiet: false)
+            } else {
+                result.append(Candidate(path: path, quiet: false))
+            }
+        }
+        if let executableDirectory { scan(executableDirectory, quiet: true) }
+        return result
+    }
+}
+
+/// The names in a directory, without `.` and `..`; nil if it cannot be read.
+func listDirectory(_ path: String) -> [String]? {
+    guard let directory = opendir(path) else { return nil }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+            pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+}

@@ -1,0 +1,141 @@
+/// What one compile unit answers once built: its line table and its function scopes (concrete
+/// subprograms with their inlined subroutines nested inside), both indexed for binary search.
+///
+/// ```
+/// address ──▶ topLevel (sorted subprogram ranges) ──▶ scope ──▶ children… (innermost inlined scope)
+///        └──▶ rows (sorted line table) ──▶ file:line:column of the innermost frame
+/// ```
+struct CompileUnitTable {
+    struct LineRow {
+        var address: UInt64
+        var file: UInt32
+        var line: UInt32
+        var column: UInt32
+        var isEndSequence: Bool
+    }
+
+    /// A subprogram (concrete) or an inlined subroutine.
+    struct Scope {
+        var dieOffset: UInt64
+        var entryAddress: UInt64
+        var rangeStart: Int32  // index into `ranges`
+        var rangeCount: Int32
+        var firstChild: Int32 = -1
+        var lastChild: Int32 = -1
+        var nextSibling: Int32 = -1
+        var isInlined: Bool
+        /// False for a subprogram whose inlined subroutines have not been read yet (they are read on the
+        /// first lookup that lands in it: most functions of a unit are never looked at).
+        var childrenLoaded = true
+        var callFile: UInt32 = 0
+        var callLine: UInt32 = 0
+        var callColumn: UInt32 = 0
+    }
+
+    struct TopLevelRange {
+        var low: UInt64
+        var high: UInt64
+        var scope: Int32
+    }
+
+    /// Source files by line-table file number (already shifted for DWARF < 5, where numbering starts at 1).
+    var files: [String?] = []
+    var fileNumberBase: Int = 1
+    var rows: [LineRow] = []
+    var scopes: [Scope] = []
+    var ranges: [(low: UInt64, high: UInt64)] = []
+    var topLevel: [TopLevelRange] = []
+
+    func file(number: UInt32) -> String? {
+        let index = Int(number) - fileNumberBase
+        guard index >= 0, index < files.count else { return nil }
+        return files[index]
+    }
+
+    /// Adds a scope and links it under `parent` (or nowhere for a subprogram).
+    mutating func addScope(_ scope: Scope, ranges scopeRanges: [(low: UInt64, high: UInt64)], parent: Int32?) -> Int32 {
+        var scope = scope
+        scope.rangeStart = Int32(ranges.count)
+        scope.rangeCount = Int32(scopeRanges.count)
+        ranges.append(contentsOf: scopeRanges)
+        let index = Int32(scopes.count)
+        scopes.append(scope)
+        if let parent {
+            let parentIndex = Int(parent)
+            if scopes[parentIndex].lastChild >= 0 {
+                scopes[Int(scopes[parentIndex].lastChild)].nextSibling = index
+            } else {
+                scopes[parentIndex].firstChild = index
+            }
+            scopes[parentIndex].lastChild = index
+        } else {
+            for range in scopeRanges { topLevel.append(TopLevelRange(low: range.low, high: range.high, scope: index)) }
+        }
+        return index
+    }
+
+    mutating func finish() {
+        topLevel.sort { $0.low < $1.low }
+        // Stable order within one address keeps table order; end-of-sequence rows sort first so that a
+        // sequence starting where another ends wins.
+        let indexed = rows.enumerated().sorted { lhs, rhs in
+            if lhs.element.address != rhs.element.address { return lhs.element.address < rhs.element.address }
+            if lhs.element.isEndSequence != rhs.element.isEndSequence { return lhs.element.isEndSequence }
+            return lhs.offset < rhs.offset
+        }
+        rows = indexed.map(\.element)
+    }
+
+    func contains(_ scope: Scope, _ address: UInt64) -> Bool {
+        let start = Int(scope.rangeStart)
+        for index in start..<(start + Int(scope.rangeCount)) {
+            let range = ranges[index]
+            if address >= range.low && address < range.high { return true }
+        }
+        return false
+    }
+
+    /// The subprogram whose ranges contain `address`, or nil.
+    func topLevelScope(containing address: UInt64) -> Int32? {
+        // Last top-level range starting at or before the address; overlapping subprograms are rare, so
+        // look back a few entries when the nearest one does not contain it.
+        var low = 0
+        var high = topLevel.count
+        while low < high {
+            let middle = (low + high) / 2
+            if topLevel[middle].low <= address { low = middle + 1 } else { high = middle }
+        }
+        var candidate = low - 1
+        var looked = 0
+        while candidate >= 0 && looked < 32 {
+            let range = topLevel[candidate]
+            if address < range.high { return range.scope }
+            candidate -= 1
+            looked += 1
+        }
+        return nil
+    }
+
+    /// The child of `scope` whose ranges contain `address`, or nil.
+    func child(of scope: Int32, containing address: UInt64) -> Int32? {
+        var child = scopes[Int(scope)].firstChild
+        while child >= 0 {
+            if contains(scopes[Int(child)], address) { return child }
+            child = scopes[Int(child)].nextSibling
+        }
+        return nil
+    }
+
+    /// The line-table row covering `address`, or nil when the address falls in no sequence.
+    func row(for address: UInt64) -> LineRow? {
+        var low = 0
+        var high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if rows[middle].address <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let row = rows[low - 1]
+        return row.isEndSequence ? nil : row
+    }
+}

@@ -1,0 +1,38 @@
+import CAxiomDwarf
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A module loaded in this process: its file and its load bias (runtime address minus file address).
+public struct LoadedModule: Sendable, Hashable {
+    /// The module's file. For the main executable, the target of `/proc/self/exe`.
+    public var path: String
+    /// `dlpi_addr`: add it to a file address to get the runtime address.
+    public var loadBias: UInt64
+
+    /// The module whose loaded segments contain `address` (a live address in this process), or nil.
+    public static func containing(address: UInt) -> LoadedModule? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        var bias: UInt64 = 0
+        let found = buffer.withUnsafeMutableBufferPointer {
+            axiom_dwarf_find_loaded_module(address, $0.baseAddress, $0.count, &bias)
+        }
+        guard found != 0 else { return nil }
+        var path = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        if path.isEmpty { path = executablePath() }
+        return LoadedModule(path: path, loadBias: bias)
+    }
+
+    /// `/proc/self/exe` resolved, so reports name the real file.
+    static func executablePath() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
+        guard count > 0 else { return "/proc/self/exe" }
+        return buffer.withUnsafeBufferPointer {
+            String(decoding: UnsafeRawBufferPointer(start: $0.baseAddress, count: count), as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+/// One opened module: its ELF image (symbol tables), its DWARF (when present) and the per-address
+/// results already computed. Lives inside the ``Symbolicator``'s mutex; never shared outside it.
+final class SymbolicatedModule {
+    let path: String
+    private let image: ELFImage
+    private let dwarf: DwarfReader?
+    private var functionSymbols: [ELFImage.Symbol]?
+    private var results: [UInt64: [SymbolicatedFrame]] = [:]
+    /// Bounds the per-address cache; beyond it the cache starts over (addresses in crash reports repeat a lot,
+    /// so a simple reset is enough).
+    static let resultCacheLimit = 1 << 16
+
+    init(path: String) throws(SymbolicationError) {
+        self.path = path
+        self.image = try ELFImage(path: path)
+        self.dwarf = image.mayHaveDebugInfo ? try DwarfReader(path: path) : nil
+    }
+
+    var hasDebugInfo: Bool { dwarf != nil }
+
+    func cachedFrames(_ address: UInt64) -> [SymbolicatedFrame]? { results[address] }
+
+    func symbolicate(
+        _ address: UInt64, demangler: inout DemangleCache
+    ) throws(SymbolicationError)
+        -> [SymbolicatedFrame]
+    {
+        if let cached = results[address] { return cached }
+        var frames = dwarfFrames(address, demangler: &demangler)
+        // The physical frame takes its name from the symbol table when a symbol covers the address, as
+        // llvm-symbolizer does: DWARF linkage names can be internal aliases (glibc's `__GI_abort` for `abort`).
+        if let symbol = symbol(containing: address), let name = image.string(at: symbol.nameOffset) {
+            let demangled = demangler.demangle(name)
+            if frames.isEmpty { frames.append(SymbolicatedFrame(isInlined: false)) }
+            frames[frames.count - 1].function = demangled
+            frames[frames.count - 1].mangledName = demangled == name ? nil : name
+            frames[frames.count - 1].symbolOffset = address - symbol.address
+        }
+        guard !frames.isEmpty else { throw .noSymbol(path, address: address, hasDebugInfo: hasDebugInfo) }
+        if results.count >= Self.resultCacheLimit { results.removeAll(keepingCapacity: true) }
+        results[address] = frames
+        return frames
+    }
+
+    /// Nearest FUNC symbol at or before `address`; a sized symbol must contain it.
+    func symbol(containing address: UInt64) -> ELFImage.Symbol? {
+        if functionSymbols == nil { functionSymbols = image.functionSymbols() }
+        let symbols = functionSymbols!
+        var low = 0
+        var high = symbols.count
+        while low < high {
+            let middle = (low + high) / 2
+            if symbols[middle].address <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let symbol = symbols[low - 1]
+        if symbol.size != 0 && address - symbol.address >= symbol.size { return nil }
+        return symbol
+    }
+
+    /// The names of every FUNC symbol, for tests that sample a module.
+    func allFunctionSymbols() -> [FunctionSymbol] {
+        if functionSymbols == nil { functionSymbols = image.functionSymbols() }
+        return functionSymbols!.compactMap { symbol in
+            image.string(at: symbol.nameOffset).map {
+                FunctionSymbol(name: $0, address: symbol.address, size: symbol.size)
+            }
+        }
+    }
+
+    private func dwarfFrames(_ address: UInt64, demangler: inout DemangleCache) -> [SymbolicatedFrame] {
+        guard let dwarf else { return [] }
+        for unit in dwarf.units(containing: address) {
+            guard dwarf.table(forUnit: unit) != nil else { continue }
+            let chain = dwarf.scopeChain(unit: unit, address: address)
+            guard let table = dwarf.table(forUnit: unit) else { continue }
+            let row = table.row(for: address)
+            if chain.isEmpty && row == nil { continue }
+            var frames: [SymbolicatedFrame] = []
+            frames.reserveCapacity(max(chain.count, 1))
+            // Location of the innermost frame comes from the line table; each outer frame's location is the
+            // call site recorded on the inlined scope just inside it.
+            var file = row.flatMap { table.file(number: $0.file) }
+            var line = row.map { Int($0.line) }
+            var column = row.map { Int($0.column) }
+            if chain.isEmpty {
+                frames.append(
+                    SymbolicatedFrame(file: file, line: nonZero(line), column: nonZero(column), isInlined: false))
+                return frames
+            }
+            for position in stride(from: chain.count - 1, through: 0, by: -1) {
+                let scope = table.scopes[Int(chain[position])]
+                let names = dwarf.names(ofDieAt: scope.dieOffset)
+                var function: String? = nil
+                var mangledName: String? = nil
+                if let linkageName = names.linkageName {
+                    function = demangler.demangle(linkageName)
+                    mangledName = function == linkageName ? nil : linkageName
+                } else {
+                    function = names.name
+                }
+                frames.append(
+                    SymbolicatedFrame(
+                        function: function, mangledName: mangledName,
+                        symbolOffset: scope.isInlined ? nil : address &- scope.entryAddress, file: file,
+                        line: nonZero(line), column: nonZero(column), isInlined: scope.isInlined))
+                file = table.file(number: scope.callFile)
+                line = Int(scope.callLine)
+                column = Int(scope.callColumn)
+            }
+            return frames
+        }
+        return []
+    }
+
+    private func nonZero(_ value: Int?) -> Int? {
+        guard let value, value != 0 else { return nil }
+        return value
+    }
+}
+
+/// Demangled names by linkage name. `swift_demangle` costs about a microsecond; a name repeats across frames.
+struct DemangleCache {
+    private var names: [String: String] = [:]
+
+    mutating func demangle(_ name: String) -> String {
+        if let cached = names[name] { return cached }
+        let demangled = Demangler.demangle(name)
+        if names.count >= 1 << 16 { names.removeAll(keepingCapacity: true) }
+        names[name] = demangled
+        return demangled
+    }
+}

@@ -1,0 +1,34 @@
+// C shim for AxiomSymbolication: makes libdwarf, and the few glibc/Swift-runtime functions that
+// Swift cannot see on its own, visible to Swift. Keep this small: the logic lives in Swift.
+#ifndef CAXIOM_DWARF_H
+#define CAXIOM_DWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Exported by libswiftCore (not declared in any header Swift imports). Returns a malloc'ed,
+/// NUL-terminated demangled name when `outputBuffer` is NULL, or NULL when the input is not a
+/// Swift symbol. `flags` must be 0.
+char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *outputBuffer,
+                     size_t *outputBufferSize, uint32_t flags);
+
+/// Finds the loaded module whose PT_LOAD segments contain `address`, using `dl_iterate_phdr`
+/// (invisible to Swift because Swift's Glibc module is built without _GNU_SOURCE).
+/// On success returns 1, copies the module path (empty for the main executable) into `pathBuffer`
+/// (truncated to `pathBufferSize - 1` bytes, NUL-terminated) and stores the load bias
+/// (`dlpi_addr`) in `loadBias`. Returns 0 when no module contains the address.
+int axiom_dwarf_find_loaded_module(uintptr_t address, char *pathBuffer, size_t pathBufferSize,
+                                   uint64_t *loadBias);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

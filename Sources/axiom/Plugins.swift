@@ -1,0 +1,66 @@
+import ArgumentParser
+import AxiomPlugins
+import Foundation
+
+/// `axiom plugins [--plugin-path DIR]... [--json]`: which plugins load, and why the others do not.
+struct Plugins: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the plugins that load and the files that are refused.",
+        discussion: """
+            Looks in each --plugin-path, then in AXIOM_PLUGIN_PATH (colon-separated), then beside the axiom \
+            executable. Exits 0 when nothing was refused, 1 otherwise.
+            """
+    )
+
+    @OptionGroup var plugins: PluginOptions
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() async throws {
+        let report = plugins.load()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(PluginsReport(report)), as: UTF8.self))
+        } else {
+            for plugin in report.loaded {
+                print(
+                    "loaded   \(plugin.id) \(plugin.version)  \(plugin.domains.joined(separator: ", "))  "
+                        + "\(plugin.codeCount) codes  \(plugin.path)")
+            }
+            for rejection in report.rejected {
+                print("rejected \(rejection.path)  \(rejection.reason.rawValue): \(rejection.detail)")
+            }
+            if report.loaded.isEmpty && report.rejected.isEmpty { print("no plugins found") }
+        }
+        if !report.rejected.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// The JSON shape of `axiom plugins --json`. Keys are stable: scripts read them.
+struct PluginsReport: Encodable {
+    struct Loaded: Encodable {
+        let id: String
+        let version: String
+        let path: String
+        let domains: [String]
+        let codes: Int
+    }
+
+    struct Rejected: Encodable {
+        let path: String
+        let reason: String
+        let detail: String
+    }
+
+    let loaded: [Loaded]
+    let rejected: [Rejected]
+
+    init(_ report: PluginLoadReport) {
+        loaded = report.loaded.map {
+            Loaded(id: $0.id, version: $0.version, path: $0.path, domains: $0.domains, codes: $0.codeCount)
+        }
+        rejected = report.rejected.map { Rejected(path: $0.path, reason: $0.reason.rawValue, detail: $0.detail) }
+    }
+}

@@ -1,0 +1,111 @@
+/*
+ * A configurable plugin for the loader's tests and benchmarks, compiled with `cc -shared` into a temporary
+ * directory. Each -D option bends one part of the contract:
+ *
+ *   FIXTURE_ID="x.y"          plugin id                      (default "test.fixture")
+ *   FIXTURE_DOMAIN="d"        first domain                   (default "fixture")
+ *   FIXTURE_DOMAIN2="e"       a second domain; codes alternate between the two
+ *   FIXTURE_CODES=n           number of codes, named E000…  (default 3)
+ *   FIXTURE_ABI_VERSION=n     ABI version reported            (default AXIOM_PLUGIN_ABI_VERSION)
+ *   FIXTURE_ABI_HASH="h"      ABI header hash reported        (default AXIOM_PLUGIN_ABI_HASH)
+ *   FIXTURE_CATEGORY="c"      category of every code          (default "general")
+ *   FIXTURE_FAIL_INIT         report a failed init with a message
+ *   FIXTURE_NO_ENTRY          export no entry symbol at all
+ *
+ * The catalog is built on the first call and never freed, as the ABI requires.
+ */
+#include "axiom_plugin.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FIXTURE_ID
+#define FIXTURE_ID "test.fixture"
+#endif
+#ifndef FIXTURE_DOMAIN
+#define FIXTURE_DOMAIN "fixture"
+#endif
+#ifndef FIXTURE_CODES
+#define FIXTURE_CODES 3
+#endif
+#ifndef FIXTURE_ABI_VERSION
+#define FIXTURE_ABI_VERSION AXIOM_PLUGIN_ABI_VERSION
+#endif
+#ifndef FIXTURE_ABI_HASH
+#define FIXTURE_ABI_HASH AXIOM_PLUGIN_ABI_HASH
+#endif
+#ifndef FIXTURE_CATEGORY
+#define FIXTURE_CATEGORY "general"
+#endif
+
+#ifdef FIXTURE_NO_ENTRY
+
+/* An ordinary shared library: something to export, but not the entry. */
+int fixture_not_a_plugin(void) { return 42; }
+
+#else
+
+#ifdef FIXTURE_DOMAIN2
+static const char *const domains[] = {FIXTURE_DOMAIN, FIXTURE_DOMAIN2};
+#else
+static const char *const domains[] = {FIXTURE_DOMAIN};
+#endif
+
+static axiom_plugin_code codes[FIXTURE_CODES];
+static int64_t aliases[FIXTURE_CODES];
+static axiom_plugin_message english[FIXTURE_CODES * 2];
+static axiom_plugin_locale locales[1];
+static const axiom_plugin_retry retry = {
+    .max_attempts = 3, .backoff = "exponential", .delay_ms = 100, .max_delay_ms = 1000,
+    .jitter = 0, .honors_retry_after = 1};
+static axiom_plugin_descriptor descriptor;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static char *format(const char *pattern, int number) {
+    char buffer[96];
+    snprintf(buffer, sizeof buffer, pattern, number);
+    return strdup(buffer);
+}
+
+static void build(void) {
+    size_t domain_count = sizeof(domains) / sizeof(domains[0]);
+    for (int i = 0; i < FIXTURE_CODES; i++) {
+        const char *domain = domains[i % domain_count];
+        char key[160];
+        snprintf(key, sizeof key, "error.%s.E%03d", domain, i);
+        aliases[i] = 1000 + i;
+        codes[i] = (axiom_plugin_code){
+            .domain = domain, .code = format("E%03d", i), .numeric_aliases = &aliases[i],
+            .numeric_alias_count = 1, .category = FIXTURE_CATEGORY, .severity = "error",
+            .disposition = i % 2 ? "recover" : "default", .retry = i % 2 ? &retry : NULL,
+            .message_key = strdup(key), .sensitive = 0};
+        english[2 * i] = (axiom_plugin_message){.key = strdup(key), .text = format("Fixture error %d.", i)};
+        strcat(key, ".title");
+        english[2 * i + 1] = (axiom_plugin_message){.key = strdup(key), .text = format("Fixture %d", i)};
+    }
+    locales[0] = (axiom_plugin_locale){.locale = "en", .messages = english, .message_count = FIXTURE_CODES * 2};
+    descriptor = (axiom_plugin_descriptor){
+        .struct_size = sizeof(axiom_plugin_descriptor),
+        .abi_version = FIXTURE_ABI_VERSION,
+        .fingerprint = {.abi_hash = FIXTURE_ABI_HASH, .toolchain = "C fixture", .language = AXIOM_PLUGIN_LANGUAGE_C},
+        .id = FIXTURE_ID,
+        .version = "0.0.1",
+#ifdef FIXTURE_FAIL_INIT
+        .status = AXIOM_PLUGIN_STATUS_FAILED,
+        .status_message = "fixture cannot start: its configuration file is missing",
+#else
+        .status = AXIOM_PLUGIN_STATUS_OK,
+#endif
+        .catalog = {.domains = domains, .domain_count = domain_count, .codes = codes,
+                    .code_count = FIXTURE_CODES, .locales = locales, .locale_count = 1},
+    };
+}
+
+const axiom_plugin_descriptor *axiom_plugin_entry_v1(void) {
+    pthread_once(&once, build);
+    return &descriptor;
+}
+
+#endif
