@@ -140,6 +140,28 @@ struct CapabilityTests {
         #expect(try await stage.run("sync") { ran.next() } == 1)
     }
 
+    @Test("the capability stage trusts a cached result until its TTL ends, then validates again")
+    func stageCacheExpires() async throws {
+        let clock = ManualClock()
+        let checks = CallCounter()
+        let validator = CapabilityValidator(configuration: .init(ttl: .seconds(10)), clock: clock)
+        validator.register(CustomCapability("network") { checks.next() })
+        let stage = CapabilityStage(validator, requiring: ["network"])
+        for _ in 0..<5 { _ = try await stage.run("op") { 1 } }
+        #expect(checks.count == 1)
+
+        await clock.waitForSleepers(1)  // the cache's expiry timer
+        clock.advance(by: .seconds(10))
+        // The timer's task ends the cached result right after the clock moves; give it the chance to run.
+        var calls = 0
+        while checks.count == 1 && calls < 10_000 {
+            _ = try await stage.run("op") { 1 }
+            await Task.yield()
+            calls += 1
+        }
+        #expect(checks.count == 2)
+    }
+
     @Test("an unregistered capability is unavailable")
     func unregistered() async {
         let validator = CapabilityValidator(clock: ManualClock())
