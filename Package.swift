@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
+        .library(name: "AxiomCrash", targets: ["AxiomCrash"]),
         .library(name: "AxiomSymbolication", targets: ["AxiomSymbolication"]),
         .library(name: "AxiomPlugins", targets: ["AxiomPlugins"]),
         .library(name: "AxiomPluginKit", targets: ["AxiomPluginKit"]),
@@ -60,6 +61,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "AxiomDemo",
+            dependencies: ["Axiom", "AxiomPlugins", "AxiomCrash"]
+        ),
         .testTarget(
             name: "AxiomTests",
             dependencies: [
@@ -69,6 +74,29 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "CAxiomPluginABI"]),
+        // Crash reporter. Only these two link libunwind (it interposes _Unwind_* and
+        // backtrace for the whole process).
+        .target(
+            name: "CAxiomCrash",
+            cSettings: [.define("UNW_LOCAL_ONLY")],
+            linkerSettings: [.linkedLibrary("unwind")]
+        ),
+        .target(name: "AxiomCrash", dependencies: ["CAxiomCrash", "AxiomSymbolication"]),
+        // A child process that installs the reporter and crashes on request.
+        .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
+        .executableTarget(
+            name: "AxiomCrashProbe",
+            dependencies: ["AxiomCrash", "CAxiomCrashProbeSupport"],
+            path: "Tests/AxiomCrashProbe"
+        ),
+        .testTarget(
+            name: "AxiomCrashTests", dependencies: ["AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication"]),
+        .executableTarget(
+            name: "CrashBenchmarks",
+            dependencies: ["AxiomCrash", "CAxiomCrash", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/CrashBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
         // _Unwind_* for the whole process; only the crash module may).
         .target(

@@ -131,6 +131,8 @@ public struct Default: ErrorHandler {
 ///
 /// This is what lets an application handle a domain it has never seen, once a plugin registers it.
 /// A `recover` descriptor whose retries are used up passes, so a later handler (or the layer's end) decides.
+/// A `default` descriptor passes too: the last line belongs to the terminal layer, so an inner layer
+/// escalates it and the application's layer handles it.
 public struct FollowDescriptor: ErrorHandler {
     /// Creates the handler.
     public init() {}
@@ -149,7 +151,8 @@ public struct FollowDescriptor: ErrorHandler {
                 translatedTo: DomainError(
                     domain: target.domain, code: target.code, message: "escalated from \(descriptor.code)"))
         case .default:
-            return .handle
+            // The last line is the terminal layer's: an inner layer passes, so its pipeline escalates.
+            return .pass
         }
     }
 }

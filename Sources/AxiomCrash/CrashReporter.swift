@@ -1,0 +1,87 @@
+import CAxiomCrash
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Installs the fatal-signal crash reporter and lists the raw reports it wrote.
+///
+/// Call ``install(directory:)`` once, early in `main`, before other threads start. A
+/// crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) then writes one raw report
+/// into that directory and the process still dies by its original signal, after the
+/// handlers that were installed before (the Swift runtime's backtracer among them).
+public enum CrashReporter {
+    /// Installs the reporter, writing raw reports into `directory`.
+    ///
+    /// Creates the directory with mode 0700 when it is missing (its parent must exist),
+    /// and checks that it is writable. Also gives the calling thread an alternate
+    /// signal stack (so a stack overflow can be reported) and snapshots the loaded
+    /// modules. A second call changes nothing and does not throw, whatever directory it
+    /// names.
+    ///
+    /// Threads whose stack overflows without an alternate signal stack die without a
+    /// report: call ``prepareCurrentThread()`` on threads you create.
+    public static func install(directory: String) throws(CrashReporterError) {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw CrashReporterError(.cannotCreateDirectory(path: directory, errno: errno))
+        }
+        let result = axiom_crash_install(directory)
+        switch result {
+        case Int32(AXIOM_CRASH_INSTALLED), Int32(AXIOM_CRASH_ALREADY_INSTALLED):
+            return
+        case Int32(AXIOM_CRASH_ERROR_DIRECTORY):
+            throw CrashReporterError(.cannotUseDirectory(path: directory, errno: errno))
+        case Int32(AXIOM_CRASH_ERROR_ALTERNATE_STACK):
+            throw CrashReporterError(.installFailed(step: "alternate signal stack", errno: errno))
+        case Int32(AXIOM_CRASH_ERROR_SIGACTION):
+            throw CrashReporterError(.installFailed(step: "sigaction", errno: errno))
+        default:
+            throw CrashReporterError(.installFailed(step: "module snapshot", errno: errno))
+        }
+    }
+
+    /// Whether ``install(directory:)`` has succeeded in this process.
+    public static var isInstalled: Bool { axiom_crash_is_installed() != 0 }
+
+    /// Gives the calling thread an alternate signal stack of at least 64 KiB, so a
+    /// stack overflow on this thread is reported too. Call it first thing on threads
+    /// you create; the stack is released when the thread exits.
+    public static func prepareCurrentThread() throws(CrashReporterError) {
+        if axiom_crash_prepare_thread() != 0 {
+            throw CrashReporterError(.cannotPrepareThread(errno: errno))
+        }
+    }
+
+    /// Re-reads the loaded modules, so frames in libraries opened with `dlopen` after
+    /// ``install(directory:)`` carry their module in later reports.
+    public static func refreshModules() {
+        _ = axiom_crash_refresh_modules()
+    }
+
+    /// The complete raw reports waiting in `directory`, as full paths, oldest name first.
+    ///
+    /// Files still being written (`.tmp`) and the `processed` and `rejected` subfolders
+    /// are left out. A missing directory has no pending reports.
+    public static func pendingReports(in directory: String) throws(CrashReporterError) -> [String] {
+        guard let handle = opendir(directory) else {
+            if errno == ENOENT { return [] }
+            throw CrashReporterError(.cannotUseDirectory(path: directory, errno: errno))
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.hasSuffix(rawReportSuffix), !name.hasPrefix(".") else { continue }
+            let path = directory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            names.append(name)
+        }
+        return names.sorted().map { directory + "/" + $0 }
+    }
+
+    /// The file name suffix of a complete raw report.
+    public static let rawReportSuffix = ".axcrash"
+}

@@ -1,0 +1,295 @@
+import CAxiomCrash
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw crash report as the signal handler wrote it: the signal, the crashed thread's
+/// registers and return addresses, and the modules loaded at the time. Addresses are
+/// not symbolicated. The byte format is documented in `axiom_crash_format.h`.
+public struct RawCrashReport: Hashable, Sendable {
+    /// Format version of the file this was read from.
+    public var formatVersion: UInt16
+    /// Architecture of the crashed process: `x86_64`, `aarch64` or `elf-machine-N`.
+    public var architecture: String
+    /// Signal number (SIGSEGV, …).
+    public var signal: Int32
+    /// `si_code` of the signal: how it was raised (kernel fault, `kill`, `tgkill`, …).
+    public var code: Int32
+    /// `si_addr` of the signal: the faulting address for memory faults, else the pc.
+    public var faultAddress: UInt64
+    public var pid: Int32
+    public var tid: Int32
+    /// The crashed thread's name (at most 15 bytes, from `PR_GET_NAME`).
+    public var threadName: String
+    /// General registers at the fault, in the architecture's order.
+    public var registers: [Register]
+    /// Program counters, innermost first. The first is the faulting instruction; the
+    /// others are return addresses (subtract one before looking up a line).
+    public var frames: [UInt64]
+    /// Modules loaded when the reporter was installed (or last refreshed).
+    public var modules: [Module]
+    /// Wall-clock time of the crash.
+    public var timestamp: Timestamp
+    /// The stack was deeper than the frames the handler records.
+    public var framesTruncated: Bool
+    /// The unwinder could not start; `frames` holds only the faulting pc.
+    public var unwindFailed: Bool
+    /// The module table was full; some modules are missing.
+    public var modulesTruncated: Bool
+
+    /// One general register.
+    public struct Register: Hashable, Sendable {
+        public var name: String
+        public var value: UInt64
+
+        public init(name: String, value: UInt64) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// A module (executable or shared object) mapped into the crashed process.
+    public struct Module: Hashable, Sendable {
+        /// Absolute path when known (the main executable's comes from `/proc/self/exe`).
+        public var path: String
+        /// Load bias: run-time address minus the ELF virtual address.
+        public var bias: UInt64
+        /// Lowest mapped address of the module.
+        public var base: UInt64
+        /// End of the module's executable segment.
+        public var endOfText: UInt64
+        /// The GNU build-id, empty when the module has none.
+        public var buildID: [UInt8]
+
+        public init(path: String, bias: UInt64, base: UInt64, endOfText: UInt64, buildID: [UInt8]) {
+            self.path = path
+            self.bias = bias
+            self.base = base
+            self.endOfText = endOfText
+            self.buildID = buildID
+        }
+
+        /// The file name, without its directory.
+        public var name: String { String(path.split(separator: "/").last ?? "") }
+
+        /// The build-id as lowercase hexadecimal, as `file` and `readelf -n` print it.
+        public var buildIDHex: String {
+            let digits = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = []
+            text.reserveCapacity(buildID.count * 2)
+            for byte in buildID {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0xf)])
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
+
+        /// Whether `address` lies in this module's mapped text.
+        public func contains(_ address: UInt64) -> Bool {
+            address >= base && address < endOfText
+        }
+    }
+
+    /// A `CLOCK_REALTIME` reading.
+    public struct Timestamp: Hashable, Sendable {
+        public var seconds: Int64
+        public var nanoseconds: Int64
+
+        public init(seconds: Int64, nanoseconds: Int64) {
+            self.seconds = seconds
+            self.nanoseconds = nanoseconds
+        }
+    }
+
+    /// The register with this name (`rip`, `rsp`, …), if the architecture has it.
+    public func register(named name: String) -> UInt64? {
+        registers.first { $0.name == name }?.value
+    }
+
+    /// The module whose text contains `address`.
+    public func module(containing address: UInt64) -> Module? {
+        modules.first { $0.contains(address) }
+    }
+}
+
+extension RawCrashReport {
+    /// AXIOM_CRASH_MAGIC, "AXCRASH\0" (spelled out: C string macros with a NUL inside
+    /// do not import into Swift byte for byte).
+    static let magic: [UInt8] = [0x41, 0x58, 0x43, 0x52, 0x41, 0x53, 0x48, 0x00]
+    /// AXIOM_CRASH_TRAILER_MAGIC, "AXEND\0\0\0".
+    static let trailerMagic: [UInt8] = [0x41, 0x58, 0x45, 0x4e, 0x44, 0x00, 0x00, 0x00]
+
+    /// The largest file accepted: every section at its limit, with long paths.
+    static let sizeLimit = 16 << 20
+
+    /// Reads and validates the raw report at `path`.
+    public init(contentsOf path: String) throws(RawReportError) {
+        try self.init(bytes: try Self.readFile(path))
+    }
+
+    /// Validates and parses the bytes of a raw report.
+    public init(bytes: [UInt8]) throws(RawReportError) {
+        var reader = ByteReader(bytes: bytes)
+        let magic = Self.magic
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count >= magic.count else {
+            throw bytes.elementsEqual(magic.prefix(bytes.count))
+                ? .truncated(expected: magic.count, actual: bytes.count) : .badMagic
+        }
+        guard bytes.prefix(magic.count).elementsEqual(magic) else { throw .badMagic }
+        let headerLength = Int(AXIOM_CRASH_HEADER_LENGTH_V1)
+        guard bytes.count >= 12 else { throw .truncated(expected: headerLength, actual: bytes.count) }
+
+        reader.offset = 8
+        let version = reader.u16()
+        guard version == AXIOM_CRASH_FORMAT_VERSION else { throw .unsupportedVersion(version) }
+        let declaredHeaderLength = Int(reader.u16())
+        guard declaredHeaderLength >= headerLength else { throw .badHeaderLength(declaredHeaderLength) }
+        guard bytes.count >= declaredHeaderLength else {
+            throw .truncated(expected: declaredHeaderLength, actual: bytes.count)
+        }
+        let architectureCode = reader.u16()
+        let registerCount = Int(reader.u16())
+        let frameCount = Int(reader.u32())
+        let moduleCount = Int(reader.u32())
+        let moduleSectionLength = Int(reader.u32())
+        let flags = reader.u32()
+        let totalLength = reader.u64()
+        guard totalLength <= UInt64(Self.sizeLimit) else {
+            throw .tooLarge(size: Int(clamping: totalLength), limit: Self.sizeLimit)
+        }
+        let declaredLength = Int(totalLength)
+        if bytes.count < declaredLength { throw .truncated(expected: declaredLength, actual: bytes.count) }
+        if bytes.count > declaredLength { throw .trailingBytes(declared: declaredLength, actual: bytes.count) }
+
+        try Self.check("register count", registerCount, limit: Int(AXIOM_CRASH_MAX_REGISTERS))
+        try Self.check("frame count", frameCount, limit: Int(AXIOM_CRASH_MAX_FRAMES))
+        try Self.check("module count", moduleCount, limit: Int(AXIOM_CRASH_MAX_MODULES))
+        try Self.check("module section length", moduleSectionLength, limit: Self.sizeLimit)
+        let trailerLength = Int(AXIOM_CRASH_TRAILER_LENGTH)
+        let needed = declaredHeaderLength + (registerCount + frameCount) * 8 + moduleSectionLength + trailerLength
+        guard needed == declaredLength else { throw .countsBeyondFile(needed: needed, declared: declaredLength) }
+        guard bytes.suffix(trailerLength).elementsEqual(Self.trailerMagic) else { throw .missingTrailer }
+
+        signal = reader.i32()
+        code = reader.i32()
+        faultAddress = reader.u64()
+        pid = reader.i32()
+        tid = reader.i32()
+        timestamp = Timestamp(seconds: reader.i64(), nanoseconds: reader.i64())
+        threadName = String(decoding: reader.bytes(16).prefix { $0 != 0 }, as: UTF8.self)
+        formatVersion = version
+        framesTruncated = flags & AXIOM_CRASH_FLAG_FRAMES_TRUNCATED != 0
+        unwindFailed = flags & AXIOM_CRASH_FLAG_UNWIND_FAILED != 0
+        modulesTruncated = flags & AXIOM_CRASH_FLAG_MODULES_TRUNCATED != 0
+
+        reader.offset = declaredHeaderLength
+        let names = Self.registerNames(architecture: architectureCode)
+        registers = (0..<registerCount).map { index in
+            Register(name: index < names.count ? names[index] : "r\(index)", value: reader.u64())
+        }
+        frames = (0..<frameCount).map { _ in reader.u64() }
+        architecture = Self.architectureName(architectureCode)
+        modules = try Self.parseModules(
+            &reader, count: moduleCount, sectionEnd: reader.offset + moduleSectionLength)
+    }
+
+    private static func check(_ field: String, _ value: Int, limit: Int) throws(RawReportError) {
+        if value > limit { throw .countOutOfRange(field: field, value: value, limit: limit) }
+    }
+
+    private static func parseModules(
+        _ reader: inout ByteReader, count: Int, sectionEnd: Int
+    ) throws(RawReportError) -> [Module] {
+        let fixedLength = Int(AXIOM_CRASH_MODULE_RECORD_FIXED_LENGTH)
+        var modules: [Module] = []
+        modules.reserveCapacity(count)
+        for index in 0..<count {
+            guard reader.offset + fixedLength <= sectionEnd else {
+                throw .malformedModule(index: index, reason: "record header runs past the module section")
+            }
+            let bias = reader.u64()
+            let base = reader.u64()
+            let endOfText = reader.u64()
+            let buildIDLength = Int(reader.u16())
+            let pathLength = Int(reader.u16())
+            guard reader.offset + buildIDLength + pathLength <= sectionEnd else {
+                throw .malformedModule(index: index, reason: "build-id or path runs past the module section")
+            }
+            let buildID = Array(reader.bytes(buildIDLength))
+            let path = String(decoding: reader.bytes(pathLength), as: UTF8.self)
+            modules.append(Module(path: path, bias: bias, base: base, endOfText: endOfText, buildID: buildID))
+        }
+        guard reader.offset == sectionEnd else {
+            throw .malformedModule(
+                index: count, reason: "\(sectionEnd - reader.offset) bytes left after the last record")
+        }
+        return modules
+    }
+
+    static func architectureName(_ code: UInt16) -> String {
+        switch Int32(code) {
+        case AXIOM_CRASH_ARCH_X86_64: return "x86_64"
+        case AXIOM_CRASH_ARCH_AARCH64: return "aarch64"
+        default: return "elf-machine-\(code)"
+        }
+    }
+
+    static func registerNames(architecture code: UInt16) -> [String] {
+        guard Int32(code) == AXIOM_CRASH_ARCH_X86_64 else { return [] }
+        return [
+            "rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
+            "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rflags",
+        ]
+    }
+
+    static func readFile(_ path: String) throws(RawReportError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(path: path, errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, errno: errno) }
+        let size = Int(info.st_size)
+        guard size <= sizeLimit else { throw .tooLarge(size: size, limit: sizeLimit) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                read(fd, buffer.baseAddress! + filled, size - filled)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw .unreadable(path: path, errno: errno) }
+            if count == 0 { break }  // shrank while reading: parse what is there
+            filled += count
+        }
+        bytes.removeLast(size - filled)
+        return bytes
+    }
+}
+
+/// Little-endian reads at a moving offset. Callers check bounds before reading.
+struct ByteReader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    mutating func bytes(_ count: Int) -> ArraySlice<UInt8> {
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    mutating func u16() -> UInt16 { UInt16(truncatingIfNeeded: integer(2)) }
+    mutating func u32() -> UInt32 { UInt32(truncatingIfNeeded: integer(4)) }
+    mutating func u64() -> UInt64 { integer(8) }
+    mutating func i32() -> Int32 { Int32(bitPattern: u32()) }
+    mutating func i64() -> Int64 { Int64(bitPattern: u64()) }
+
+    private mutating func integer(_ width: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<width {
+            value |= UInt64(bytes[offset + index]) << (8 * index)
+        }
+        offset += width
+        return value
+    }
+}

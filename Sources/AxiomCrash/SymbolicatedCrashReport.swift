@@ -1,0 +1,132 @@
+import AxiomSymbolication
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw crash report with its frames turned into functions, files and lines.
+///
+/// Frames of modules whose file on disk no longer has the build-id recorded at crash
+/// time (rebuilt or replaced since) are left unsymbolicated rather than named wrongly.
+public struct SymbolicatedCrashReport: Sendable, Hashable {
+    /// The report as the signal handler wrote it.
+    public var raw: RawCrashReport
+    /// The crashed thread's frames, innermost first; an address in inlined code gives
+    /// several frames (innermost inlined callee first, the physical function last).
+    public var frames: [Frame]
+    /// The operating system, as `/etc/os-release` names it where the report was processed.
+    public var platform: String
+    /// Paths of modules whose file no longer has the build-id recorded at crash time;
+    /// their frames are left unsymbolicated.
+    public var changedModules: Set<String>
+
+    /// One frame of the crashed thread.
+    public struct Frame: Sendable, Hashable {
+        /// How the address was obtained: the faulting pc, or a return address.
+        public enum Kind: String, Sendable, Hashable {
+            case programCounter
+            case returnAddress
+        }
+
+        public var kind: Kind
+        /// Position of the captured address in `raw.frames`; inlined frames share
+        /// their physical frame's.
+        public var index: Int
+        /// The run-time address, as captured (return addresses not adjusted).
+        public var address: UInt64
+        /// True for frames that exist only because of inlining.
+        public var isInlined: Bool
+        /// The linkage (mangled) name, or the plain name when it has no other.
+        public var symbol: String?
+        /// The demangled function name.
+        public var function: String?
+        /// Offset of the address from the start of the function (physical frames only).
+        public var offset: UInt64?
+        /// File name of the module the address lies in.
+        public var image: String?
+        public var file: String?
+        public var line: Int?
+        public var column: Int?
+
+        /// `function + offset`, as the Swift backtracer writes it.
+        public var description: String? {
+            guard let function else { return nil }
+            guard let offset else { return function }
+            return "\(function) + \(offset)"
+        }
+    }
+
+    /// Symbolicates `raw` with `symbolicator`.
+    public init(raw: RawCrashReport, symbolicator: Symbolicator, platform: String = Self.currentPlatform()) {
+        self.raw = raw
+        self.platform = platform
+        var buildIDMatches: [String: Bool] = [:]
+        var frames: [Frame] = []
+        for (index, pc) in raw.frames.enumerated() {
+            let kind: Frame.Kind = index == 0 ? .programCounter : .returnAddress
+            var frame = Frame(kind: kind, index: index, address: pc, isInlined: false)
+            guard let module = raw.module(containing: pc) else {
+                frames.append(frame)
+                continue
+            }
+            frame.image = module.name
+            if buildIDMatches[module.path] == nil {
+                buildIDMatches[module.path] =
+                    module.buildID.isEmpty || elfBuildID(path: module.path) == module.buildIDHex
+            }
+            let matches = buildIDMatches[module.path] == true
+            guard matches,
+                let symbolicated = try? symbolicator.symbolicate(
+                    pc: pc, loadBias: module.bias, modulePath: module.path, isReturnAddress: kind == .returnAddress)
+            else {
+                frames.append(frame)
+                continue
+            }
+            for location in symbolicated {
+                frame.isInlined = location.isInlined
+                frame.symbol = location.mangledName ?? location.function
+                frame.function = location.function
+                frame.offset = location.symbolOffset
+                frame.file = location.file
+                frame.line = location.line
+                frame.column = location.column
+                frames.append(frame)
+            }
+        }
+        self.frames = frames
+        self.changedModules = Set(buildIDMatches.filter { !$0.value }.keys)
+    }
+
+    /// What went wrong, in the Swift backtracer's words for the signal.
+    public var crashDescription: String {
+        switch raw.signal {
+        case SIGSEGV: return "Bad pointer dereference"
+        case SIGBUS: return "Bus error"
+        case SIGILL: return "Illegal instruction"
+        case SIGFPE: return "Arithmetic error"
+        case SIGABRT: return "Aborted"
+        case SIGTRAP: return "Trace/breakpoint trap"
+        default: return "Signal \(raw.signal)"
+        }
+    }
+
+    /// `Linux (PRETTY_NAME from /etc/os-release)`.
+    public static func currentPlatform() -> String {
+        guard let bytes = try? RawCrashReport.readFile("/etc/os-release") else { return "Linux" }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        where line.hasPrefix("PRETTY_NAME=") {
+            let value = line.dropFirst("PRETTY_NAME=".count).trimmingQuotes()
+            return "Linux (\(value))"
+        }
+        return "Linux"
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingQuotes() -> Substring {
+        var value = self
+        if value.first == "\"" { value = value.dropFirst() }
+        if value.last == "\"" { value = value.dropLast() }
+        return value
+    }
+}

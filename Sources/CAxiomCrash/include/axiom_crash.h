@@ -1,0 +1,61 @@
+// The capture side of the crash reporter: a fatal-signal handler that unwinds with
+// libunwind and writes a raw report (see axiom_crash_format.h), and a fast non-fatal
+// stack capture. Swift calls these through AxiomCrash; nothing else should.
+#ifndef AXIOM_CRASH_H
+#define AXIOM_CRASH_H
+
+// Local unwinding only: the `unw_*` names then map to the `_UL*` symbols of
+// libunwind.so. libunwind's own <unwind.h> is never included here (it clashes with
+// clang's).
+#ifndef UNW_LOCAL_ONLY
+#define UNW_LOCAL_ONLY
+#endif
+#include <libunwind.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "axiom_crash_format.h"
+
+/// Results of axiom_crash_install. Negative values are errors; `errno` says more.
+enum {
+    AXIOM_CRASH_INSTALLED = 0,
+    /// A previous call installed the reporter; this call changed nothing.
+    AXIOM_CRASH_ALREADY_INSTALLED = 1,
+    AXIOM_CRASH_ERROR_DIRECTORY = -1,
+    AXIOM_CRASH_ERROR_ALTERNATE_STACK = -2,
+    AXIOM_CRASH_ERROR_SIGACTION = -3,
+    AXIOM_CRASH_ERROR_MEMORY = -4,
+};
+
+/// Installs the fatal-signal handlers once per process. `directory` must exist; it is
+/// opened now and kept open, so the handler never resolves a path. Also gives the
+/// calling thread an alternate signal stack, snapshots loaded modules and warms up
+/// libunwind. A second call returns AXIOM_CRASH_ALREADY_INSTALLED and changes nothing.
+int axiom_crash_install(const char *directory);
+
+/// Gives the calling thread an alternate signal stack of at least
+/// AXIOM_CRASH_ALTERNATE_STACK_SIZE bytes (unless it already has one that large), so a
+/// stack overflow on this thread can still be reported. The stack is released when the
+/// thread exits. Returns 0, or -1 with errno set.
+int axiom_crash_prepare_thread(void);
+
+/// Re-reads the loaded modules (after dlopen) for future reports. Returns 0, or -1.
+int axiom_crash_refresh_modules(void);
+
+/// Non-zero once axiom_crash_install succeeded.
+int axiom_crash_is_installed(void);
+
+#define AXIOM_CRASH_ALTERNATE_STACK_SIZE (64 * 1024)
+
+/// Captures the calling thread's return addresses with libunwind's fast path (its
+/// per-thread cache, no unw_step loop). Returns the number stored, at most `capacity`.
+/// The first is the return address of this call, inside the calling function:
+/// unw_backtrace leaves out its own frame (libunwind 1.6.2), and this wrapper is always
+/// inlined (also in debug builds), so it adds none either. Not async-signal-safe on first use per thread.
+static inline __attribute__((always_inline)) int axiom_crash_backtrace(uintptr_t *buffer, int capacity) {
+    _Static_assert(sizeof(uintptr_t) == sizeof(void *), "addresses are pointers");
+    return unw_backtrace((void **)buffer, capacity);
+}
+
+#endif

@@ -1,0 +1,106 @@
+// The raw crash report: what the signal handler writes with write(2), and what
+// `RawCrashReport` in AxiomCrash reads back. Plain data, no pointers, so a report
+// written by one build can be read by another.
+//
+// File layout (all integers little-endian, no padding between parts):
+//
+//   +--------------------------------------------+  offset 0
+//   | header            (header_length bytes)    |  struct axiom_crash_header
+//   +--------------------------------------------+
+//   | registers         (register_count * 8)     |  u64 each, order per architecture below
+//   +--------------------------------------------+
+//   | frames            (frame_count * 8)        |  u64 pc each; frames[0] is the faulting pc,
+//   |                                            |  the others are return addresses
+//   +--------------------------------------------+
+//   | modules           (module_section_length)  |  module_count records, see below
+//   +--------------------------------------------+
+//   | trailer           (8 bytes)                |  AXIOM_CRASH_TRAILER_MAGIC
+//   +--------------------------------------------+  offset total_length
+//
+// A module record (variable length, no padding):
+//   u64 bias            dlpi_addr: add to an ELF virtual address to get a run-time address
+//   u64 base            lowest mapped address of the module (bias + lowest PT_LOAD vaddr)
+//   u64 end_of_text     end of the executable PT_LOAD segment (bias + vaddr + memsz)
+//   u16 build_id_length bytes of the GNU build-id (0 when the module has none)
+//   u16 path_length     bytes of the path (no terminating NUL)
+//   u8  build_id[build_id_length]
+//   u8  path[path_length]
+//
+// Completeness: the handler writes `<name>.tmp` and renames it to `<name>` only once
+// everything, trailer included, is written. A reader must still check total_length
+// against the file size and the trailer, and every count against the bytes present.
+//
+// Versioning: a reader accepts the versions it knows. A newer writer that only adds
+// header fields bumps header_length, not version; readers skip header bytes they do
+// not know. Any other change bumps version.
+#ifndef AXIOM_CRASH_FORMAT_H
+#define AXIOM_CRASH_FORMAT_H
+
+#include <stdint.h>
+
+/// First 8 bytes of every raw report.
+#define AXIOM_CRASH_MAGIC "AXCRASH\0"
+#define AXIOM_CRASH_MAGIC_LENGTH 8
+/// Last 8 bytes of every complete raw report.
+#define AXIOM_CRASH_TRAILER_MAGIC "AXEND\0\0\0"
+#define AXIOM_CRASH_TRAILER_LENGTH 8
+
+#define AXIOM_CRASH_FORMAT_VERSION 1
+
+/// Final file names end with this; files being written end with ".tmp" as well.
+#define AXIOM_CRASH_FILE_SUFFIX ".axcrash"
+
+/// Upper bounds the writer respects; a reader rejects counts above them.
+#define AXIOM_CRASH_MAX_FRAMES 256
+#define AXIOM_CRASH_MAX_REGISTERS 64
+#define AXIOM_CRASH_MAX_MODULES 1024
+#define AXIOM_CRASH_THREAD_NAME_LENGTH 16
+
+/// Architecture codes (ELF e_machine values).
+#define AXIOM_CRASH_ARCH_X86_64 62
+#define AXIOM_CRASH_ARCH_AARCH64 183
+
+/// Header flags.
+/// The unwinder stopped at AXIOM_CRASH_MAX_FRAMES; the stack was deeper.
+#define AXIOM_CRASH_FLAG_FRAMES_TRUNCATED 0x1u
+/// The unwinder failed to start; frames hold only the faulting pc.
+#define AXIOM_CRASH_FLAG_UNWIND_FAILED 0x2u
+/// The module table was full; modules loaded later are missing.
+#define AXIOM_CRASH_FLAG_MODULES_TRUNCATED 0x4u
+
+/// x86_64 register order in the registers section (AXIOM_CRASH_ARCH_X86_64):
+/// rip rsp rbp rax rbx rcx rdx rsi rdi r8 r9 r10 r11 r12 r13 r14 r15 eflags
+#define AXIOM_CRASH_X86_64_REGISTER_COUNT 18
+
+/// The fixed header, version 1. 112 bytes; offsets are stated so the reader does not
+/// depend on a compiler's layout.
+struct axiom_crash_header {
+    uint8_t magic[8];               //   0: AXIOM_CRASH_MAGIC
+    uint16_t version;               //   8: AXIOM_CRASH_FORMAT_VERSION
+    uint16_t header_length;         //  10: bytes from offset 0 to the registers
+    uint16_t architecture;          //  12: AXIOM_CRASH_ARCH_*
+    uint16_t register_count;        //  14
+    uint32_t frame_count;           //  16
+    uint32_t module_count;          //  20
+    uint32_t module_section_length; //  24: bytes of the module records
+    uint32_t flags;                 //  28: AXIOM_CRASH_FLAG_*
+    uint64_t total_length;          //  32: bytes of the whole file, trailer included
+    int32_t signal;                 //  40: signal number
+    int32_t si_code;                //  44: siginfo si_code
+    uint64_t fault_address;         //  48: siginfo si_addr
+    int32_t pid;                    //  56
+    int32_t tid;                    //  60
+    int64_t timestamp_seconds;      //  64: CLOCK_REALTIME
+    int64_t timestamp_nanoseconds;  //  72
+    char thread_name[16];           //  80: NUL-padded
+    uint64_t reserved[2];           //  96: zero
+};                                  // 112
+
+#define AXIOM_CRASH_HEADER_LENGTH_V1 112
+
+_Static_assert(sizeof(struct axiom_crash_header) == AXIOM_CRASH_HEADER_LENGTH_V1, "header layout");
+
+/// Fixed part of a module record, before the build-id and path bytes.
+#define AXIOM_CRASH_MODULE_RECORD_FIXED_LENGTH 28
+
+#endif

@@ -1,0 +1,77 @@
+// The crash-reporter tests' child process: installs the reporter into the directory
+// given as the first argument, then crashes in the way the second argument names
+// (or, with `process`, prints the pending reports of that directory symbolicated).
+import AxiomCrash
+import CAxiomCrashProbeSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func printError(_ message: String) {
+    let line = message + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+@inline(never)
+func forceUnwrapNil() -> Int {
+    // Not foldable: the optimizer cannot know the argument count.
+    let value: Int? = CommandLine.arguments.count > 1000 ? 1 : nil
+    return value!  // crash-line: force-unwrap
+}
+
+@inline(never)
+func overflowOnPreparedThread() {
+    try! CrashReporter.prepareCurrentThread()
+    _ = axiom_probe_recurse(0)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    printError("usage: AxiomCrashProbe <report-directory> <crash-kind>")
+    exit(2)
+}
+let directory = arguments[1]
+if arguments[2] == "process" {
+    // Not a crash: symbolicate the pending reports and print their text form.
+    for outcome in try CrashReportProcessor(directory: directory).processPendingReports() {
+        switch outcome {
+        case .processed(let processed): print(processed.report.text)
+        case .rejected(let path, let reason): print("rejected \(path): \(reason)")
+        case .failed(let path, let reason): print("failed \(path): \(reason)")
+        }
+    }
+    exit(0)
+}
+axiom_probe_disable_core_dumps()
+do {
+    try CrashReporter.install(directory: directory)
+    try CrashReporter.install(directory: directory)  // a second install must be harmless
+} catch {
+    printError("install failed: \(error)")
+    exit(3)
+}
+
+switch arguments[2] {
+case "none": exit(0)
+case "force-unwrap": print(forceUnwrapNil())
+case "null-write": axiom_probe_null_write()
+case "abort": axiom_probe_abort()
+case "divide-by-zero": print(axiom_probe_divide_by_zero())
+case "bus-error": print(axiom_probe_bus_error(directory + "/bus-error.data"))
+case "trap": axiom_probe_trap()
+case "breakpoint": axiom_probe_breakpoint()
+case "stack-overflow": print(axiom_probe_recurse(0))
+case "thread-stack-overflow": axiom_probe_run_on_thread("probe-overflow", overflowOnPreparedThread)
+case "two-threads": axiom_probe_two_threads_crash()
+case "dlopen-refresh":
+    // A library opened after install is in the report only after refreshModules().
+    guard dlopen("libbz2.so.1.0", RTLD_NOW) != nil else { exit(5) }
+    CrashReporter.refreshModules()
+    axiom_probe_null_write()
+default:
+    printError("unknown crash kind \(arguments[2])")
+    exit(2)
+}
+printError("did not crash")
+exit(4)

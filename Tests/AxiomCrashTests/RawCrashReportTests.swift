@@ -1,0 +1,231 @@
+import AxiomCrash
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds raw reports byte by byte from the layout in axiom_crash_format.h, so the
+/// reader is checked against the documented format, not against the writer's code.
+struct RawReportBuilder {
+    var version: UInt16 = 1
+    var headerLength: UInt16 = 112
+    var signal: Int32 = 11
+    var frames: [UInt64] = [0x5555_0000_1234, 0x5555_0000_2000]
+    var registers: [UInt64] = Array(1...18)
+    var modules: [(path: String, bias: UInt64, base: UInt64, end: UInt64, buildID: [UInt8])] = [
+        ("/usr/bin/app", 0x5555_0000_0000, 0x5555_0000_0000, 0x5555_0001_0000, [0xde, 0xad, 0xbe, 0xef]),
+        ("/lib/libc.so.6", 0x7f00_0000_0000, 0x7f00_0000_1000, 0x7f00_0010_0000, []),
+    ]
+    var threadName = "worker"
+
+    func bytes() -> [UInt8] {
+        var moduleBytes: [UInt8] = []
+        for module in modules {
+            moduleBytes += le(module.bias) + le(module.base) + le(module.end)
+            moduleBytes += le(UInt16(module.buildID.count)) + le(UInt16(module.path.utf8.count))
+            moduleBytes += module.buildID + Array(module.path.utf8)
+        }
+        let total = Int(headerLength) + (registers.count + frames.count) * 8 + moduleBytes.count + 8
+        var out: [UInt8] = [0x41, 0x58, 0x43, 0x52, 0x41, 0x53, 0x48, 0x00]
+        out += le(version) + le(headerLength) + le(UInt16(62)) + le(UInt16(registers.count))
+        out += le(UInt32(frames.count)) + le(UInt32(modules.count)) + le(UInt32(moduleBytes.count))
+        out += le(UInt32(0)) + le(UInt64(total))
+        out += le(UInt32(bitPattern: signal)) + le(UInt32(1)) + le(UInt64(0xdead))
+        out += le(UInt32(100)) + le(UInt32(101)) + le(UInt64(1_700_000_000)) + le(UInt64(5))
+        out += Array(threadName.utf8) + [UInt8](repeating: 0, count: 16 - threadName.utf8.count)
+        out += [UInt8](repeating: 0, count: Int(headerLength) - out.count)
+        for value in registers + frames { out += le(value) }
+        out += moduleBytes
+        out += [0x41, 0x58, 0x45, 0x4e, 0x44, 0x00, 0x00, 0x00]
+        return out
+    }
+
+    private func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
+}
+
+@Suite("Raw crash report reader")
+struct RawCrashReportTests {
+    @Test func parsesEveryField() throws {
+        let report = try RawCrashReport(bytes: RawReportBuilder().bytes())
+        #expect(report.signal == 11)
+        #expect(report.code == 1)
+        #expect(report.faultAddress == 0xdead)
+        #expect(report.pid == 100)
+        #expect(report.tid == 101)
+        #expect(report.threadName == "worker")
+        #expect(report.timestamp == .init(seconds: 1_700_000_000, nanoseconds: 5))
+        #expect(report.architecture == "x86_64")
+        #expect(report.registers.map(\.value) == Array(1...18))
+        #expect(report.register(named: "rip") == 1)
+        #expect(report.register(named: "rflags") == 18)
+        #expect(report.frames == [0x5555_0000_1234, 0x5555_0000_2000])
+        #expect(report.modules.map(\.path) == ["/usr/bin/app", "/lib/libc.so.6"])
+        #expect(report.modules[0].buildIDHex == "deadbeef")
+        #expect(report.modules[1].buildID.isEmpty)
+        #expect(report.module(containing: 0x5555_0000_1234)?.path == "/usr/bin/app")
+        #expect(report.module(containing: 0x1000) == nil)
+    }
+
+    @Test func skipsHeaderBytesItDoesNotKnow() throws {
+        var builder = RawReportBuilder()
+        builder.headerLength = 128
+        #expect(try RawCrashReport(bytes: builder.bytes()).frames.count == 2)
+    }
+
+    @Test func rejectsEmpty() {
+        #expect(throws: RawReportError.empty) { try RawCrashReport(bytes: []) }
+    }
+
+    @Test func rejectsEveryTruncation() {
+        let bytes = RawReportBuilder().bytes()
+        for length in 1..<bytes.count {
+            #expect(
+                throws: RawReportError.truncated(
+                    expected: length < 8 ? 8 : length < 112 ? 112 : bytes.count, actual: length)
+            ) {
+                try RawCrashReport(bytes: Array(bytes.prefix(length)))
+            }
+        }
+    }
+
+    @Test func rejectsBadMagic() {
+        var bytes = RawReportBuilder().bytes()
+        bytes[0] = 0x7f
+        #expect(throws: RawReportError.badMagic) { try RawCrashReport(bytes: bytes) }
+        #expect(throws: RawReportError.badMagic) { try RawCrashReport(bytes: Array("hello".utf8)) }
+    }
+
+    @Test func rejectsUnknownVersion() {
+        var builder = RawReportBuilder()
+        builder.version = 2
+        #expect(throws: RawReportError.unsupportedVersion(2)) { try RawCrashReport(bytes: builder.bytes()) }
+    }
+
+    @Test func rejectsShortHeaderLength() {
+        var bytes = RawReportBuilder().bytes()
+        bytes[10] = 40
+        #expect(throws: RawReportError.badHeaderLength(40)) { try RawCrashReport(bytes: bytes) }
+    }
+
+    @Test func rejectsTrailingBytes() {
+        let bytes = RawReportBuilder().bytes()
+        #expect(throws: RawReportError.trailingBytes(declared: bytes.count, actual: bytes.count + 3)) {
+            try RawCrashReport(bytes: bytes + [1, 2, 3])
+        }
+    }
+
+    @Test func rejectsCountsBeyondTheFile() {
+        var bytes = RawReportBuilder().bytes()
+        bytes[16] = 3  // frame_count 2 → 3: sections no longer add up to total_length
+        #expect(throws: RawReportError.countsBeyondFile(needed: bytes.count + 8, declared: bytes.count)) {
+            try RawCrashReport(bytes: bytes)
+        }
+        bytes[16] = 0xff
+        bytes[17] = 0xff
+        #expect(throws: RawReportError.countOutOfRange(field: "frame count", value: 0xffff, limit: 256)) {
+            try RawCrashReport(bytes: bytes)
+        }
+    }
+
+    @Test func rejectsMissingTrailer() {
+        var bytes = RawReportBuilder().bytes()
+        bytes[bytes.count - 8] = 0
+        #expect(throws: RawReportError.missingTrailer) { try RawCrashReport(bytes: bytes) }
+    }
+
+    @Test func rejectsModuleRunningPastItsSection() {
+        var builder = RawReportBuilder()
+        let bytes = builder.bytes()
+        builder.modules[0].path = "/usr/bin/ap"  // one byte shorter…
+        var shorter = builder.bytes()
+        // …but still claiming the old path length: the second record no longer fits.
+        let pathLengthOffset = 112 + (18 + 2) * 8 + 26
+        shorter[pathLengthOffset] = bytes[pathLengthOffset]
+        #expect(throws: RawReportError.self) { try RawCrashReport(bytes: shorter) }
+        do {
+            _ = try RawCrashReport(bytes: shorter)
+        } catch {
+            guard case .malformedModule(index: 1, _) = error else {
+                Issue.record("expected module 1 to be malformed, got \(error)")
+                return
+            }
+        }
+    }
+
+    @Test func rejectsRandomBytesWithoutCrashing() {
+        var generator = SplitMix64(seed: 0x5eed)
+        for _ in 0..<2_000 {
+            let count = Int(generator.next() % 600)
+            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            #expect(throws: RawReportError.self) { try RawCrashReport(bytes: bytes) }
+        }
+    }
+
+    /// Corrupt bytes after a valid magic and version: any answer but a crash is fine.
+    @Test func survivesCorruptedReports() {
+        var generator = SplitMix64(seed: 42)
+        let valid = RawReportBuilder().bytes()
+        var rejected = 0
+        for _ in 0..<5_000 {
+            var bytes = valid
+            for _ in 0..<(1 + generator.next() % 4) {
+                let index = 12 + Int(generator.next() % UInt64(valid.count - 12))
+                bytes[index] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            do { _ = try RawCrashReport(bytes: bytes) } catch { rejected += 1 }
+        }
+        #expect(rejected > 0)
+    }
+
+    @Test func reportsUnreadableFiles() {
+        #expect(throws: RawReportError.unreadable(path: "/nonexistent/report.axcrash", errno: ENOENT)) {
+            try RawCrashReport(contentsOf: "/nonexistent/report.axcrash")
+        }
+    }
+
+    @Test func errorsReadClearly() {
+        #expect(RawReportError.empty.description == "raw crash report is empty")
+        #expect(
+            RawReportError.truncated(expected: 300, actual: 12).description
+                == "raw crash report is truncated: 12 bytes, expected 300")
+        #expect(RawReportError.unsupportedVersion(9).description.contains("version 9 is not supported"))
+    }
+
+    @Test func listsOnlyCompleteReports() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        for name in ["b.axcrash", "a.axcrash", "c.axcrash.tmp", "notes.txt", ".hidden.axcrash"] {
+            #expect(writeFile(directory.path + "/" + name, RawReportBuilder().bytes()))
+        }
+        for folder in ["processed", "rejected", "folder.axcrash"] {
+            #expect(mkdir(directory.path + "/" + folder, 0o700) == 0)
+        }
+        #expect(writeFile(directory.path + "/processed/d.axcrash", []))
+        let pending = try CrashReporter.pendingReports(in: directory.path)
+        #expect(pending == [directory.path + "/a.axcrash", directory.path + "/b.axcrash"])
+        #expect(try CrashReporter.pendingReports(in: directory.path + "/missing").isEmpty)
+    }
+}
+
+/// A small deterministic generator, so a failing input can be reproduced.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+}

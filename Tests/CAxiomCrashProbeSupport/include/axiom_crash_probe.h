@@ -1,0 +1,30 @@
+// Ways to crash, for the crash-reporter tests' child process. Each crashes inside the
+// named function itself, so a test can check that the report's first frame lies in it.
+#ifndef AXIOM_CRASH_PROBE_H
+#define AXIOM_CRASH_PROBE_H
+
+/// Turns core dumps off, so crashing children stay fast.
+void axiom_probe_disable_core_dumps(void);
+/// SIGSEGV: stores through a null pointer.
+void axiom_probe_null_write(void);
+/// SIGFPE: integer division by zero.
+int axiom_probe_divide_by_zero(void);
+/// SIGBUS: reads a mapped page of `path` after truncating the file under it.
+int axiom_probe_bus_error(const char *path);
+/// SIGILL on x86_64: __builtin_trap (ud2).
+void axiom_probe_trap(void);
+/// SIGTRAP: __builtin_debugtrap (int3); the pc is already past it, so the signal
+/// does not recur by itself when the handler returns.
+void axiom_probe_breakpoint(void);
+/// SIGABRT: abort().
+void axiom_probe_abort(void);
+/// SIGSEGV: unbounded recursion until the stack's guard page.
+int axiom_probe_recurse(int depth);
+/// Runs `body` on a new thread named `name` and waits for it.
+void axiom_probe_run_on_thread(const char *name, void (*body)(void));
+/// Two threads that both store through a null pointer at the same moment.
+void axiom_probe_two_threads_crash(void);
+/// The function both threads of axiom_probe_two_threads_crash crash in.
+void axiom_probe_thread_crash(void);
+
+#endif
