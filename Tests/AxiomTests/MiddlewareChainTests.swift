@@ -8,8 +8,9 @@ struct Tracing: OperationMiddleware {
     let name: String
     let log: TraceLog
 
-    func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         log.append("→\(name)")
         defer { log.append("←\(name)") }
@@ -54,8 +55,9 @@ struct MiddlewareChainTests {
         let attempts = Mutex<[Int]>([])
         struct Recorder: OperationMiddleware {
             let attempts: @Sendable (Int) -> Void
-            func handle<Input: Sendable, Output: Sendable>(
-                _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+            nonisolated(nonsending) func handle<Input: Sendable, Output: Sendable>(
+                _ input: Input, context: OperationContext,
+                next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
             ) async throws -> Output {
                 attempts(context.attempt)
                 return try await next(input, context)

@@ -255,8 +255,9 @@ public struct CapabilityStage: OperationMiddleware {
     }
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         if !allFreshlyAvailable() { try await validateStale() }
         return try await next(input, context)

@@ -439,8 +439,9 @@ public struct CircuitBreakerStage: OperationMiddleware {
     public init(_ breakers: CircuitBreakers, key: String) { self.breaker = breakers.breaker(for: key) }
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         let permit = try breaker.acquire()
         do {

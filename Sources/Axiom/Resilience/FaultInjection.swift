@@ -98,8 +98,9 @@ public struct FaultInjectionStage: OperationMiddleware {
         self.clock = RuntimeClock(clock)
     }
 
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         let plan = injector.nextPlan()
         if plan.latency > .zero { try await clock.sleep(for: plan.latency) }

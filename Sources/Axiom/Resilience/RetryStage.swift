@@ -62,8 +62,9 @@ public struct RetryStage: OperationMiddleware {
     }
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         var context = context
         var previousWait: Duration?

@@ -20,13 +20,14 @@ public struct TimeoutStage: OperationMiddleware {
         self.clock = runtimeClock
     }
 
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
+        // The group awaits both children before returning, so `next` never outlives this call.
         try await withoutActuallyEscaping(next) { next in
-            let work = UncheckedTransfer(next)
-            return try await withThrowingTaskGroup(of: Race<Output>.self) { group in
-                group.addTask { .finished(try await work.value(input, context)) }
+            try await withThrowingTaskGroup(of: Race<Output>.self) { group in
+                group.addTask { .finished(try await next(input, context)) }
                 group.addTask { [clock, limit] in
                     try await clock.sleep(for: limit)
                     return .timedOut
@@ -46,14 +47,4 @@ public struct TimeoutStage: OperationMiddleware {
         case finished(Output)
         case timedOut
     }
-}
-
-/// Carries a value the compiler cannot prove `Sendable` into one child task.
-///
-/// Safe here because the timeout stage hands `next` to exactly one child task, never calls it itself, and the
-/// task group awaits that child before `handle` returns, so the closure is used by one task at a time and
-/// never after its scope ends.
-struct UncheckedTransfer<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

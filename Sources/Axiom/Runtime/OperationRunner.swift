@@ -27,8 +27,8 @@ public struct OperationRunner<Chain: OperationMiddleware, Handlers: ErrorHandler
     /// - Returns: the value, or how the error ended (ignored, recovered, handled).
     /// - Throws: ``EscalatedError`` when the handlers pass the error to the next layer.
     @inlinable @inline(__always)
-    public func run<Value: Sendable>(
-        _ name: String, _ work: () async throws -> Value
+    nonisolated(nonsending) public func run<Value: Sendable>(
+        _ name: String, _ work: nonisolated(nonsending) @Sendable () async throws -> Value
     ) async throws(EscalatedError) -> Outcome<Value> {
         // The first attempt runs here, specialized for `Value`: the pipeline's own `run` is generic code of
         // another module, whose success path alone cost ~300 ns on this machine. An error goes to the pipeline
