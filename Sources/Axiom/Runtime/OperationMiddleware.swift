@@ -30,8 +30,9 @@ public struct OperationContext: Sendable {
 ///
 /// The method is generic so one chain serves operations of any result type; mark an implementation
 /// `@inlinable` when it is used across modules on a hot path, so it specializes. Stages and `next` are
-/// `nonisolated(nonsending)`: they run on the caller's executor, so passing from stage to stage costs no executor
-/// hop (each hop measured 10–20 ns here). `next` is `@Sendable` so a stage may run it in a child task (timeout).
+/// `nonisolated(nonsending)`: they run on the caller's executor, so passing from stage to stage costs no
+/// executor hop (hops were about 15 % of the chain's profile). `next` is `@Sendable` so a stage may run it in a
+/// child task (the timeout stage does).
 public protocol OperationMiddleware: Sendable {
     /// Handles one call, passing it on with `next`.
     nonisolated(nonsending) func handle<Input: Sendable, Output: Sendable>(
