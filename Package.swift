@@ -125,6 +125,15 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "RuntimeBenchmarks",
+            dependencies: [
+                "Axiom",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/RuntimeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "PluginBenchmarks",
             dependencies: [
                 "Axiom", "AxiomPlugins",

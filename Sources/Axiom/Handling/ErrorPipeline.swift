@@ -62,6 +62,7 @@ public enum Outcome<Value: Sendable>: Sendable {
     case handled(ErrorEvent)
 
     /// The value, if the operation came to one.
+    @inlinable
     public var value: Value? {
         switch self {
         case .success(let value), .recovered(let value, _): value
@@ -70,6 +71,7 @@ public enum Outcome<Value: Sendable>: Sendable {
     }
 
     /// The error event, if the operation failed.
+    @inlinable
     public var event: ErrorEvent? {
         switch self {
         case .success: nil
@@ -78,6 +80,7 @@ public enum Outcome<Value: Sendable>: Sendable {
     }
 
     /// How the error ended, or nil on success.
+    @inlinable
     public var resolution: ErrorResolution? {
         switch self {
         case .success: nil

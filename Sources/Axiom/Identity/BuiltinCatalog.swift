@@ -89,10 +89,14 @@ extension ErrorCatalog {
             english[k + ".recovery"] = sample.recoverySuggestion
         }
         english["error.swift.CancellationError"] = "The operation was cancelled."
+        english.merge(resilienceMessages) { builtin, _ in builtin }
         return ErrorCatalog(
             source: builtinSource, version: "1.0.0",
-            domains: [AxiomError.domain, ClientError.domain, ContextError.domain, CapabilityError.domain, "swift"],
-            descriptors: axiom + client + context + capability + [cancellation],
+            domains: [
+                AxiomError.domain, ClientError.domain, ContextError.domain, CapabilityError.domain, "swift",
+                CircuitOpenError.domain,
+            ],
+            descriptors: axiom + client + context + capability + [cancellation] + resilienceDescriptors,
             messages: BuiltinMessages.tables(english: english))
     }()
 }

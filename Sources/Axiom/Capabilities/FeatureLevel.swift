@@ -1,0 +1,90 @@
+/// How much of the application can run, from everything to the bare core (seed 001, "Graceful Degradation").
+public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+    /// Every feature.
+    case full
+    /// Enhanced features are off.
+    case limited
+    /// Only essential features.
+    case basic
+    /// No network features.
+    case offline
+    /// Core functionality only: the system is short of resources.
+    case minimal
+
+    /// 0 for full up to 4 for minimal: how degraded the level is, also the value of the level gauge.
+    public var degradation: Int {
+        switch self {
+        case .full: 0
+        case .limited: 1
+        case .basic: 2
+        case .offline: 3
+        case .minimal: 4
+        }
+    }
+
+    /// Orders levels from full (smallest) to minimal.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.degradation < rhs.degradation }
+
+    public var description: String { rawValue }
+}
+
+/// Decides the feature level from the available capabilities and the system's health.
+///
+/// In order: a saturated system (memory use, CPU load or pressure at their limits) is `minimal`; without the
+/// network capability, `offline`; without an essential capability, `basic`; without an enhanced one,
+/// `limited`; otherwise `full`. The limits follow seed 001: memory above 90 %, CPU above 95 %.
+public struct FeaturePolicy: Sendable {
+    /// The capability whose absence means offline.
+    public var network: String
+    /// Capabilities without which only basic features run.
+    public var essential: Set<String>
+    /// Capabilities without which the level is limited.
+    public var enhanced: Set<String>
+    /// Memory use above which the level is minimal.
+    public var memoryUsageLimit: Double
+    /// CPU load above which the level is minimal.
+    public var cpuLoadLimit: Double
+    /// cgroup pressure (CPU or memory) above which the level is minimal.
+    public var pressureLimit: Double
+
+    /// Creates a policy.
+    public init(
+        network: String = "network", essential: Set<String> = ["storage"], enhanced: Set<String> = [],
+        memoryUsageLimit: Double = 0.9, cpuLoadLimit: Double = 0.95, pressureLimit: Double = 0.5
+    ) {
+        self.network = network
+        self.essential = essential
+        self.enhanced = enhanced
+        self.memoryUsageLimit = memoryUsageLimit
+        self.cpuLoadLimit = cpuLoadLimit
+        self.pressureLimit = pressureLimit
+    }
+
+    /// Every capability the policy looks at.
+    public var capabilities: Set<String> { essential.union(enhanced).union([network]) }
+
+    /// The level and a reason for it (nil at full).
+    public func decide(available: Set<String>, health: SystemHealth) -> (level: FeatureLevel, reason: String?) {
+        if let usage = health.memoryUsage, usage > memoryUsageLimit {
+            return (.minimal, "memory use \(percent(usage)) above \(percent(memoryUsageLimit))")
+        }
+        if let load = health.cpuLoad, load > cpuLoadLimit {
+            return (.minimal, "CPU load \(percent(load)) above \(percent(cpuLoadLimit))")
+        }
+        for (what, value) in [("CPU", health.cpuPressure), ("memory", health.memoryPressure)] {
+            if let value, value > pressureLimit {
+                return (.minimal, "\(what) pressure \(percent(value)) above \(percent(pressureLimit))")
+            }
+        }
+        if !available.contains(network) { return (.offline, "capability \(network) unavailable") }
+        if let missing = essential.subtracting(available).sorted().first {
+            return (.basic, "essential capability \(missing) unavailable")
+        }
+        if let missing = enhanced.subtracting(available).sorted().first {
+            return (.limited, "capability \(missing) unavailable")
+        }
+        return (.full, nil)
+    }
+
+    private func percent(_ value: Double) -> String { "\(Int((value * 100).rounded())) %" }
+}

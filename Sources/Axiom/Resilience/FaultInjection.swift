@@ -1,0 +1,110 @@
+import Synchronization
+
+/// Makes calls fail or slow down on purpose, for tests and demos (seed 001, "Error Testing").
+///
+/// Share one injector between the test and a ``FaultInjectionStage``; change the faults at any time. Ratio
+/// failures come from a seeded generator, so a run replays exactly.
+public final class FaultInjector: Sendable {
+    /// What the next call will suffer.
+    public struct Plan: Sendable {
+        /// A wait before the call, on the stage's clock.
+        public var latency: Duration
+        /// The error thrown instead of calling on, if any.
+        public var error: (any Error)?
+    }
+
+    private struct State {
+        var failNext = 0
+        var failNextError: (any Error)?
+        var latency: Duration = .zero
+        var ratio = 0.0
+        var ratioError: (any Error)?
+        var random: SplitMix64
+        var injected = 0
+        var calls = 0
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates an injector that does nothing until told to; `seed` fixes the ratio failures.
+    public init(seed: UInt64 = 0) { state = Mutex(State(random: SplitMix64(seed: seed))) }
+
+    /// The next `count` calls fail with `error` (an ``InjectedFault`` when nil).
+    public func failNext(_ count: Int, with error: (any Error)? = nil) {
+        state.withLock {
+            $0.failNext = max(0, count)
+            $0.failNextError = error
+        }
+    }
+
+    /// Every call waits `latency` first.
+    public func addLatency(_ latency: Duration) {
+        state.withLock { $0.latency = latency }
+    }
+
+    /// A share `ratio` (0…1) of calls fails with `error` (an ``InjectedFault`` when nil).
+    public func failRatio(_ ratio: Double, with error: (any Error)? = nil) {
+        state.withLock {
+            $0.ratio = min(1, max(0, ratio))
+            $0.ratioError = error
+        }
+    }
+
+    /// Stops every fault.
+    public func reset() {
+        state.withLock {
+            $0.failNext = 0
+            $0.latency = .zero
+            $0.ratio = 0
+        }
+    }
+
+    /// How many failures were injected so far.
+    public var injectedFailures: Int { state.withLock { $0.injected } }
+
+    /// How many calls passed through so far.
+    public var calls: Int { state.withLock { $0.calls } }
+
+    /// Decides the fate of one call.
+    public func nextPlan() -> Plan {
+        state.withLock { state in
+            state.calls += 1
+            var plan = Plan(latency: state.latency, error: nil)
+            if state.failNext > 0 {
+                state.failNext -= 1
+                state.injected += 1
+                plan.error = state.failNextError ?? InjectedFault(sequence: state.injected)
+            } else if state.ratio > 0, Double.random(in: 0..<1, using: &state.random) < state.ratio {
+                state.injected += 1
+                plan.error = state.ratioError ?? InjectedFault(sequence: state.injected)
+            }
+            return plan
+        }
+    }
+}
+
+/// The fault-injection stage: applies a ``FaultInjector``'s plan to every call passing through.
+///
+/// Put it innermost (after retry) to see how the chain copes with a failing dependency.
+public struct FaultInjectionStage: OperationMiddleware {
+    /// The faults to apply.
+    public let injector: FaultInjector
+    /// The clock latency is spent on.
+    public let clock: RuntimeClock
+
+    /// Creates the stage.
+    public init(_ injector: FaultInjector, clock: some Clock<Duration> = ContinuousClock()) {
+        self.injector = injector
+        self.clock = RuntimeClock(clock)
+    }
+
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    ) async throws -> Output {
+        let plan = injector.nextPlan()
+        if plan.latency > .zero { try await clock.sleep(for: plan.latency) }
+        if let error = plan.error { throw error }
+        return try await next(input, context)
+    }
+}

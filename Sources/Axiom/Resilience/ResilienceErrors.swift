@@ -1,0 +1,92 @@
+/// A call the circuit breaker refused: the dependency behind `key` is failing, or was isolated by hand.
+///
+/// `retryAfter` says when a call may go through again; handlers that honour `Retry-After` wait that long.
+public struct CircuitOpenError: IdentifiableError, Sendable, CustomStringConvertible {
+    /// The domain of the runtime's resilience errors.
+    public static let domain = "axiom.resilience"
+    /// The identity of every refusal.
+    public static let code = ErrorCode(domain, "circuitOpen")
+
+    /// The breaker's key.
+    public let key: String
+    /// The breaker's state when it refused.
+    public let state: CircuitBreaker.State
+    /// How long until a call may go through; nil while isolated (only a manual close ends that).
+    public let retryAfter: Duration?
+
+    /// Creates the error.
+    public init(key: String, state: CircuitBreaker.State, retryAfter: Duration?) {
+        self.key = key
+        self.state = state
+        self.retryAfter = retryAfter
+    }
+
+    public var errorCode: ErrorCode { Self.code }
+
+    public var description: String {
+        let wait = retryAfter.map { ", retry after \($0)" } ?? ""
+        return "circuit '\(key)' is \(state)\(wait)"
+    }
+}
+
+/// An operation that did not finish within its time limit. It was cancelled and has stopped.
+public struct TimeoutError: IdentifiableError, Sendable, CustomStringConvertible {
+    /// The identity of every timeout.
+    public static let code = ErrorCode(CircuitOpenError.domain, "timeout")
+
+    /// The operation that timed out.
+    public let operation: String
+    /// The limit it exceeded.
+    public let limit: Duration
+
+    /// Creates the error.
+    public init(operation: String, limit: Duration) {
+        self.operation = operation
+        self.limit = limit
+    }
+
+    public var errorCode: ErrorCode { Self.code }
+    public var description: String { "\(operation) did not finish within \(limit)" }
+}
+
+/// The error a ``FaultInjector`` throws when no other error was given.
+public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
+    /// The identity of injected faults.
+    public static let code = ErrorCode(CircuitOpenError.domain, "injectedFault")
+
+    /// Which injected failure this is, from 1, across the injector's life.
+    public let sequence: Int
+
+    /// Creates the error.
+    public init(sequence: Int) { self.sequence = sequence }
+
+    public var errorCode: ErrorCode { Self.code }
+    public var description: String { "injected fault #\(sequence)" }
+}
+
+extension ErrorCatalog {
+    /// The descriptors of the runtime's resilience errors, part of the built-in catalog.
+    static let resilienceDescriptors: [ErrorDescriptor] = [
+        ErrorDescriptor(
+            code: CircuitOpenError.code, category: .network, severity: .warning, disposition: .default,
+            messageKey: "error.axiom.resilience.circuitOpen",
+            recoverySuggestionKey: "error.axiom.resilience.circuitOpen.recovery"),
+        ErrorDescriptor(
+            code: TimeoutError.code, category: .network, severity: .warning, disposition: .default,
+            messageKey: "error.axiom.resilience.timeout",
+            recoverySuggestionKey: "error.axiom.resilience.timeout.recovery"
+        ),
+        ErrorDescriptor(
+            code: InjectedFault.code, category: .general, severity: .error, disposition: .default,
+            messageKey: "error.axiom.resilience.injectedFault"),
+    ]
+
+    /// English texts of the resilience errors.
+    static let resilienceMessages: [String: String] = [
+        "error.axiom.resilience.circuitOpen": "This service is failing, so requests to it are paused.",
+        "error.axiom.resilience.circuitOpen.recovery": "Wait a moment, then try again.",
+        "error.axiom.resilience.timeout": "This is taking too long.",
+        "error.axiom.resilience.timeout.recovery": "Check your connection and try again.",
+        "error.axiom.resilience.injectedFault": "A test fault was injected.",
+    ]
+}

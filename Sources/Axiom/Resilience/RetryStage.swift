@@ -1,0 +1,105 @@
+import CoreMetrics
+
+/// One failed attempt, as the retry stage sees it when deciding whether to try again.
+public struct RetryAttempt: Sendable {
+    /// What the attempt threw.
+    public let error: any Error
+    /// The error's identity, with any `Retry-After` it carried.
+    public let identity: ErrorIdentity
+    /// The policy that applies to it; nil when it must not be retried.
+    public let policy: RetryPolicy?
+    /// Which attempt failed, from 1.
+    public let attempt: Int
+    /// The operation's name.
+    public let operation: String
+}
+
+/// Runs the rest of the chain again when it fails with an error that may be retried.
+///
+/// The policy of an error comes from the registry: a registered code follows its descriptor's `retry` (none
+/// means never retried, as for NWC `INSUFFICIENT_BALANCE`); an error the registry does not know follows
+/// `defaultPolicy`. A `Retry-After` carried by the error replaces the computed wait when the policy honours
+/// it. `shouldRetry` can veto any retry. Waits happen on the injected clock; cancellation ends the stage at
+/// once with `CancellationError`.
+public struct RetryStage: OperationMiddleware {
+    /// Where policies come from.
+    public let registry: ErrorRegistry
+    /// The clock waits happen on.
+    public let clock: RuntimeClock
+    /// The policy of errors whose code is not registered; nil means they are not retried.
+    public let defaultPolicy: RetryPolicy?
+    /// A veto per error: return false to stop retrying it.
+    public let shouldRetry: (@Sendable (RetryAttempt) -> Bool)?
+    /// Random source for jittered policies.
+    public let random: RandomSource
+    @usableFromInline
+    let retries: Counter
+
+    /// Creates the stage.
+    public init(
+        registry: ErrorRegistry = .shared, clock: some Clock<Duration> = ContinuousClock(),
+        defaultPolicy: RetryPolicy? = nil, random: RandomSource = RandomSource(),
+        metrics: any MetricsFactory = MetricsSystem.factory,
+        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil
+    ) {
+        self.init(
+            registry: registry, runtimeClock: RuntimeClock(clock), defaultPolicy: defaultPolicy, random: random,
+            metrics: metrics, shouldRetry: shouldRetry)
+    }
+
+    /// Creates the stage on an already wrapped clock.
+    public init(
+        registry: ErrorRegistry = .shared, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy? = nil,
+        random: RandomSource = RandomSource(), metrics: any MetricsFactory = MetricsSystem.factory,
+        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil
+    ) {
+        self.registry = registry
+        self.clock = runtimeClock
+        self.defaultPolicy = defaultPolicy
+        self.random = random
+        self.shouldRetry = shouldRetry
+        self.retries = Counter(label: "axiom_retries_total", factory: metrics)
+    }
+
+    @inlinable @inline(__always)
+    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
+        _ input: Input, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    ) async throws -> Output {
+        var context = context
+        var previousWait: Duration?
+        while true {
+            do {
+                return try await next(input, context)
+            } catch {
+                let wait = try decide(error, attempt: context.attempt, operation: context.name, previous: previousWait)
+                try await clock.sleep(for: wait)
+                previousWait = wait
+                context.attempt += 1
+            }
+        }
+    }
+
+    /// The wait before the next attempt, or the error rethrown when there is none.
+    @usableFromInline
+    func decide(_ error: any Error, attempt: Int, operation: String, previous: Duration?) throws -> Duration {
+        if error is CancellationError || Task.isCancelled { throw error }
+        let identity = registry.identity(of: error)
+        let policy: RetryPolicy?
+        if let descriptor = registry.descriptor(for: identity.code) {
+            policy = descriptor.retry
+        } else {
+            policy = defaultPolicy
+        }
+        guard let policy, policy.allowsRetry(after: attempt) else { throw error }
+        if let shouldRetry,
+            !shouldRetry(
+                RetryAttempt(error: error, identity: identity, policy: policy, attempt: attempt, operation: operation))
+        {
+            throw error
+        }
+        retries.increment()
+        if policy.honorsRetryAfter, let retryAfter = identity.retryAfter { return retryAfter }
+        return policy.wait(forRetry: attempt, previous: previous, random: random)
+    }
+}

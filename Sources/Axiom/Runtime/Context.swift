@@ -1,0 +1,166 @@
+/// The error a context shows its user, with what it takes to get past it (seed 001, "Manual Recovery").
+public struct ErrorState: Sendable {
+    /// The error.
+    public let error: any Error
+    /// Its identity.
+    public let code: ErrorCode
+    /// When it happened, on the context's clock (time since the context's error store was created).
+    public let timestamp: Duration
+    /// Whether retrying as is cannot help: the user must act first (add funds, reconnect, fix the input).
+    /// True when the error's descriptor has no retry policy.
+    public var requiresManualRecovery: Bool
+    /// The operation that failed, to run again; nil when it cannot be.
+    public let retryOperation: (@Sendable () async throws -> Void)?
+    /// The name of the operation that failed.
+    public let operation: String
+}
+
+/// A context's error state and its observers. Declare one as a stored property of the context actor.
+public struct ErrorStateStore: Sendable {
+    /// The error shown now, if any.
+    public internal(set) var current: ErrorState?
+    /// Whether a retry of the last operation is running.
+    public internal(set) var isRecovering = false
+    /// The clock error timestamps come from.
+    public let clock: RuntimeClock
+    let broadcaster = Broadcaster<ErrorState?>()
+
+    /// Creates an empty store whose timestamps come from `clock`.
+    public init(clock: some Clock<Duration> = ContinuousClock()) { self.clock = RuntimeClock(clock) }
+
+    mutating func set(_ state: ErrorState?) {
+        current = state
+        broadcaster.publish(state)
+    }
+}
+
+/// A coordinator that orchestrates clients for one use case and owns what its user sees.
+///
+/// A context runs operations through its layer's handlers (``perform(_:_:)``). An error the handlers end here
+/// (or escalate) becomes the context's ``errorState``, which the user can retry (``retryLastOperation()``) or
+/// dismiss (``dismissError()``). Observers follow it through ``errorStates()``.
+///
+/// ```swift
+/// actor PaymentContext: Context {
+///     let wallet: WalletClient
+///     let errorPipeline = ErrorPipeline(layer: .context, escalatesTo: .application) { FollowDescriptor() }
+///     var errorStore = ErrorStateStore()
+///     func pay(_ invoice: String) async throws(EscalatedError) {
+///         _ = try await perform("pay") { try await self.wallet.pay(invoice) }
+///     }
+/// }
+/// ```
+public protocol Context: Actor {
+    /// The context layer's handlers.
+    associatedtype Handlers: ErrorHandler
+    /// Decides the fate of errors of this context's operations.
+    var errorPipeline: ErrorPipeline<Handlers> { get }
+    /// The error the user sees, with its observers.
+    var errorStore: ErrorStateStore { get set }
+}
+
+extension Context {
+    /// The error shown now, if any.
+    public var errorState: ErrorState? { errorStore.current }
+
+    /// Whether ``retryLastOperation()`` is running.
+    public var isRecovering: Bool { errorStore.isRecovering }
+
+    /// The current error state, then every change, as long as the caller listens.
+    public func errorStates() -> AsyncStream<ErrorState?> {
+        // Subscribe and read the current state in one isolated step, so no change falls between the two.
+        let updates = errorStore.broadcaster.subscribe()
+        let current = errorStore.current
+        return AsyncStream { continuation in
+            continuation.yield(current)
+            let forward = Task {
+                for await state in updates { continuation.yield(state) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forward.cancel() }
+        }
+    }
+
+    /// Runs an operation through the context's handlers; an error they do not resolve becomes the error state.
+    ///
+    /// - Returns: the value, or nil when the operation failed (ignored, or handled and now shown).
+    /// - Throws: ``EscalatedError`` when the handlers escalate; the error state is set as well.
+    public func perform<Value: Sendable>(
+        _ name: String, _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws(EscalatedError) -> Value? {
+        let pipeline = errorPipeline
+        let retry: @Sendable () async throws -> Void = {
+            let outcome = try await pipeline.run(name) { try await operation() }
+            if case .handled(let event) = outcome { throw event.error }
+        }
+        do {
+            let outcome = try await pipeline.run(name) { try await operation() }
+            switch outcome {
+            case .success(let value), .recovered(let value, _):
+                return value
+            case .ignored:
+                return nil
+            case .handled(let event):
+                show(event.error, descriptor: event.descriptor, operation: name, retry: retry)
+                return nil
+            }
+        } catch {
+            show(error.error, descriptor: nil, operation: name, retry: retry)
+            throw error
+        }
+    }
+
+    /// Runs the failed operation again. Success clears the error state; failure replaces it with the new error.
+    ///
+    /// - Returns: whether the operation succeeded. False at once when there is nothing to retry.
+    @discardableResult
+    public func retryLastOperation() async -> Bool {
+        guard let state = errorStore.current, let retry = state.retryOperation, !errorStore.isRecovering else {
+            return false
+        }
+        errorStore.isRecovering = true
+        defer { errorStore.isRecovering = false }
+        do {
+            try await retry()
+            errorStore.set(nil)
+            return true
+        } catch {
+            let shown = (error as? EscalatedError)?.error ?? error
+            show(shown, descriptor: nil, operation: state.operation, retry: retry)
+            return false
+        }
+    }
+
+    /// Clears the error state without retrying.
+    public func dismissError() {
+        errorStore.set(nil)
+    }
+
+    /// Follows a client's state: `apply` runs on this context for the current state and every change.
+    ///
+    /// Returns once subscribed, so no change made after it is missed. The returned task ends when the client
+    /// stops; cancel it to stop observing sooner.
+    @discardableResult
+    public func observe<C: Client>(
+        _ client: C, _ apply: @escaping @Sendable (isolated Self, C.State) -> Void
+    ) async -> Task<Void, Never> {
+        let states = await client.states()
+        return Task {
+            for await state in states {
+                apply(self, state)
+            }
+        }
+    }
+
+    private func show(
+        _ error: any Error, descriptor: ErrorDescriptor?, operation: String,
+        retry: @escaping @Sendable () async throws -> Void
+    ) {
+        let registry = errorPipeline.configuration.registry
+        let descriptor = descriptor ?? registry.descriptor(for: error)
+        errorStore.set(
+            ErrorState(
+                error: error, code: registry.identity(of: error).code, timestamp: errorStore.clock.now(),
+                requiresManualRecovery: descriptor.retry == nil, retryOperation: retry, operation: operation))
+    }
+}

@@ -1,0 +1,62 @@
+/// The injected time source of the runtime: a `Clock` to sleep on and a cheap reading of "now".
+///
+/// Runtime types store this instead of being generic over their clock, so a context, a breaker and a validator
+/// can share one clock without a type parameter each. Readings are durations since the clock was wrapped,
+/// which keeps comparisons free of the clock's instant type. Tests wrap a `ManualClock`; nothing in the runtime
+/// reads the system time behind its back.
+public struct RuntimeClock: Sendable {
+    /// The wrapped clock, for sleeping.
+    public let base: any Clock<Duration>
+    @usableFromInline
+    let reading: @Sendable () -> Duration
+
+    /// Wraps a clock. "Now" reads zero at this moment.
+    public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        self.base = clock
+        // Readings are on the hot path (capability cache, breaker windows). This initializer is generic code
+        // that callers do not specialize, so the system clocks get closures of concrete type: the generic one
+        // costs two witness calls and a boxed instant per reading.
+        if let continuous = clock as? ContinuousClock {
+            let start = continuous.now
+            self.reading = { start.duration(to: ContinuousClock.now) }
+        } else if let suspending = clock as? SuspendingClock {
+            let start = suspending.now
+            self.reading = { start.duration(to: SuspendingClock.now) }
+        } else {
+            let start = clock.now
+            self.reading = { start.duration(to: clock.now) }
+        }
+    }
+
+    /// A runtime clock on `ContinuousClock`, the default outside tests.
+    public static var continuous: RuntimeClock { RuntimeClock(ContinuousClock()) }
+
+    /// Time elapsed on the clock since it was wrapped.
+    @inlinable
+    public func now() -> Duration { reading() }
+
+    /// Sleeps on the clock. Throws `CancellationError` as soon as the task is cancelled.
+    public func sleep(for duration: Duration) async throws {
+        guard duration > .zero else {
+            try Task.checkCancellation()
+            return
+        }
+        try await base.sleep(for: duration)
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating at the ends of `Int64`.
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).overflow
+            ? .max : scaled + attoseconds / 1_000_000_000
+    }
+
+    /// The duration in seconds, as a floating-point number.
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,149 @@
+import Axiom
+import AxiomTesting
+import Testing
+
+@Suite("Retry stage")
+struct RetryTests {
+    @Test("exponential backoff waits 1, 2 and 4 seconds without jitter")
+    func exponentialDelays() async throws {
+        let clock = ManualClock()
+        let calls = CallCounter()
+        let retry = RetryStage(registry: try nwcRegistry(), clock: clock)
+        let task = Task {
+            try await retry.run("pay") { () async throws -> String in
+                if calls.next() <= 3 { throw nwc("INTERNAL") }
+                return "paid"
+            }
+        }
+        await clock.drive(3)
+        #expect(try await task.value == "paid")
+        #expect(calls.count == 4)
+        #expect(clock.requestedSleeps == [.seconds(1), .seconds(2), .seconds(4)])
+    }
+
+    @Test("jittered waits stay between the base delay and three times the previous wait, capped")
+    func jitteredDelaysInBounds() async throws {
+        let clock = ManualClock()
+        let registry = try nwcRegistry()
+        let policy = try #require(registry.descriptor(for: ErrorCode("nwc", "PAYMENT_FAILED"))?.retry)
+        let retry = RetryStage(registry: registry, clock: clock, random: RandomSource(seed: 42))
+        let task = Task {
+            try await retry.run("pay") { () async throws -> Int in throw nwc("PAYMENT_FAILED") }
+        }
+        await clock.drive(5)
+        await #expect(throws: DomainError.self) { try await task.value }
+        let sleeps = clock.requestedSleeps
+        #expect(sleeps.count == 5)
+        var previous: Duration?
+        for sleep in sleeps {
+            let bounds = policy.jitterBounds(previous: previous)
+            #expect(bounds.contains(sleep), "\(sleep) outside \(bounds)")
+            #expect(sleep >= .seconds(1) && sleep <= .seconds(10))
+            previous = sleep
+        }
+        #expect(Set(sleeps).count > 1, "jitter varies the waits")
+    }
+
+    @Test("NWC RATE_LIMITED waits 60 seconds before the retry")
+    func rateLimitedWaitsSixtySeconds() async throws {
+        let clock = ManualClock()
+        let calls = CallCounter()
+        let retry = RetryStage(registry: try nwcRegistry(), clock: clock)
+        let task = Task {
+            try await retry.run("pay") { () async throws -> String in
+                if calls.next() == 1 { throw nwc("RATE_LIMITED") }
+                return "paid"
+            }
+        }
+        await clock.waitForSleepers(1)
+        #expect(calls.count == 1)
+        clock.advance(by: .seconds(59))
+        #expect(clock.sleeperCount == 1, "still waiting after 59 s")
+        clock.advance(by: .seconds(1))
+        #expect(try await task.value == "paid")
+        #expect(clock.requestedSleeps == [.seconds(60)])
+    }
+
+    @Test(
+        "codes that must never be retried fail after one call",
+        arguments: ["INSUFFICIENT_BALANCE", "UNAUTHORIZED", "NOT_IMPLEMENTED"])
+    func nonRetryableCodes(code: String) async throws {
+        let clock = ManualClock()
+        let calls = CallCounter()
+        let retry = RetryStage(registry: try nwcRegistry(), clock: clock, defaultPolicy: RetryPolicy(maxAttempts: 5))
+        await #expect(throws: DomainError.self) {
+            try await retry.run("pay") { () async throws -> Int in
+                calls.next()
+                throw nwc(code)
+            }
+        }
+        #expect(calls.count == 1)
+        #expect(clock.requestedSleeps.isEmpty)
+    }
+
+    @Test("a Retry-After carried by the error replaces the computed wait")
+    func honoursRetryAfter() async throws {
+        let clock = ManualClock()
+        let calls = CallCounter()
+        let retry = RetryStage(registry: try nwcRegistry(), clock: clock)
+        let task = Task {
+            try await retry.run("pay") { () async throws -> Int in
+                if calls.next() == 1 { throw nwc("INTERNAL", retryAfter: .seconds(7)) }
+                return 1
+            }
+        }
+        await clock.drive(1)
+        #expect(try await task.value == 1)
+        #expect(clock.requestedSleeps == [.seconds(7)])
+    }
+
+    @Test("cancellation stops a retry at once, during the wait")
+    func cancellationStopsRetry() async throws {
+        let clock = ManualClock()
+        let calls = CallCounter()
+        let retry = RetryStage(registry: try nwcRegistry(), clock: clock)
+        let task = Task {
+            try await retry.run("pay") { () async throws -> Int in
+                calls.next()
+                throw nwc("RATE_LIMITED")
+            }
+        }
+        await clock.waitForSleepers(1)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(calls.count == 1)
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("errors the registry does not know follow the default policy, and a predicate can veto")
+    func defaultPolicyAndPredicate() async throws {
+        struct Flaky: Error {}
+        let clock = ManualClock()
+        let calls = CallCounter()
+        let retry = RetryStage(
+            registry: try nwcRegistry(), clock: clock,
+            defaultPolicy: RetryPolicy(maxAttempts: 3, backoff: .linear, delay: .seconds(2)))
+        let task = Task {
+            try await retry.run("sync") { () async throws -> Int in
+                calls.next()
+                throw Flaky()
+            }
+        }
+        await clock.drive(2)
+        await #expect(throws: Flaky.self) { try await task.value }
+        #expect(calls.count == 3)
+        #expect(clock.requestedSleeps == [.seconds(2), .seconds(4)])
+
+        let vetoed = CallCounter()
+        let strict = RetryStage(
+            registry: try nwcRegistry(), clock: clock, defaultPolicy: RetryPolicy(maxAttempts: 3),
+            shouldRetry: { $0.attempt < 1 })
+        await #expect(throws: Flaky.self) {
+            try await strict.run("sync") { () async throws -> Int in
+                vetoed.next()
+                throw Flaky()
+            }
+        }
+        #expect(vetoed.count == 1)
+    }
+}
