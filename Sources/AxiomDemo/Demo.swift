@@ -11,7 +11,9 @@ import Logging
 /// 3. A wallet pays invoices: a rate limit is recovered after 60 s (on a fast-forward clock), a missing
 ///    balance is presented to the user, an expired connection escalates and is reconnected.
 /// 4. The payment-methods screen skips a failing wallet and only fails when nothing is left.
-/// 5. A child process crashes; its report is symbolicated and logged.
+/// 5. Calls go through a circuit breaker that opens, rejects, probes and closes; gateway registration gives up
+///    after three tries.
+/// 6. A child process crashes; its report is symbolicated and logged.
 struct Demo {
     let clock = FastForwardClock()
     let tally = TallyObserver()
@@ -42,6 +44,7 @@ struct Demo {
         PluginScene.load()
         await PaymentScene(configuration: configuration, clock: clock).run()
         await PaymentMethodsScene(configuration: configuration).run()
+        await CallScene(configuration: configuration, clock: clock).run()
         CrashScene.crashChildAndReport(directory: reportDirectory, pendingBefore: pending)
 
         Transcript.section("Outcomes by domain and disposition")

@@ -10,7 +10,7 @@ final class FastForwardClock: Clock, Sendable {
         static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private let current = Mutex(Instant(offset: .zero))
+    fileprivate let current = Mutex(Instant(offset: .zero))
 
     var now: Instant { current.withLock { $0 } }
     var minimumResolution: Duration { .zero }
@@ -22,4 +22,11 @@ final class FastForwardClock: Clock, Sendable {
 
     /// Simulated time since the start, for the transcript.
     var elapsed: Duration { now.offset }
+}
+
+extension FastForwardClock {
+    /// Lets simulated time pass without anyone sleeping (the user waiting before trying again).
+    func advance(by duration: Duration) {
+        current.withLock { now in now = now.advanced(by: duration) }
+    }
 }

@@ -1,7 +1,7 @@
 /// How a connection is re-established: how many tries, how far apart, and what error ends a hopeless one.
 ///
 /// The preset ``gatewayRegistration`` follows the WebRTC SDK (seed 003): registration is tried 3 times, 3 s
-/// apart, and then fails with the `telnyx/gatewayNotRegistered` error.
+/// apart, and then fails with the `telnyx/GATEWAY_NOT_REGISTERED` error.
 public struct ReconnectionPolicy: Sendable {
     /// Where a reconnection stands, reported to the `onState` callback.
     public enum State: Sendable, Hashable {
@@ -32,9 +32,9 @@ public struct ReconnectionPolicy: Sendable {
     }
 
     /// The identity of the error a failed gateway registration ends in.
-    public static let gatewayNotRegisteredCode = ErrorCode("telnyx", "gatewayNotRegistered")
+    public static let gatewayNotRegisteredCode = ErrorCode("telnyx", "GATEWAY_NOT_REGISTERED")
 
-    /// Gateway registration (seed 003): 3 tries, 3 s apart, then `telnyx/gatewayNotRegistered`.
+    /// Gateway registration (seed 003): 3 tries, 3 s apart, then `telnyx/GATEWAY_NOT_REGISTERED`.
     public static var gatewayRegistration: ReconnectionPolicy {
         ReconnectionPolicy(maxAttempts: 3, interval: .seconds(3)) { lastError in
             DomainError(

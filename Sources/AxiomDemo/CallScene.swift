@@ -1,0 +1,57 @@
+import Axiom
+
+/// Calls through the runtime's middleware: a circuit breaker in front of a signalling server that fails,
+/// then gateway registration that gives up after three tries.
+struct CallScene {
+    let configuration: PipelineConfiguration
+    let clock: FastForwardClock
+
+    func run() async {
+        Transcript.section("Calls (circuit breaker and reconnection in the middleware chain)")
+        guard configuration.registry.source(ofDomain: "telnyx") != nil else {
+            Transcript.line("skipped: the telnyx plugin is not loaded")
+            return
+        }
+        let faults = FaultInjector(seed: 7)
+        let breaker = CircuitBreaker(
+            key: "telnyx.signalling",
+            configuration: .init(mode: .consecutiveFailures(threshold: 5), openDuration: .seconds(60)), clock: clock)
+        let runner = OperationRunner(
+            chain: OperationChain {
+                CircuitBreakerStage(breaker)
+                FaultInjectionStage(faults, clock: clock)
+            },
+            pipeline: ErrorPipeline(layer: .application, escalatesTo: nil, configuration: configuration) {
+                Default()
+            })
+
+        // The socket to the signalling server is down for five calls in a row.
+        faults.failNext(5, with: DomainError(domain: "telnyx", code: "SOCKET_NOT_CONNECTED", message: "socket closed"))
+        for call in 1...7 {
+            let outcome = try? await runner.run("invite") { "ringing" }
+            let result: String
+            switch outcome {
+            case .success(let value)?: result = value
+            case .handled(let event)?: result = "\(event.code.code)"
+            default: result = "?"
+            }
+            Transcript.line("call \(call): \(result); breaker \(breaker.state)")
+        }
+        clock.advance(by: .seconds(60))
+        let probe = try? await runner.run("invite") { "ringing" }
+        Transcript.line("60 s later, one probe: \(probe?.value ?? "failed"); breaker \(breaker.state)")
+
+        Transcript.line("— gateway registration, 3 tries 3 s apart:")
+        let started = clock.elapsed
+        do {
+            _ = try await ReconnectionPolicy.gatewayRegistration.run(
+                clock: clock,
+                onState: { state in Transcript.line("   \(state)") },
+                { _ in throw DomainError(domain: "telnyx", numericCode: -32003, message: "registration timed out") })
+        } catch {
+            let event = ErrorEvent(error: error, layer: .application, operation: "register")
+            Transcript.line("   gave up with \(event.code) after \(clock.elapsed - started) of waiting")
+            Presenter.show(event)
+        }
+    }
+}
