@@ -11,8 +11,8 @@ import Synchronization
 /// `InMemoryLogHandler`): every entry is one structured log event, so any handler can store or forward it.
 ///
 /// - Crash reports: ``log(_:)`` (or ``processPendingReports(with:)`` at start) writes one `critical` entry per
-///   processed report: signal, description, fault address, thread, the top frames and the paths of the JSON
-///   and text reports. Each is counted in `axiom_crash_reports_total{outcome, signal}`. Rejected reports are
+///   processed report: signal, description, fault address, thread, the crash site (the innermost frame of the
+///   executable's own code), the top frames and the paths of the JSON and text reports. Each is counted in `axiom_crash_reports_total{outcome, signal}`. Rejected reports are
 ///   logged at `error` and counted with `outcome="rejected"`.
 /// - Error events: as an ``ErrorObserver`` next to ``LoggingObserver``, it writes one more entry for each event
 ///   a default handler took (`.handled`) at or above ``minimumSeverity`` that carries a stack: the event's
@@ -120,7 +120,9 @@ public final class CrashReportLogger: ErrorObserver {
         if !report.changedModules.isEmpty {
             metadata["changedModules"] = .array(report.changedModules.sorted().map { .string($0) })
         }
-        let place = report.frames.first { $0.function != nil }.map { " in " + $0.summary } ?? ""
+        let site = report.crashSite
+        if let site { metadata["crashSite"] = "\(site.summary)" }
+        let place = site.map { " in " + $0.summary } ?? ""
         logger.critical(
             "crash: \(report.crashDescription) (\(raw.signalName))\(place)", metadata: metadata)
     }

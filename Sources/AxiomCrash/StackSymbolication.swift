@@ -62,6 +62,18 @@ extension SymbolicatedCrashReport.Frame {
 }
 
 extension SymbolicatedCrashReport {
+    /// Where the application crashed: the innermost frame of the main executable that has a source file (a crash
+    /// inside the runtime or libc is shown at the application code that called it), else the innermost frame
+    /// with a known function, else nil.
+    public var crashSite: Frame? {
+        if let executable = raw.modules.first?.name,
+            let own = frames.first(where: { $0.image == executable && $0.file != nil && $0.line != 0 })
+        {
+            return own
+        }
+        return frames.first { $0.function != nil }
+    }
+
     /// When the crash happened, in ISO 8601 UTC with microseconds, as the JSON report's `timestamp` has it.
     public var timestamp: String { Self.iso8601(raw.timestamp) }
 }

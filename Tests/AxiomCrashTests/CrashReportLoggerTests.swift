@@ -110,6 +110,7 @@ struct CrashReportLoggerTests {
         #expect(report.hasPrefix(directory.path + "/processed/") && report.hasSuffix(".json"))
         #expect(ChildProcess.readText(report).hasPrefix(#"{"timestamp": ""#))
         #expect("\(crash.message)".hasPrefix("crash: Bad pointer dereference (SIGSEGV) in axiom_probe_null_write"))
+        #expect(crash.metadata["crashSite"].map { "\($0)" }?.hasPrefix("axiom_probe_null_write + ") == true)
 
         let rejected = entries[1]
         #expect(rejected.metadata["reason"] == "raw crash report is empty")
@@ -126,5 +127,22 @@ struct CrashReportLoggerTests {
         #expect(try crashLogger.processPendingReports(with: CrashReportProcessor(directory: directory.path)).isEmpty)
         #expect(handler.entries.count == 2)
         #expect(metrics.counterTotal(label: CrashReportLogger.counterLabel) == 2)
+    }
+
+    @Test func namesTheApplicationCodeThatCalledIntoTheRuntimeAsTheCrashSite() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (termination, stderr) = ChildProcess.runProbe(directory: directory.path, kind: "force-unwrap")
+        #expect(termination.signal == SIGILL, "\(termination) \(stderr)")
+
+        let (logger, handler) = memoryLogger()
+        let crashLogger = CrashReportLogger(logger: logger, metricsFactory: TestMetrics())
+        try crashLogger.processPendingReports(with: CrashReportProcessor(directory: directory.path))
+        let entry = try #require(handler.entries.first)
+        // The fault is inside libswiftCore; the site is the probe's force unwrap.
+        let site = try #require(entry.metadata["crashSite"].map { "\($0)" })
+        #expect(site.hasPrefix("AxiomCrashProbe.forceUnwrapNil() -> Swift.Int + "), "\(site)")
+        #expect(site.contains("Tests/AxiomCrashProbe/main.swift:"), "\(site)")
+        #expect(strings(entry.metadata["frames"]).first?.contains("libswiftCore.so") == true)
     }
 }
