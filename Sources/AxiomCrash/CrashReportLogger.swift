@@ -12,8 +12,9 @@ import Synchronization
 ///
 /// - Crash reports: ``log(_:)`` (or ``processPendingReports(with:)`` at start) writes one `critical` entry per
 ///   processed report: signal, description, fault address, thread, the crash site (the innermost frame of the
-///   executable's own code), the top frames and the paths of the JSON and text reports. Each is counted in `axiom_crash_reports_total{outcome, signal}`. Rejected reports are
-///   logged at `error` and counted with `outcome="rejected"`.
+///   executable's own code), the top frames and the paths of the JSON and text reports. Each is counted in
+///   `axiom_crash_reports_total{outcome, signal}`. Rejected reports are logged at `error` and counted with
+///   `outcome="rejected"`.
 /// - Error events: as an ``ErrorObserver`` next to ``LoggingObserver``, it writes one more entry for each event
 ///   a default handler took (`.handled`) at or above ``minimumSeverity`` that carries a stack: the event's
 ///   metadata (code, category, layer, disposition…) with `stack` holding the symbolicated frames. The stack was

@@ -107,10 +107,8 @@ struct CrashCommandTests {
         #expect(first.termination.exitCode == 1, "\(first.termination) \(first.stderr)")
         let lines = first.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(lines)")
-        #expect(
-            lines.first?.hasPrefix(
-                "processed \(directory.path)/processed/\(name): SIGSEGV Bad pointer dereference in axiom_probe_null_write + "
-            ) == true, "\(lines)")
+        let expected = "processed \(directory.path)/processed/\(name): SIGSEGV Bad pointer dereference in "
+        #expect(lines.first?.hasPrefix(expected + "axiom_probe_null_write + ") == true, "\(lines)")
         #expect(lines.first?.hasSuffix(".json") == true)
         #expect(
             lines.last == "rejected  \(directory.path)/rejected/crash-zzz-empty.axcrash: raw crash report is empty")
