@@ -58,6 +58,7 @@ let package = Package(
             dependencies: [
                 "Axiom",
                 "AxiomPlugins",
+                "AxiomCrash",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -81,7 +82,14 @@ let package = Package(
             cSettings: [.define("UNW_LOCAL_ONLY")],
             linkerSettings: [.linkedLibrary("unwind")]
         ),
-        .target(name: "AxiomCrash", dependencies: ["CAxiomCrash", "AxiomSymbolication"]),
+        .target(
+            name: "AxiomCrash",
+            dependencies: [
+                "Axiom", "CAxiomCrash", "AxiomSymbolication",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
         // A child process that installs the reporter and crashes on request.
         .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
         .executableTarget(
@@ -89,8 +97,16 @@ let package = Package(
             dependencies: ["AxiomCrash", "CAxiomCrashProbeSupport"],
             path: "Tests/AxiomCrashProbe"
         ),
+        // `axiom` and the probe are dependencies so both executables are built beside the test binary, which runs them.
         .testTarget(
-            name: "AxiomCrashTests", dependencies: ["AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication"]),
+            name: "AxiomCrashTests",
+            dependencies: [
+                "Axiom", "AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication", "axiom",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
         .executableTarget(
             name: "CrashBenchmarks",
             dependencies: ["AxiomCrash", "CAxiomCrash", .product(name: "Benchmark", package: "benchmark")],

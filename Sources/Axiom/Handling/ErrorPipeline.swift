@@ -196,7 +196,9 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
 
     // MARK: Internals
 
-    @usableFromInline
+    // Never inlined, nor is captureStackIfSevere: the capturer skips exactly three frames (its own, that one and
+    // this one) so a stack starts in `run` or `handle`, in every build.
+    @usableFromInline @inline(never)
     func makeEvent(_ error: any Error, operation: String, metadata: [String: String]) -> ErrorEvent {
         let registry = configuration.registry
         // A type check first: a failed `as?` from an existential costs more than the rest of the event.
@@ -222,6 +224,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         return event
     }
 
+    @inline(never)
     private func captureStackIfSevere(_ event: inout ErrorEvent) {
         guard let capturer = configuration.stackCapturer, event.descriptor.severity >= configuration.stackSeverity,
             event.stack == nil

@@ -1,0 +1,160 @@
+import Axiom
+import AxiomSymbolication
+import CoreMetrics
+import Logging
+import Synchronization
+
+/// Writes crash reports and the stacks of severe errors to a swift-log `Logger`, and counts crash reports
+/// through swift-metrics.
+///
+/// It sits in front of whatever `LogHandler` the logger has (a file, the journal, a collector; in tests an
+/// `InMemoryLogHandler`): every entry is one structured log event, so any handler can store or forward it.
+///
+/// - Crash reports: ``log(_:)`` (or ``processPendingReports(with:)`` at start) writes one `critical` entry per
+///   processed report: signal, description, fault address, thread, the crash site (the innermost frame of the
+///   executable's own code), the top frames and the paths of the JSON and text reports. Each is counted in
+///   `axiom_crash_reports_total{outcome, signal}`. Rejected reports are logged at `error` and counted with
+///   `outcome="rejected"`.
+/// - Error events: as an ``ErrorObserver`` next to ``LoggingObserver``, it writes one more entry for each event
+///   a default handler took (`.handled`) at or above ``minimumSeverity`` that carries a stack: the event's
+///   metadata (code, category, layer, disposition…) with `stack` holding the symbolicated frames. The stack was
+///   captured as addresses when the error entered the pipeline (see ``UnwindStackCapturer``); it is
+///   symbolicated here, only when the entry is actually written, with one cached ``Symbolicator``.
+///
+/// ```swift
+/// try CrashReporter.install(directory: crashDirectory)
+/// let crashLogger = CrashReportLogger(logger: Logger(label: "axiom.crash"))
+/// try crashLogger.processPendingReports(with: CrashReportProcessor(directory: crashDirectory))
+/// let configuration = PipelineConfiguration(
+///     observers: [LoggingObserver(), MetricsObserver(), crashLogger], stackCapturer: UnwindStackCapturer())
+/// ```
+public final class CrashReportLogger: ErrorObserver {
+    /// The counter's label.
+    public static let counterLabel = "axiom_crash_reports_total"
+
+    /// Where entries go.
+    public let logger: Logger
+    /// Symbolicates error stacks; its caches live as long as this logger.
+    public let symbolicator: Symbolicator
+    /// Events below this severity are not logged here (``LoggingObserver`` still logs them).
+    public let minimumSeverity: ErrorSeverity
+    /// How many frames of a crash report its entry lists (the whole report is in the JSON file).
+    public let crashFrameLimit: Int
+
+    private let factory: any MetricsFactory
+    /// One counter per (outcome, signal), made on first use.
+    private let counters = Mutex<[String: Counter]>([:])
+
+    /// Creates a logger.
+    ///
+    /// - Parameters:
+    ///   - logger: where entries go.
+    ///   - symbolicator: symbolicates error stacks (share the processor's to share its caches).
+    ///   - minimumSeverity: the least severity of an error event whose stack is logged.
+    ///   - crashFrameLimit: how many frames of a crash report its entry lists.
+    ///   - metricsFactory: counts crash reports (the bootstrapped factory by default).
+    public init(
+        logger: Logger = Logger(label: "axiom.crash"), symbolicator: Symbolicator = Symbolicator(),
+        minimumSeverity: ErrorSeverity = .error, crashFrameLimit: Int = 16,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        self.logger = logger
+        self.symbolicator = symbolicator
+        self.minimumSeverity = minimumSeverity
+        self.crashFrameLimit = max(1, crashFrameLimit)
+        self.factory = metricsFactory
+    }
+
+    // MARK: Crash reports
+
+    /// Processes every pending report of `processor`'s directory and logs each outcome.
+    ///
+    /// - Returns: the outcomes, as ``CrashReportProcessor/processPendingReports()`` gives them.
+    @discardableResult
+    public func processPendingReports(
+        with processor: CrashReportProcessor
+    ) throws(CrashReporterError) -> [CrashReportProcessor.Outcome] {
+        let outcomes = try processor.processPendingReports()
+        for outcome in outcomes { log(outcome) }
+        return outcomes
+    }
+
+    /// Logs what became of one raw report: a processed one at `critical`, a rejected one at `error` (both
+    /// counted), one left pending at `warning` (not counted: it will be processed, and counted, later).
+    public func log(_ outcome: CrashReportProcessor.Outcome) {
+        switch outcome {
+        case .processed(let processed):
+            log(processed)
+        case .rejected(let path, let reason):
+            count(outcome: "rejected", signal: "unknown")
+            logger.error(
+                "crash report rejected: \(reason)",
+                metadata: ["rawReport": "\(path)", "reason": "\(reason)", "rejectedReason": "\(path).reason"])
+        case .failed(let path, let reason):
+            logger.warning(
+                "crash report left pending: \(reason)", metadata: ["rawReport": "\(path)", "reason": "\(reason)"])
+        }
+    }
+
+    /// Logs one processed crash report as one `critical` entry, and counts it.
+    public func log(_ processed: ProcessedCrashReport) {
+        let report = processed.report
+        let raw = report.raw
+        count(outcome: "processed", signal: raw.signalName)
+        let top = report.frames.prefix(crashFrameLimit)
+        var metadata: Logger.Metadata = [
+            "signal": "\(raw.signalName)",
+            "signalNumber": "\(raw.signal)",
+            "signalCode": "\(raw.code)",
+            "description": "\(report.crashDescription)",
+            "faultAddress": "\(hex(raw.faultAddress))",
+            "pid": "\(raw.pid)",
+            "tid": "\(raw.tid)",
+            "thread": "\(raw.threadName)",
+            "timestamp": "\(report.timestamp)",
+            "frames": .array(top.map { .string($0.summary) }),
+            "report": "\(processed.jsonPath)",
+            "reportText": "\(processed.textPath)",
+            "rawReport": "\(processed.rawPath)",
+        ]
+        if report.frames.count > top.count { metadata["framesOmitted"] = "\(report.frames.count - top.count)" }
+        if !report.changedModules.isEmpty {
+            metadata["changedModules"] = .array(report.changedModules.sorted().map { .string($0) })
+        }
+        let site = report.crashSite
+        if let site { metadata["crashSite"] = "\(site.summary)" }
+        let place = site.map { " in " + $0.summary } ?? ""
+        logger.critical(
+            "crash: \(report.crashDescription) (\(raw.signalName))\(place)", metadata: metadata)
+    }
+
+    private func count(outcome: String, signal: String) {
+        let key = outcome + "/" + signal
+        let counter = counters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: Self.counterLabel, dimensions: [("outcome", outcome), ("signal", signal)], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    // MARK: Error events
+
+    /// Logs the symbolicated stack of an event a default handler took at or above ``minimumSeverity``; does
+    /// nothing for other events, for events without a stack, or when the logger's level would drop the entry
+    /// (then nothing is symbolicated either).
+    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
+        guard resolution == .handled, event.descriptor.severity >= minimumSeverity, let stack = event.stack else {
+            return
+        }
+        let level = event.descriptor.severity.loggerLevel
+        guard logger.logLevel <= level else { return }
+        let frames = stack.symbolicated(with: symbolicator)
+        var metadata = LoggingObserver.metadata(event, resolution)
+        metadata["stack"] = .array(frames.map { .string($0.summary) })
+        let place = frames.first { $0.function != nil }.map { " at " + $0.summary } ?? ""
+        logger.log(level: level, "\(event.code) \(resolution) in \(event.operation)\(place)", metadata: metadata)
+    }
+}

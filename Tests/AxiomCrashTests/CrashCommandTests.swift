@@ -1,0 +1,161 @@
+import AxiomCrash
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one run of the `axiom` executable printed and how it ended.
+struct CommandResult {
+    var termination: Termination
+    var stdout: String
+    var stderr: String
+}
+
+extension ChildProcess {
+    /// The `axiom` executable built beside the test binary.
+    static var axiomPath: String {
+        String(probePath.dropLast("AxiomCrashProbe".count)) + "axiom"
+    }
+
+    /// Runs `axiom arguments…`, its output kept in files under `directory`.
+    static func runAxiom(_ arguments: [String], outputIn directory: String) -> CommandResult {
+        let stdoutPath = directory + "/axiom.stdout"
+        let stderrPath = directory + "/axiom.stderr"
+        let termination = run(axiomPath, arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        defer {
+            unlink(stdoutPath)
+            unlink(stderrPath)
+        }
+        return CommandResult(termination: termination, stdout: readText(stdoutPath), stderr: readText(stderrPath))
+    }
+
+    /// Crashes the probe with a null write into `directory` and returns its raw report's path.
+    static func crashedReport(in directory: String) throws -> String {
+        let (termination, stderr) = runProbe(directory: directory, kind: "null-write")
+        #expect(termination.signal == SIGSEGV, "\(termination) \(stderr)")
+        let pending = try CrashReporter.pendingReports(in: directory)
+        #expect(pending.count == 1)
+        return try #require(pending.first)
+    }
+}
+
+@Suite("axiom symbolicate and axiom crash-reports")
+struct CrashCommandTests {
+    @Test func symbolicatePrintsTheTextOrJSONFormAndLeavesTheReportPending() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let report = try ChildProcess.crashedReport(in: directory.path)
+        let bytes = readFileBytes(report)
+
+        let text = ChildProcess.runAxiom(["symbolicate", report], outputIn: output.path)
+        #expect(text.termination.exitCode == 0, "\(text.termination) \(text.stderr)")
+        #expect(text.stdout.hasPrefix("*** Program crashed: Bad pointer dereference at 0x0000000000000000 ***\n"))
+        #expect(text.stdout.contains(" axiom_probe_null_write + "))
+        #expect(text.stdout.contains("axiom_crash_probe.c:18"))
+        #expect(text.stderr.isEmpty)
+
+        let json = ChildProcess.runAxiom(["symbolicate", report, "--json"], outputIn: output.path)
+        #expect(json.termination.exitCode == 0, "\(json.termination) \(json.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["kind"] as? String == "crashReport")
+        #expect(object["description"] as? String == "Bad pointer dereference")
+        let threads = try #require(object["threads"] as? [[String: Any]])
+        let frames = try #require(threads.first?["frames"] as? [[String: Any]])
+        #expect((frames.first?["symbol"] as? String) == "axiom_probe_null_write")
+
+        // Only read: still pending, byte for byte.
+        #expect(try CrashReporter.pendingReports(in: directory.path) == [report])
+        #expect(readFileBytes(report) == bytes)
+    }
+
+    @Test func symbolicateRefusesAMalformedOrMissingReportAndKeepsTheFile() throws {
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let truncated = output.path + "/crash-truncated.axcrash"
+        let good = RawReportBuilder().bytes()
+        #expect(writeFile(truncated, Array(good.prefix(150))))
+
+        let result = ChildProcess.runAxiom(["symbolicate", truncated], outputIn: output.path)
+        #expect(result.termination.exitCode == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(
+            result.stderr
+                == "axiom: \(truncated) is not a valid raw crash report: raw crash report is truncated: 150 bytes, "
+                + "expected \(good.count)\n")
+        #expect(readFileBytes(truncated) == Array(good.prefix(150)))
+
+        let missing = ChildProcess.runAxiom(["symbolicate", output.path + "/nothing.axcrash"], outputIn: output.path)
+        #expect(missing.termination.exitCode == 1)
+        #expect(missing.stderr.hasPrefix("axiom: cannot read raw crash report \(output.path)/nothing.axcrash: "))
+    }
+
+    @Test func crashReportsProcessesEveryPendingReportAndExitsOneWhenOneIsRejected() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let report = try ChildProcess.crashedReport(in: directory.path)
+        let name = String(report.split(separator: "/").last!)
+        #expect(writeFile(directory.path + "/crash-zzz-empty.axcrash", []))
+
+        let first = ChildProcess.runAxiom(["crash-reports", "--dir", directory.path], outputIn: output.path)
+        #expect(first.termination.exitCode == 1, "\(first.termination) \(first.stderr)")
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        let expected = "processed \(directory.path)/processed/\(name): SIGSEGV Bad pointer dereference in "
+        #expect(lines.first?.hasPrefix(expected + "axiom_probe_null_write + ") == true, "\(lines)")
+        #expect(lines.first?.hasSuffix(".json") == true)
+        #expect(
+            lines.last == "rejected  \(directory.path)/rejected/crash-zzz-empty.axcrash: raw crash report is empty")
+        #expect(access(directory.path + "/processed/" + name, F_OK) == 0)
+        #expect(access(directory.path + "/rejected/crash-zzz-empty.axcrash.reason", F_OK) == 0)
+
+        // Nothing is processed twice.
+        let second = ChildProcess.runAxiom(["crash-reports", "--dir", directory.path], outputIn: output.path)
+        #expect(second.termination.exitCode == 0)
+        #expect(second.stdout == "no pending crash reports in \(directory.path)\n")
+    }
+
+    @Test func crashReportsJSONListsProcessedAndRejectedWithReasons() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let report = try ChildProcess.crashedReport(in: directory.path)
+        let stem = String(report.split(separator: "/").last!.dropLast(".axcrash".count))
+        let good = RawReportBuilder().bytes()
+        #expect(writeFile(directory.path + "/crash-zzz-truncated.axcrash", Array(good.prefix(150))))
+
+        let result = ChildProcess.runAxiom(["crash-reports", "--dir", directory.path, "--json"], outputIn: output.path)
+        #expect(result.termination.exitCode == 1, "\(result.termination) \(result.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["directory"] as? String == directory.path)
+        let processed = try #require(object["processed"] as? [[String: Any]])
+        #expect(processed.count == 1)
+        #expect(processed.first?["signal"] as? String == "SIGSEGV")
+        #expect(processed.first?["json"] as? String == "\(directory.path)/processed/\(stem).json")
+        #expect(processed.first?["text"] as? String == "\(directory.path)/processed/\(stem).txt")
+        #expect((processed.first?["crashSite"] as? String)?.hasPrefix("axiom_probe_null_write + ") == true)
+        let rejected = try #require(object["rejected"] as? [[String: Any]])
+        #expect(rejected.count == 1)
+        #expect(rejected.first?["rawReport"] as? String == "\(directory.path)/rejected/crash-zzz-truncated.axcrash")
+        #expect(
+            rejected.first?["reason"] as? String
+                == "raw crash report is truncated: 150 bytes, expected \(good.count)")
+        #expect((object["failed"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func crashReportsRefusesAMissingDirectory() throws {
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let result = ChildProcess.runAxiom(["crash-reports", "--dir", output.path + "/absent"], outputIn: output.path)
+        #expect(result.termination.exitCode == 1)
+        #expect(result.stderr == "axiom: no crash report directory at \(output.path)/absent\n")
+    }
+}
