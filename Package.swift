@@ -64,7 +64,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AxiomDemo",
-            dependencies: ["Axiom", "AxiomPlugins", "AxiomCrash"]
+            dependencies: ["Axiom", "AxiomPlugins", "AxiomCrash", "AxiomSymbolication"]
         ),
         .testTarget(
             name: "AxiomTests",

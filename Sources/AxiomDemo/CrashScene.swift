@@ -1,4 +1,5 @@
 import AxiomCrash
+import AxiomSymbolication
 import Foundation
 
 #if canImport(Glibc)
@@ -9,8 +10,11 @@ import Glibc
 enum CrashScene {
     static let childFlag = "--crash-child"
 
+    /// One symbolicator for the whole demo: modules are opened once and their tables cached.
+    static let symbolicator = Symbolicator()
+
     /// Installs the reporter and processes what an earlier run left. Returns how many reports were pending.
-    static func installReporter(directory: String) -> Int {
+    static func installReporter(directory: String, logger: CrashReportLogger) -> Int {
         Transcript.section("Crash reporter")
         do {
             // Reports may hold memory addresses and paths: the directory is the user's alone.
@@ -24,7 +28,7 @@ enum CrashScene {
         let pending = (try? CrashReporter.pendingReports(in: directory))?.count ?? 0
         if pending > 0 {
             Transcript.line("\(pending) report(s) pending from an earlier run")
-            summarize(processAll(directory))
+            summarize(processAll(directory, logger))
         }
         return pending
     }
@@ -42,7 +46,7 @@ enum CrashScene {
         fatalError("unreachable: the write above faults")
     }
 
-    static func crashChildAndReport(directory: String, pendingBefore: Int) {
+    static func crashChildAndReport(directory: String, pendingBefore: Int, logger: CrashReportLogger) {
         Transcript.section("A crash in a child process")
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -60,11 +64,12 @@ enum CrashScene {
         let signal = child.terminationReason == .uncaughtSignal ? child.terminationStatus : 0
         Transcript.line(
             "child \(child.processIdentifier) died by signal \(signal) (\(signal == SIGSEGV ? "SIGSEGV" : "?"))")
-        summarize(processAll(directory))
+        summarize(processAll(directory, logger))
     }
 
-    static func processAll(_ directory: String) -> [CrashReportProcessor.Outcome] {
-        (try? CrashReportProcessor(directory: directory).processPendingReports()) ?? []
+    static func processAll(_ directory: String, _ logger: CrashReportLogger) -> [CrashReportProcessor.Outcome] {
+        let processor = CrashReportProcessor(directory: directory, symbolicator: symbolicator)
+        return (try? logger.processPendingReports(with: processor)) ?? []
     }
 
     static func summarize(_ outcomes: [CrashReportProcessor.Outcome]) {

@@ -33,19 +33,25 @@ struct Demo {
         return Logger(label: "axiom.demo")
     }
 
+    /// Logs crash reports, and the symbolicated stacks of severe errors a default handler takes.
+    var crashLogger: CrashReportLogger {
+        CrashReportLogger(logger: logger, symbolicator: CrashScene.symbolicator, crashFrameLimit: 3)
+    }
+
     var configuration: PipelineConfiguration {
         PipelineConfiguration(
-            registry: .shared, observers: [tally, LoggingObserver(logger: logger)], clock: clock)
+            registry: .shared, observers: [tally, LoggingObserver(logger: logger), crashLogger], clock: clock,
+            stackCapturer: UnwindStackCapturer())
     }
 
     func run() async {
         print("Axiom for Linux: every error has a known identity, a decided fate and a trace.")
-        let pending = CrashScene.installReporter(directory: reportDirectory)
+        let pending = CrashScene.installReporter(directory: reportDirectory, logger: crashLogger)
         PluginScene.load()
         await PaymentScene(configuration: configuration, clock: clock).run()
         await PaymentMethodsScene(configuration: configuration).run()
         await CallScene(configuration: configuration, clock: clock).run()
-        CrashScene.crashChildAndReport(directory: reportDirectory, pendingBefore: pending)
+        CrashScene.crashChildAndReport(directory: reportDirectory, pendingBefore: pending, logger: crashLogger)
 
         Transcript.section("Outcomes by domain and disposition")
         tally.printTable()
