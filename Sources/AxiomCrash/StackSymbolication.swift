@@ -30,16 +30,7 @@ extension CapturedStack {
                 frames.append(frame)
                 continue
             }
-            for location in symbolicated {
-                frame.isInlined = location.isInlined
-                frame.symbol = location.mangledName ?? location.function
-                frame.function = location.function
-                frame.offset = location.symbolOffset
-                frame.file = location.file
-                frame.line = location.line
-                frame.column = location.column
-                frames.append(frame)
-            }
+            frames += frame.expanded(by: symbolicated)
         }
         return frames
     }

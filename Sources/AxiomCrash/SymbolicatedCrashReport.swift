@@ -82,16 +82,7 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
                 frames.append(frame)
                 continue
             }
-            for location in symbolicated {
-                frame.isInlined = location.isInlined
-                frame.symbol = location.mangledName ?? location.function
-                frame.function = location.function
-                frame.offset = location.symbolOffset
-                frame.file = location.file
-                frame.line = location.line
-                frame.column = location.column
-                frames.append(frame)
-            }
+            frames += frame.expanded(by: symbolicated)
         }
         self.frames = frames
         self.changedModules = Set(buildIDMatches.filter { !$0.value }.keys)
@@ -128,5 +119,23 @@ extension Substring {
         if value.first == "\"" { value = value.dropFirst() }
         if value.last == "\"" { value = value.dropLast() }
         return value
+    }
+}
+
+extension SymbolicatedCrashReport.Frame {
+    /// This frame once per symbolicated location, in the symbolicator's order: inlined callees first, the
+    /// physical function last.
+    func expanded(by locations: [SymbolicatedFrame]) -> [Self] {
+        locations.map { location in
+            var frame = self
+            frame.isInlined = location.isInlined
+            frame.symbol = location.mangledName ?? location.function
+            frame.function = location.function
+            frame.offset = location.symbolOffset
+            frame.file = location.file
+            frame.line = location.line
+            frame.column = location.column
+            return frame
+        }
     }
 }

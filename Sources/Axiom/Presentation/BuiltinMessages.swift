@@ -44,6 +44,9 @@ enum BuiltinMessages {
         "error.axiom.capability.executionFailed.title": "Action failed",
         "error.axiom.capability.fallbackUnavailable.title": "Not available",
         "error.swift.CancellationError.title": "Cancelled",
+        "error.axiom.resilience.circuitOpen.title": "Temporarily paused",
+        "error.axiom.resilience.timeout.title": "Timed out",
+        "error.axiom.resilience.injectedFault.title": "Test fault",
     ]
 
     /// Every built-in key in Turkish: messages, recovery suggestions and titles.
@@ -128,5 +131,14 @@ enum BuiltinMessages {
 
         "error.swift.CancellationError": "İşlem iptal edildi.",
         "error.swift.CancellationError.title": "İptal edildi",
+
+        "error.axiom.resilience.circuitOpen": "Bu hizmet hata veriyor; ona giden istekler duraklatıldı.",
+        "error.axiom.resilience.circuitOpen.recovery": "Biraz bekleyip yeniden deneyin.",
+        "error.axiom.resilience.circuitOpen.title": "Geçici olarak duraklatıldı",
+        "error.axiom.resilience.timeout": "Bu işlem çok uzun sürüyor.",
+        "error.axiom.resilience.timeout.recovery": "Bağlantınızı kontrol edip yeniden deneyin.",
+        "error.axiom.resilience.timeout.title": "Zaman aşımı",
+        "error.axiom.resilience.injectedFault": "Bir test hatası enjekte edildi.",
+        "error.axiom.resilience.injectedFault.title": "Test hatası",
     ]
 }
