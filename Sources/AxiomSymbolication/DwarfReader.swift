@@ -653,11 +653,12 @@ final class DwarfReader {
         case (DW_TAG_namespace, .subprograms):
             walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
         case (DW_TAG_module, .subprograms):
-            // Swift puts a unit's concrete subprograms in DW_TAG_module entries, and not only in its own
-            // module's: a method of an extension of an imported type sits in that type's DIE inside the
-            // imported module's entry (`Swift` › `Int` › the method). Nor is the own module's entry always the
-            // first: modules appear in order of first use, so a unit whose first DIE refers to `Swift.Int` names
-            // `Swift` first. Every module entry is walked (the walk only tags the imported declarations).
+            // Swift puts most of a unit's concrete subprograms in DW_TAG_module entries, and not only in its
+            // own module's: code the unit emits on behalf of an imported module (witness thunks such as
+            // `==` for an Equatable conformance, @_alwaysEmitIntoClient functions such as
+            // `_finalizeUninitializedArray`, C function thunks) sits in that module's entry. Nor is the own
+            // module's entry always the first: entries appear in order of first use, so a unit can name
+            // `Swift` first. Every module entry is walked; in imported ones the walk only reads tags.
             guard unit.isSwift else { return }
             walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
         case (DW_TAG_class_type, .subprograms), (DW_TAG_structure_type, .subprograms),

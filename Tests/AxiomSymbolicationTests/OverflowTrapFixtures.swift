@@ -3,10 +3,10 @@
 // DW_TAG_inlined_subroutine records the arithmetic as its call site.
 //
 // Kept alone in this file, in this order, for the shape of the unit's DWARF: the extension of an imported type
-// comes first, so the unit's first DW_TAG_module is `Swift` (the method's concrete subprogram sits in it, inside
-// `Int`) and this module's own DW_TAG_module (holding `overflowFixtureSum`) comes second. A walker that visits
-// only the first module entry misses `overflowFixtureSum`; one that visits only the unit's own module misses
-// `overflowFixtureTripled`.
+// comes first, so the unit's first DW_TAG_module is `Swift` (it holds the method's declaration, inside `Int`; the
+// concrete subprogram sits at unit level and points to it with DW_AT_specification) and this module's own
+// DW_TAG_module, which holds the concrete subprogram of `overflowFixtureSum`, comes second. A walker that takes
+// the first module entry for the unit's own module misses `overflowFixtureSum`.
 
 extension Int {
     @inline(never)
