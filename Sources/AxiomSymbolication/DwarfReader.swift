@@ -27,8 +27,6 @@ final class DwarfReader {
     private var unitRanges: [UnitRange] = []
     /// Units whose DIE carries no address range: indexed from their subprograms on the first miss.
     private var unindexedUnits: [Int] = []
-    /// The Swift module a unit belongs to, learnt from its first DW_TAG_module while the unit is walked.
-    private var ownModuleName: String?
     /// Names resolved per DIE offset: (DW_AT_name, linkage name).
     private var names: [Dwarf_Off: (name: String?, linkageName: String?)] = [:]
 
@@ -386,7 +384,6 @@ final class DwarfReader {
         }
         defer { dwarf_dealloc_die(unitDie) }
         var table = CompileUnitTable()
-        ownModuleName = nil
         readLines(unitDie, into: &table)
         walkChildren(of: unitDie, mode: .subprograms, parent: nil, unit: unit, into: &table, depth: 0)
         table.finish()
@@ -656,15 +653,14 @@ final class DwarfReader {
         case (DW_TAG_namespace, .subprograms):
             walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
         case (DW_TAG_module, .subprograms):
-            // A Swift unit names its own module first; later DW_TAG_module entries of other names describe
-            // imported modules (declarations only, often most of the unit's DIEs) and are not walked. Methods
-            // in extensions of imported types are missed by this; they still get the symbol-table name and the
-            // line-table location, only without inlined frames.
-            guard unit.isSwift, let name = stringAttribute(die, DW_AT_name) else { return }
-            if ownModuleName == nil { ownModuleName = name }
-            if name == ownModuleName {
-                walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
-            }
+            // Swift puts most of a unit's concrete subprograms in DW_TAG_module entries, and not only in its
+            // own module's: code the unit emits on behalf of an imported module (witness thunks such as
+            // `==` for an Equatable conformance, @_alwaysEmitIntoClient functions such as
+            // `_finalizeUninitializedArray`, C function thunks) sits in that module's entry. Nor is the own
+            // module's entry always the first: entries appear in order of first use, so a unit can name
+            // `Swift` first. Every module entry is walked; in imported ones the walk only reads tags.
+            guard unit.isSwift else { return }
+            walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)
         case (DW_TAG_class_type, .subprograms), (DW_TAG_structure_type, .subprograms),
             (DW_TAG_union_type, .subprograms), (DW_TAG_enumeration_type, .subprograms):
             if unit.isSwift {
