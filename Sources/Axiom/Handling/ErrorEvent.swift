@@ -164,9 +164,11 @@ public struct ErrorEvent: Sendable {
         error: any Error, layer: Layer, operation: String, attempt: Int = 1, metadata: [String: String] = [:],
         registry: ErrorRegistry = .shared
     ) {
+        let resolved = registry.resolve(error)
         self.error = error
         self.errorType = ObjectIdentifier(type(of: error))
-        (self.identity, self.descriptor) = registry.resolve(error)
+        self.identity = resolved.identity
+        self.descriptor = resolved.descriptor
         self.layer = layer
         self.operation = operation
         self.attempt = attempt

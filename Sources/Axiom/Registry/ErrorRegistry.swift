@@ -29,11 +29,17 @@ public final class ErrorRegistry: Sendable {
     /// Creates a registry holding the built-in catalog.
     public init() {
         let snapshot = Snapshot.empty
-        let table = TypeTable(TypeTable.builtinEntries, hash: { $0.slotHash })
+        // CancellationError is known from the start.
+        let cancellation = FixedExtractor(ErrorCatalog.cancellationCode)
+        let table = TypeTable(
+            [(ObjectIdentifier(CancellationError.self), Unmanaged<TypeExtractor>.passUnretained(cancellation))],
+            hash: { $0.slotHash })
         snapshotPointer = Atomic(Self.address(of: snapshot))
         typeTablePointer = Atomic(Self.address(of: table))
         fastCodesPointer = Atomic(Self.address(of: FastCodes([], hash: { $0.slotHash })))
-        writer = Mutex(Retired())
+        var retired = Retired()
+        retired.extractors.append(cancellation)
+        writer = Mutex(retired)
         do {
             try register(.builtin)
         } catch {
@@ -81,10 +87,24 @@ public final class ErrorRegistry: Sendable {
             .takeUnretainedValue()
     }
 
+    // The hot path reads the tables through guaranteed references: the registry holds every table it ever
+    // published until it dies, so a reader needs no retain/release of its own (two atomic operations each).
+    @inline(__always)
+    private func lookupFast(_ key: RawCodeKey) -> ErrorDescriptor? {
+        Unmanaged<FastCodes>.fromOpaque(Self.pointer(fastCodesPointer.load(ordering: .acquiring)))
+            ._withUnsafeGuaranteedRef { $0.lookup(key, hash: key.slotHash) }
+    }
+
+    @inline(__always)
+    private func lookupExtractor(_ key: ObjectIdentifier) -> Unmanaged<TypeExtractor>? {
+        Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring)))
+            ._withUnsafeGuaranteedRef { $0.lookup(key, hash: key.slotHash) }
+    }
+
     /// The descriptor registered for a code or for one of its numeric aliases (`ErrorCode("telnyx", "-32003")`).
     public func descriptor(for code: ErrorCode) -> ErrorDescriptor? {
         guard let key = RawCodeKey(code) else { return snapshot.byCode[code] }
-        if let descriptor = fastCodes.lookup(key, hash: key.slotHash) { return descriptor }
+        if let descriptor = lookupFast(key) { return descriptor }
         guard let descriptor = snapshot.byCode[code] else { return nil }
         remember(key, descriptor)
         return descriptor
@@ -123,8 +143,10 @@ public final class ErrorRegistry: Sendable {
             return identity(of: unsafeBitCast(error, to: EscalatedError.self).error)
         }
         let key = ObjectIdentifier(E.self)
-        let entry = typeTable.lookup(key, hash: key.slotHash) ?? learn(E.self, from: error)
-        return withUnsafePointer(to: error) { entry.extract(UnsafeRawPointer($0)) }
+        let extractor = lookupExtractor(key) ?? learn(E.self, from: error)
+        return withUnsafePointer(to: error) { pointer in
+            extractor._withUnsafeGuaranteedRef { $0.identity(of: UnsafeRawPointer(pointer)) }
+        }
     }
 
     /// All registered catalogs, the built-in one first, in registration order.
@@ -164,38 +186,36 @@ public final class ErrorRegistry: Sendable {
     /// Teaches the registry the identity of a foreign error type that does not conform to
     /// ``IdentifiableError`` (an error of a library you do not own).
     public func registerIdentity<E: Error>(of type: E.Type, _ extract: @escaping @Sendable (E) -> ErrorCode) {
-        let entry = TypeEntry { pointer in
-            ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
-        }
-        install(entry, for: ObjectIdentifier(E.self))
+        install(ClosureExtractor<E>(extract), for: ObjectIdentifier(E.self))
     }
 
-    private func learn<E: Error>(_ type: E.Type, from error: E) -> TypeEntry {
-        let entry: TypeEntry
+    private func learn<E: Error>(_ type: E.Type, from error: E) -> Unmanaged<TypeExtractor> {
+        let extractor: TypeExtractor
         if let identifiable = error as? any IdentifiableError {
-            entry = Self.entry(for: identifiable)
+            extractor = Self.extractor(for: identifiable)
         } else {
-            let code = ErrorCode("swift", String(describing: E.self))
-            entry = TypeEntry { _ in ErrorIdentity(code: code) }
+            extractor = FixedExtractor(ErrorCode("swift", String(describing: E.self)))
         }
-        install(entry, for: ObjectIdentifier(E.self))
-        return entry
+        return install(extractor, for: ObjectIdentifier(E.self))
     }
 
-    private static func entry<T: IdentifiableError>(for _: T) -> TypeEntry {
-        // The table is keyed by the dynamic type, so the pointer handed to the extractor always points at a T.
-        TypeEntry { pointer in
-            let value = pointer.assumingMemoryBound(to: T.self)
-            return ErrorIdentity(code: value.pointee.errorCode, retryAfter: value.pointee.retryAfter)
-        }
+    private static func extractor<T: IdentifiableError>(for _: T) -> TypeExtractor {
+        IdentifiableExtractor<T>()
     }
 
-    private func install(_ entry: TypeEntry, for key: ObjectIdentifier) {
+    /// Publishes an extractor for a type; the first one installed for a type wins a race between readers.
+    @discardableResult
+    private func install(_ extractor: TypeExtractor, for key: ObjectIdentifier) -> Unmanaged<TypeExtractor> {
         writer.withLock { retired in
             let current = typeTable
-            let next = current.inserting(key, entry)
+            if let existing = current.lookup(key, hash: key.slotHash), !(extractor is ClosureExtractorBase) {
+                return existing
+            }
+            retired.extractors.append(extractor)
+            let next = current.inserting(key, Unmanaged.passUnretained(extractor))
             typeTablePointer.store(Self.address(of: next), ordering: .releasing)
             retired.keep(current)
+            return Unmanaged.passUnretained(extractor)
         }
     }
 
@@ -220,6 +240,8 @@ public final class ErrorRegistry: Sendable {
 private struct Retired: ~Copyable {
     /// Addresses of replaced tables, each still retained once.
     var objects: [UInt] = []
+    /// Every extractor ever installed: the type tables refer to them without retaining them.
+    var extractors: [TypeExtractor] = []
 
     /// Takes over the registry's reference to a table that was just replaced.
     mutating func keep(_ table: AnyObject) {
@@ -233,20 +255,40 @@ struct AliasKey: Hashable {
 }
 
 /// Reads an identity out of a value of one known dynamic type.
-struct TypeEntry: Sendable {
-    let extract: @Sendable (UnsafeRawPointer) -> ErrorIdentity
+///
+/// A class, so the type table can hold it unretained and a lookup calls it without touching its reference
+/// count. Subclasses are immutable after init.
+class TypeExtractor: @unchecked Sendable {
+    /// The identity of the value `pointer` points at, which is of the type this extractor was made for.
+    func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity { preconditionFailure("abstract") }
 }
 
-typealias TypeTable = OpenTable<ObjectIdentifier, TypeEntry>
-typealias FastCodes = OpenTable<RawCodeKey, ErrorDescriptor>
-
-extension OpenTable where Key == ObjectIdentifier, Value == TypeEntry {
-    static var builtinEntries: [(ObjectIdentifier, TypeEntry)] {
-        [
-            (
-                ObjectIdentifier(CancellationError.self),
-                TypeEntry { _ in ErrorIdentity(code: ErrorCatalog.cancellationCode) }
-            )
-        ]
+/// Reads `errorCode` and `retryAfter` of an `IdentifiableError`.
+final class IdentifiableExtractor<T: IdentifiableError>: TypeExtractor, @unchecked Sendable {
+    override func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity {
+        let value = pointer.assumingMemoryBound(to: T.self)
+        return ErrorIdentity(code: value.pointee.errorCode, retryAfter: value.pointee.retryAfter)
     }
 }
+
+/// One code for every value of a type the registry does not know (and for `CancellationError`).
+final class FixedExtractor: TypeExtractor, @unchecked Sendable {
+    let identity: ErrorIdentity
+    init(_ code: ErrorCode) { identity = ErrorIdentity(code: code) }
+    override func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity { identity }
+}
+
+/// Marks extractors an application registered on purpose: they replace a learned one.
+class ClosureExtractorBase: TypeExtractor, @unchecked Sendable {}
+
+/// An application's extractor for a foreign error type.
+final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendable {
+    let extract: @Sendable (E) -> ErrorCode
+    init(_ extract: @escaping @Sendable (E) -> ErrorCode) { self.extract = extract }
+    override func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity {
+        ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
+    }
+}
+
+typealias TypeTable = OpenTable<ObjectIdentifier, Unmanaged<TypeExtractor>>
+typealias FastCodes = OpenTable<RawCodeKey, ErrorDescriptor>
