@@ -259,6 +259,8 @@ struct AliasKey: Hashable {
 /// A class, so the type table can hold it unretained and a lookup calls it without touching its reference
 /// count. Subclasses are immutable after init.
 class TypeExtractor: @unchecked Sendable {
+    // @unchecked: a non-final class cannot be checked. Every subclass has only `let` properties of Sendable
+    // types, set in init and never changed, so sharing an extractor between threads is safe.
     /// The identity of the value `pointer` points at, which is of the type this extractor was made for.
     func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity { preconditionFailure("abstract") }
 }
