@@ -158,6 +158,17 @@ struct RegistryTests {
         #expect(registry.descriptor(for: ErrorCode("d199", "E"))?.source == "plugin.199")
     }
 
+    @Test("a code looked up before its catalog is registered resolves once the catalog is")
+    func missThenRegister() throws {
+        let registry = ErrorRegistry()
+        let code = ErrorCode("payments", "DECLINED")
+        #expect(registry.descriptor(for: code) == nil)
+        #expect(registry.descriptor(for: code) == nil)  // now a remembered miss
+        try registry.register(Self.paymentsCatalog())
+        #expect(registry.descriptor(for: code)?.source == "com.example.payments")
+        #expect(registry.descriptor(for: ErrorCode("payments", "NOPE")) == nil)
+    }
+
     @Test("the closest known codes are suggested for an unknown one")
     func suggestions() {
         let near = ErrorRegistry().suggestions(domain: "axiom.client", code: "invalidstate")

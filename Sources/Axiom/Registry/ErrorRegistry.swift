@@ -90,7 +90,7 @@ public final class ErrorRegistry: Sendable {
     // The hot path reads the tables through guaranteed references: the registry holds every table it ever
     // published until it dies, so a reader needs no retain/release of its own (two atomic operations each).
     @inline(__always)
-    private func lookupFast(_ key: RawCodeKey) -> ErrorDescriptor? {
+    private func lookupFast(_ key: RawCodeKey) -> FastEntry? {
         Unmanaged<FastCodes>.fromOpaque(Self.pointer(fastCodesPointer.load(ordering: .acquiring)))
             ._withUnsafeGuaranteedRef { $0.lookup(key, hash: key.slotHash) }
     }
@@ -104,10 +104,14 @@ public final class ErrorRegistry: Sendable {
     /// The descriptor registered for a code or for one of its numeric aliases (`ErrorCode("telnyx", "-32003")`).
     public func descriptor(for code: ErrorCode) -> ErrorDescriptor? {
         guard let key = RawCodeKey(code) else { return snapshot.byCode[code] }
-        if let descriptor = lookupFast(key) { return descriptor }
-        guard let descriptor = snapshot.byCode[code] else { return nil }
-        remember(key, descriptor)
-        return descriptor
+        switch lookupFast(key) {
+        case .hit(let descriptor)?: return descriptor
+        case .miss?: return nil
+        case nil:
+            let found = snapshot.byCode[code]
+            remember(key, code)
+            return found
+        }
     }
 
     /// The descriptor registered under a numeric alias of a domain.
@@ -179,6 +183,13 @@ public final class ErrorRegistry: Sendable {
         try writer.withLock { retired throws(RegistrationError) in
             let current = snapshot
             let next = try current.adding(catalog)
+            // Known misses may be codes this catalog brings: drop them before the new codes become visible.
+            let fast = fastCodes
+            let hits = fast.entries.filter { if case .hit = $0.1 { true } else { false } }
+            if hits.count != fast.entries.count {
+                fastCodesPointer.store(Self.address(of: FastCodes(hits, hash: { $0.slotHash })), ordering: .releasing)
+                retired.keep(fast)
+            }
             publish(next, replacing: current, retired: &retired)
         }
     }
@@ -219,12 +230,15 @@ public final class ErrorRegistry: Sendable {
         }
     }
 
-    /// Adds a literal code to the fast table. Registrations only ever add codes, so an entry never goes stale.
-    private func remember(_ key: RawCodeKey, _ descriptor: ErrorDescriptor) {
+    /// Adds a literal code to the fast table, as a hit or as a known miss. Hits never go stale (a code never
+    /// changes its descriptor); misses are dropped by every registration, and this re-reads the snapshot under
+    /// the writer lock, so a miss recorded here is true of the current snapshot.
+    private func remember(_ key: RawCodeKey, _ code: ErrorCode) {
         writer.withLock { retired in
             let current = fastCodes
             guard current.lookup(key, hash: key.slotHash) == nil else { return }
-            let next = current.inserting(key, descriptor)
+            let entry: FastEntry = snapshot.byCode[code].map { .hit($0) } ?? .miss
+            let next = current.inserting(key, entry)
             fastCodesPointer.store(Self.address(of: next), ordering: .releasing)
             retired.keep(current)
         }
@@ -293,4 +307,10 @@ final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendabl
 }
 
 typealias TypeTable = OpenTable<ObjectIdentifier, Unmanaged<TypeExtractor>>
-typealias FastCodes = OpenTable<RawCodeKey, ErrorDescriptor>
+typealias FastCodes = OpenTable<RawCodeKey, FastEntry>
+
+/// What the fast table knows of a literal code: its descriptor, or that no catalog registers it.
+enum FastEntry: Sendable {
+    case hit(ErrorDescriptor)
+    case miss
+}
