@@ -158,7 +158,7 @@ public final class ErrorRegistry: Sendable {
 
     /// Every registered descriptor, sorted by domain and code.
     public var descriptors: [ErrorDescriptor] {
-        snapshot.byCodeOrdered
+        snapshot.descriptorsSorted
     }
 
     /// Which source owns a domain, or nil if nobody does.

@@ -5,7 +5,6 @@ final class Snapshot: Sendable {
     let domainOwners: [String: String]
     let catalogs: [ErrorCatalog]
     let messages: [String: [String: String]]
-    let byCodeOrdered: [ErrorDescriptor]
     let unknown: ErrorDescriptor
 
     private init(
@@ -17,14 +16,18 @@ final class Snapshot: Sendable {
         self.domainOwners = domainOwners
         self.catalogs = catalogs
         self.messages = messages
-        // Alias keys share descriptors with their names: list each descriptor once.
-        self.byCodeOrdered = byCode.filter { $0.key == $0.value.code }.values.sorted {
-            ($0.code.domain, $0.code.code) < ($1.code.domain, $1.code.code)
-        }
         self.unknown =
             byCode[ErrorCatalog.unknownCode]
             ?? ErrorDescriptor(
                 code: ErrorCatalog.unknownCode, category: .general, messageKey: "error.general.unexpected")
+    }
+
+    /// Every descriptor once (alias keys share descriptors with their names), sorted by domain and code.
+    /// Computed when asked: listing is rare, registering should not pay for it.
+    var descriptorsSorted: [ErrorDescriptor] {
+        byCode.filter { $0.key == $0.value.code }.values.sorted {
+            ($0.code.domain, $0.code.code) < ($1.code.domain, $1.code.code)
+        }
     }
 
     static let empty = Snapshot(byCode: [:], byAlias: [:], domainOwners: [:], catalogs: [], messages: [:])
