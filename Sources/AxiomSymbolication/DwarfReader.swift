@@ -201,59 +201,55 @@ final class DwarfReader {
         return present != 0
     }
 
-    private func unsignedAttribute(_ die: Dwarf_Die, _ attribute: Int32) -> UInt64? {
+    /// Runs `read` on one attribute of a DIE, releasing the attribute afterwards; nil when the DIE lacks it.
+    private func withAttribute<T>(
+        _ die: Dwarf_Die, _ attribute: Int32, _ read: (Dwarf_Attribute, inout Dwarf_Error?) -> T?
+    ) -> T? {
         var attr: Dwarf_Attribute? = nil
         var error: Dwarf_Error? = nil
-        let result = dwarf_attr(die, Dwarf_Half(attribute), &attr, &error)
-        guard result == DW_DLV_OK, let attr else {
+        guard dwarf_attr(die, Dwarf_Half(attribute), &attr, &error) == DW_DLV_OK, let attr else {
             discard(error)
             return nil
         }
         defer { dwarf_dealloc_attribute(attr) }
-        var value: Dwarf_Unsigned = 0
-        if dwarf_formudata(attr, &value, &error) == DW_DLV_OK { return value }
-        discard(error)
-        error = nil
-        // libdwarf 20210528's dwarf_formudata rejects DW_FORM_implicit_const (GCC uses it for call_file,
-        // call_line, …); dwarf_formsdata reads it.
-        var signed: Dwarf_Signed = 0
-        if dwarf_formsdata(attr, &signed, &error) == DW_DLV_OK, signed >= 0 { return UInt64(signed) }
-        discard(error)
-        return nil
+        return read(attr, &error)
+    }
+
+    private func unsignedAttribute(_ die: Dwarf_Die, _ attribute: Int32) -> UInt64? {
+        withAttribute(die, attribute) { attr, error in
+            var value: Dwarf_Unsigned = 0
+            if dwarf_formudata(attr, &value, &error) == DW_DLV_OK { return value }
+            discard(error)
+            error = nil
+            // libdwarf 20210528's dwarf_formudata rejects DW_FORM_implicit_const (GCC uses it for call_file,
+            // call_line, …); dwarf_formsdata reads it.
+            var signed: Dwarf_Signed = 0
+            if dwarf_formsdata(attr, &signed, &error) == DW_DLV_OK, signed >= 0 { return UInt64(signed) }
+            discard(error)
+            return nil
+        }
     }
 
     private func stringAttribute(_ die: Dwarf_Die, _ attribute: Int32) -> String? {
-        var attr: Dwarf_Attribute? = nil
-        var error: Dwarf_Error? = nil
-        let result = dwarf_attr(die, Dwarf_Half(attribute), &attr, &error)
-        guard result == DW_DLV_OK, let attr else {
-            discard(error)
-            return nil
+        withAttribute(die, attribute) { attr, error in
+            var string: UnsafeMutablePointer<CChar>? = nil
+            // The string points into the string section: it is not ours to free.
+            guard dwarf_formstring(attr, &string, &error) == DW_DLV_OK, let string else {
+                discard(error)
+                return nil
+            }
+            return String(cString: string)
         }
-        defer { dwarf_dealloc_attribute(attr) }
-        var string: UnsafeMutablePointer<CChar>? = nil
-        // The string points into the string section: it is not ours to free.
-        guard dwarf_formstring(attr, &string, &error) == DW_DLV_OK, let string else {
-            discard(error)
-            return nil
-        }
-        return String(cString: string)
     }
 
     /// The global (section) offset of the DIE a reference attribute points to.
     private func referenceAttribute(_ die: Dwarf_Die, _ attribute: Int32) -> Dwarf_Off? {
-        var attr: Dwarf_Attribute? = nil
-        var error: Dwarf_Error? = nil
-        let result = dwarf_attr(die, Dwarf_Half(attribute), &attr, &error)
-        guard result == DW_DLV_OK, let attr else {
+        withAttribute(die, attribute) { attr, error in
+            var offset: Dwarf_Off = 0
+            if dwarf_global_formref(attr, &offset, &error) == DW_DLV_OK { return offset }
             discard(error)
             return nil
         }
-        defer { dwarf_dealloc_attribute(attr) }
-        var offset: Dwarf_Off = 0
-        if dwarf_global_formref(attr, &offset, &error) == DW_DLV_OK { return offset }
-        discard(error)
-        return nil
     }
 
     /// The address ranges of a DIE, from DW_AT_low_pc/DW_AT_high_pc (address or offset form) or DW_AT_ranges
