@@ -150,7 +150,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                 case .fallback(let candidate):
                     if let value = candidate as? Value { return .recovered(value, finish(event, .recovered)) }
                     event.recordFailure(of: Recover.self, FallbackTypeMismatch(expected: "\(Value.self)"))
-                    if let next { throw escalate(event, as: nil, to: next) }
+                    if next != nil { throw escalate(event, as: nil) }
                     return .handled(finish(event, .handled))
                 case .retry(let delay), .prepareThenRetry(let delay, _):
                     do {
@@ -260,8 +260,9 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     }
 
     @usableFromInline
-    func escalate(_ event: ErrorEvent, as translated: (any Error)?, to target: Layer? = nil) -> EscalatedError {
-        let target = target ?? next ?? layer
+    func escalate(_ event: ErrorEvent, as translated: (any Error)?) -> EscalatedError {
+        // `decide` escalates only where there is a next layer.
+        let target = next ?? layer
         let finished = finish(event, .escalated(to: target))
         return EscalatedError(error: translated ?? event.error, event: finished, target: target)
     }
