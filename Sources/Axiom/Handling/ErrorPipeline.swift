@@ -140,30 +140,38 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         while true {
             switch decide(&event) {
             case .ignore:
-                return .ignored(finish(event, .ignored))
+                finish(event, .ignored)
+                return .ignored(event)
             case .handle:
-                return .handled(finish(event, .handled))
+                finish(event, .handled)
+                return .handled(event)
             case .escalate(let translated):
                 throw escalate(event, as: translated)
             case .recover(let recovery):
                 switch recovery {
                 case .fallback(let candidate):
-                    if let value = candidate as? Value { return .recovered(value, finish(event, .recovered)) }
+                    if let value = candidate as? Value {
+                        finish(event, .recovered)
+                        return .recovered(value, event)
+                    }
                     event.recordFailure(of: Recover.self, FallbackTypeMismatch(expected: "\(Value.self)"))
                     if next != nil { throw escalate(event, as: nil) }
-                    return .handled(finish(event, .handled))
+                    finish(event, .handled)
+                    return .handled(event)
                 case .retry(let delay), .prepareThenRetry(let delay, _):
                     do {
                         if case .prepareThenRetry(_, let prepare) = recovery { try await prepare() }
                         if delay > .zero { try await configuration.clock.sleep(for: delay) }
                         try Task.checkCancellation()
                         let value = try await body()
-                        return .recovered(value, finish(event, .recovered))
+                        finish(event, .recovered)
+                        return .recovered(value, event)
                     } catch {
                         event.replaceError(with: error, registry: configuration.registry)
                         if error is CancellationError || Task.isCancelled {
                             // Cancellation stops recovery at once: the episode ends as expected.
-                            return .ignored(finish(event, .ignored))
+                            finish(event, .ignored)
+                            return .ignored(event)
                         }
                     }
                 }
@@ -184,13 +192,16 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         var event = makeEvent(error, operation: operation, metadata: metadata)
         switch decide(&event, canRetry: false) {
         case .ignore:
-            return .ignored(finish(event, .ignored))
+            finish(event, .ignored)
+            return .ignored(event)
         case .recover(.fallback(let value)):
-            return .recovered(value, finish(event, .recovered))
+            finish(event, .recovered)
+            return .recovered(value, event)
         case .escalate(let translated):
             throw escalate(event, as: translated)
         case .handle, .recover, .pass:
-            return .handled(finish(event, .handled))
+            finish(event, .handled)
+            return .handled(event)
         }
     }
 
@@ -263,14 +274,15 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     func escalate(_ event: ErrorEvent, as translated: (any Error)?) -> EscalatedError {
         // `decide` escalates only where there is a next layer.
         let target = next ?? layer
-        let finished = finish(event, .escalated(to: target))
-        return EscalatedError(error: translated ?? event.error, event: finished, target: target)
+        finish(event, .escalated(to: target))
+        return EscalatedError(error: translated ?? event.error, event: event, target: target)
     }
 
-    @usableFromInline @discardableResult
-    func finish(_ event: ErrorEvent, _ resolution: ErrorResolution) -> ErrorEvent {
+    // Takes the event borrowed and returns nothing: the caller moves the event into its outcome, so finishing
+    // costs no copy of it (a copy retains and later releases every reference the event holds).
+    @usableFromInline
+    func finish(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
         for observer in configuration.observers { observer.observe(event, resolution: resolution) }
-        return event
     }
 }
 
