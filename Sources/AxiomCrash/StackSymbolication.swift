@@ -58,7 +58,12 @@ extension SymbolicatedCrashReport {
     /// with a known function, else nil.
     public var crashSite: Frame? {
         if let executable = raw.modules.first?.name,
-            let own = frames.first(where: { $0.image == executable && $0.file != nil && $0.line != 0 })
+            // The executable's first frame with a real source line: a release build reports a trap as an
+            // inlined "Swift runtime failure" frame at `<compiler-generated>`, which is not where the app failed.
+            let own = frames.first(where: {
+                $0.image == executable && ($0.line ?? 0) > 0
+                    && $0.file.map { !$0.hasSuffix("<compiler-generated>") } == true
+            })
         {
             return own
         }
