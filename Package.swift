@@ -1,6 +1,17 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// A benchmark executable under `Benchmarks/NAME`, run with `swift run -c release NAME` or
+/// `swift package benchmark --target NAME`.
+func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: dependencies + [.product(name: "Benchmark", package: "benchmark")],
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
 let package = Package(
     name: "axiom",
     platforms: [.macOS(.v15)],
@@ -46,13 +57,15 @@ let package = Package(
         // Helpers for Swift plugin authors. Never depends on Axiom: one copy of every Swift type per process.
         .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
         // The host: discovery, checks before dlopen, loading, diagnostics.
-        .target(name: "AxiomPlugins", dependencies: ["Axiom", "CAxiomPluginABI"]),
+        .target(name: "AxiomPlugins", dependencies: ["Axiom", "CAxiomPluginABI", "AxiomPluginKit"]),
         .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
         .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
         .target(name: "AxiomPluginRendio", dependencies: ["AxiomPluginKit"], path: "Plugins/Rendio"),
         .target(name: "AxiomPluginPaymentMethods", dependencies: ["AxiomPluginKit"], path: "Plugins/PaymentMethods"),
         // Written in C to keep the boundary language-neutral.
-        .target(name: "AxiomPluginLinuxIO", dependencies: ["CAxiomPluginABI"], path: "Plugins/LinuxIO", publicHeadersPath: "."),
+        .target(
+            name: "AxiomPluginLinuxIO", dependencies: ["CAxiomPluginABI"], path: "Plugins/LinuxIO",
+            publicHeadersPath: "."),
         .executableTarget(
             name: "axiom",
             dependencies: [
@@ -74,7 +87,8 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        .testTarget(name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "CAxiomPluginABI"]),
+        .testTarget(
+            name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "AxiomPluginKit", "CAxiomPluginABI"]),
         // Crash reporter. Only these two link libunwind (it interposes _Unwind_* and
         // backtrace for the whole process).
         .target(
@@ -107,12 +121,7 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        .executableTarget(
-            name: "CrashBenchmarks",
-            dependencies: ["AxiomCrash", "CAxiomCrash", .product(name: "Benchmark", package: "benchmark")],
-            path: "Benchmarks/CrashBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        benchmark("CrashBenchmarks", ["AxiomCrash", "CAxiomCrash"]),
         // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
         // _Unwind_* for the whole process; only the crash module may).
         .target(
@@ -131,52 +140,11 @@ let package = Package(
             name: "AxiomSymbolicationTests",
             dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
         ),
-        .executableTarget(
-            name: "AxiomBenchmarks",
-            dependencies: [
-                "Axiom",
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/AxiomBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "RuntimeBenchmarks",
-            dependencies: [
-                "Axiom",
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/RuntimeBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "PluginBenchmarks",
-            dependencies: [
-                "Axiom", "AxiomPlugins",
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/PluginBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "SymbolicationBenchmarks",
-            dependencies: [
-                "AxiomSymbolication",
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/SymbolicationBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "PresentationBenchmarks",
-            dependencies: [
-                "Axiom",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/PresentationBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        benchmark("AxiomBenchmarks", ["Axiom"]),
+        benchmark("RuntimeBenchmarks", ["Axiom"]),
+        benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
+        benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),
+        benchmark("PresentationBenchmarks", ["Axiom", .product(name: "Logging", package: "swift-log")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
-/// The Swift compiler that built this code, as far as the ladder below can tell. The host carries the
-/// same ladder: a plugin and a host built by one toolchain always agree, and different releases differ.
+/// The Swift compiler that built this code, as far as the ladder below can tell. The host reads the same
+/// value through `PluginExport.toolchain`: a plugin and a host built by one toolchain always agree, and
+/// different releases differ.
 let swiftToolchain: String = {
     #if compiler(>=7.0)
     return "swift-7.0+"

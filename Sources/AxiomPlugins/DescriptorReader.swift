@@ -1,6 +1,8 @@
 import Axiom
 import CAxiomPluginABI
 
+import class AxiomPluginKit.PluginExport
+
 /// Copies a plugin's C descriptor into Swift values, refusing what the host does not understand.
 ///
 /// Everything is copied: after this returns, the host holds no pointer into the plugin's memory.
@@ -40,10 +42,10 @@ enum DescriptorReader {
         case AXIOM_PLUGIN_LANGUAGE_C:
             break  // C has a stable ABI: the toolchain is recorded, not compared.
         case AXIOM_PLUGIN_LANGUAGE_SWIFT:
-            guard toolchain == swiftToolchain else {
+            guard toolchain == PluginExport.toolchain else {
                 return (
                     .fingerprintMismatch,
-                    "Swift plugin built by \(toolchain); this host was built by \(swiftToolchain) and Swift has no stable ABI on Linux"
+                    "Swift plugin built by \(toolchain); this host was built by \(PluginExport.toolchain) and Swift has no stable ABI on Linux"
                 )
             }
         default:

@@ -2,6 +2,8 @@ import Axiom
 import CAxiomPluginABI
 import Testing
 
+import class AxiomPluginKit.PluginExport
+
 @testable import AxiomPlugins
 
 #if canImport(Glibc)
@@ -33,7 +35,7 @@ import Glibc
     @Test func aSwiftPluginFromAnotherToolchainIsAFingerprintMismatch() {
         #expect(
             check(descriptor(language: AXIOM_PLUGIN_LANGUAGE_SWIFT, toolchain: "swift-5.10")) == .fingerprintMismatch)
-        #expect(check(descriptor(language: AXIOM_PLUGIN_LANGUAGE_SWIFT, toolchain: swiftToolchain)) == nil)
+        #expect(check(descriptor(language: AXIOM_PLUGIN_LANGUAGE_SWIFT, toolchain: PluginExport.toolchain)) == nil)
         #expect(check(descriptor(language: 99)) == .fingerprintMismatch)
         #expect(check(descriptor(language: AXIOM_PLUGIN_LANGUAGE_C, toolchain: "gcc 1.0")) == nil)
     }
