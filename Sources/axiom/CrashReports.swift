@@ -74,9 +74,7 @@ struct CrashReports: AsyncParsableCommand {
         }
         let summary = CrashReportsSummary(directory: directory, outcomes: outcomes)
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+            try printJSON(summary)
         } else {
             print(summary.text, terminator: "")
         }
@@ -148,8 +146,4 @@ struct CrashReportsSummary: Encodable {
         if lines.isEmpty { lines.append("no pending crash reports in \(directory)") }
         return lines.joined(separator: "\n") + "\n"
     }
-}
-
-private func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
 }

@@ -31,15 +31,13 @@ struct Explain: AsyncParsableCommand {
             var message = "axiom: unknown error code \(domain)/\(code)"
             if registry.source(ofDomain: domain) == nil { message += " (no domain '\(domain)' is registered)" }
             if !near.isEmpty { message += ". Closest known codes: " + near.map(\.description).joined(separator: ", ") }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            printError(message)
             throw ExitCode(1)
         }
         let report = ExplainReport(
             descriptor, presentation: ErrorMapper(registry: registry, locale: locale).map(descriptor))
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try printJSON(report)
         } else {
             print(report.text)
         }

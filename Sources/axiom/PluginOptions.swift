@@ -19,7 +19,7 @@ struct PluginOptions: ParsableArguments {
     /// Loads plugins and warns on stderr about every file refused: for commands that only need the domains.
     func loadWarningAboutRejections() {
         for rejection in load().rejected {
-            FileHandle.standardError.write(Data("axiom: plugin refused: \(rejection)\n".utf8))
+            printError("axiom: plugin refused: \(rejection)")
         }
     }
 }

@@ -20,9 +20,7 @@ struct Plugins: AsyncParsableCommand {
     func run() async throws {
         let report = plugins.load()
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(PluginsReport(report)), as: UTF8.self))
+            try printJSON(PluginsReport(report))
         } else {
             for plugin in report.loaded {
                 print(
