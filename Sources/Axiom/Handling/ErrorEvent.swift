@@ -69,88 +69,60 @@ public struct ErrorEvent: Sendable {
     @usableFromInline
     var details: Details?
 
-    /// The rarely used parts of an event. Immutable, so sharing it between copies is safe; a change
+    /// The rarely used parts of an event.
+    @usableFromInline
+    struct DetailsValue: Sendable {
+        var metadata: [String: String] = [:]
+        var stack: CapturedStack?
+        var previousErrors: [any Error] = []
+        var handlerFailures: [HandlerFailure] = []
+        var escalations = 0
+        var escalatedFrom: Layer?
+    }
+
+    /// The box that holds them. Immutable, so sharing it between copies of an event is safe; a change
     /// replaces the box.
     @usableFromInline
     final class Details: Sendable {
-        let metadata: [String: String]
-        let stack: CapturedStack?
-        let previousErrors: [any Error]
-        let handlerFailures: [HandlerFailure]
-        let escalations: Int
-        let escalatedFrom: Layer?
-
-        init(
-            metadata: [String: String] = [:], stack: CapturedStack? = nil, previousErrors: [any Error] = [],
-            handlerFailures: [HandlerFailure] = [], escalations: Int = 0, escalatedFrom: Layer? = nil
-        ) {
-            self.metadata = metadata
-            self.stack = stack
-            self.previousErrors = previousErrors
-            self.handlerFailures = handlerFailures
-            self.escalations = escalations
-            self.escalatedFrom = escalatedFrom
-        }
+        let value: DetailsValue
+        init(_ value: DetailsValue) { self.value = value }
     }
 
     @usableFromInline
     mutating func updateDetails(_ change: (inout DetailsValue) -> Void) {
-        var value = DetailsValue(details)
+        var value = details?.value ?? DetailsValue()
         change(&value)
-        details = Details(
-            metadata: value.metadata, stack: value.stack, previousErrors: value.previousErrors,
-            handlerFailures: value.handlerFailures, escalations: value.escalations,
-            escalatedFrom: value.escalatedFrom)
-    }
-
-    /// A mutable copy of the details, for `updateDetails`.
-    @usableFromInline
-    struct DetailsValue {
-        var metadata: [String: String]
-        var stack: CapturedStack?
-        var previousErrors: [any Error]
-        var handlerFailures: [HandlerFailure]
-        var escalations: Int
-        var escalatedFrom: Layer?
-
-        init(_ details: Details?) {
-            metadata = details?.metadata ?? [:]
-            stack = details?.stack
-            previousErrors = details?.previousErrors ?? []
-            handlerFailures = details?.handlerFailures ?? []
-            escalations = details?.escalations ?? 0
-            escalatedFrom = details?.escalatedFrom
-        }
+        details = Details(value)
     }
 
     /// Facts about the operation, logged with the outcome (after redaction).
     public var metadata: [String: String] {
-        get { details?.metadata ?? [:] }
+        get { details?.value.metadata ?? [:] }
         set { updateDetails { $0.metadata = newValue } }
     }
     /// The stack where the error entered the pipeline, for severe errors.
     public internal(set) var stack: CapturedStack? {
-        get { details?.stack }
+        get { details?.value.stack }
         set { updateDetails { $0.stack = newValue } }
     }
     /// Earlier errors of this episode: failed recoveries, and the errors of lower layers it escalated from.
     public internal(set) var previousErrors: [any Error] {
-        get { details?.previousErrors ?? [] }
+        get { details?.value.previousErrors ?? [] }
         set { updateDetails { $0.previousErrors = newValue } }
     }
     /// Handlers that threw while deciding this event.
     public internal(set) var handlerFailures: [HandlerFailure] {
-        get { details?.handlerFailures ?? [] }
+        get { details?.value.handlerFailures ?? [] }
         set { updateDetails { $0.handlerFailures = newValue } }
     }
     /// How many layers this error has already crossed.
     public internal(set) var escalations: Int {
-        get { details?.escalations ?? 0 }
+        get { details?.value.escalations ?? 0 }
         set { updateDetails { $0.escalations = newValue } }
     }
     /// The layer it was escalated from, if any.
     public internal(set) var escalatedFrom: Layer? {
-        get { details?.escalatedFrom }
+        get { details?.value.escalatedFrom }
         set { updateDetails { $0.escalatedFrom = newValue } }
     }
 
@@ -172,7 +144,7 @@ public struct ErrorEvent: Sendable {
         self.layer = layer
         self.operation = operation
         self.attempt = attempt
-        self.details = metadata.isEmpty ? nil : Details(metadata: metadata)
+        self.details = metadata.isEmpty ? nil : Details(DetailsValue(metadata: metadata))
     }
 
     /// The same episode, now failing with a new error (a recovery that failed).

@@ -219,14 +219,15 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             var event = ErrorEvent(
                 error: escalated.error, layer: layer, operation: operation, metadata: metadata, registry: registry)
             let lower = escalated.event
-            event.previousErrors = lower.previousErrors
-            if !(escalated.error is EscalatedError), lower.identity.code != event.identity.code {
-                event.previousErrors.append(lower.error)
+            let translated = !(escalated.error is EscalatedError) && lower.identity.code != event.identity.code
+            // One update, so the event's details box is built once.
+            event.updateDetails { details in
+                details.previousErrors = lower.previousErrors + (translated ? [lower.error] : [])
+                details.escalations = lower.escalations + 1
+                details.escalatedFrom = lower.layer
+                details.stack = lower.stack
+                details.metadata.merge(lower.metadata) { mine, _ in mine }
             }
-            event.escalations = lower.escalations + 1
-            event.escalatedFrom = lower.layer
-            event.stack = lower.stack
-            event.metadata.merge(lower.metadata) { mine, _ in mine }
             captureStackIfSevere(&event)
             return event
         }
