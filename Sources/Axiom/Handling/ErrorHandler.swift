@@ -62,7 +62,7 @@ public struct ErrorMatch: Sendable {
         case any
         case type(@Sendable (ErrorEvent) -> Bool)
         case code(ErrorCode, alias: Int?)
-        case descriptor(ErrorDescriptor, ErrorCode)
+        case descriptor(ErrorDescriptor)
         case codes(Set<ErrorCode>)
         case domain(String)
         case category(ErrorCategory)
@@ -105,7 +105,7 @@ public struct ErrorMatch: Sendable {
         switch kind {
         case .code(let code, _):
             guard let descriptor = registry.descriptor(for: code) else { return self }
-            return ErrorMatch(.descriptor(descriptor, code))
+            return ErrorMatch(.descriptor(descriptor))
         default:
             return self
         }
@@ -117,7 +117,7 @@ public struct ErrorMatch: Sendable {
         switch kind {
         case .any: true
         case .type(let test): test(event)
-        case .descriptor(let descriptor, _):
+        case .descriptor(let descriptor):
             // A registered code resolves to one shared descriptor, numeric aliases included, and a code never
             // changes its descriptor: identity is equality.
             event.descriptor === descriptor
