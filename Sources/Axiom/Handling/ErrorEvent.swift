@@ -1,10 +1,24 @@
 /// A layer of the application that errors flow through: client → context → application.
 public struct Layer: Hashable, Sendable, CustomStringConvertible {
+    // One reference, not the string itself: every error event carries its layer, and a one-word layer keeps
+    // the event small enough to be passed and returned in place, without copies.
+    @usableFromInline
+    final class Name: Sendable {
+        let value: String
+        init(_ value: String) { self.value = value }
+    }
+
+    @usableFromInline
+    let storage: Name
+
     /// The layer's name, used in logs and metrics.
-    public let name: String
+    public var name: String { storage.value }
 
     /// Creates a layer.
-    public init(_ name: String) { self.name = name }
+    public init(_ name: String) { storage = Name(name) }
+
+    public static func == (lhs: Layer, rhs: Layer) -> Bool { lhs.storage === rhs.storage || lhs.name == rhs.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// Actors that own state and talk to the outside world.
     public static let client = Layer("client")
@@ -38,6 +52,12 @@ public struct HandlerFailure: Sendable, CustomStringConvertible {
     /// What it threw.
     public let error: any Error
 
+    @usableFromInline
+    init(_ handler: Any.Type, _ error: any Error) {
+        self.handler = String(describing: handler)
+        self.error = error
+    }
+
     public var description: String { "\(handler) threw \(error)" }
 }
 
@@ -46,25 +66,24 @@ public struct HandlerFailure: Sendable, CustomStringConvertible {
 /// One event is one episode: when a recovery fails, the new error replaces `error`, the old one moves to
 /// `previousErrors`, and `attempt` grows. The episode ends with exactly one ``ErrorResolution``.
 ///
-/// The fields every event has are stored inline; the ones most events never use (metadata, a stack,
-/// earlier errors, handler failures, escalation facts) live in one shared box that is created only when
-/// one of them is set, so creating and passing an event costs no allocation.
+/// An event is small, because every handled error makes one and handlers read it in place: the error, its
+/// descriptor, the layer, the operation and the attempt are stored; the identity is read again from the
+/// error when asked for (an immortal per-type extractor does it, with no cast); the parts most events never
+/// use (metadata, a stack, earlier errors, handler failures, escalation facts) live in one shared box that
+/// is created only when one of them is set. Creating, deciding and finishing an event allocates nothing.
 public struct ErrorEvent: Sendable {
-    /// The error being decided.
+    /// The error being decided. Never an ``EscalatedError``: the pipeline unwraps those.
     public internal(set) var error: any Error
-    /// Its identity as the registry read it (for unknown types, `swift/<TypeName>`).
-    public internal(set) var identity: ErrorIdentity
     /// Its descriptor.
     public internal(set) var descriptor: ErrorDescriptor
     /// The layer deciding it.
     public let layer: Layer
     /// The operation that failed.
     public let operation: String
-    /// Which attempt failed, from 1.
-    public internal(set) var attempt: Int
 
+    /// Reads the identity of `error`; immortal, so holding it unretained is safe.
     @usableFromInline
-    let errorType: ObjectIdentifier
+    var extractor: Unmanaged<TypeExtractor>
 
     @usableFromInline
     var details: Details?
@@ -78,6 +97,7 @@ public struct ErrorEvent: Sendable {
         var handlerFailures: [HandlerFailure] = []
         var escalations = 0
         var escalatedFrom: Layer?
+        var attempt = 1
     }
 
     /// The box that holds them. Immutable, so sharing it between copies of an event is safe; a change
@@ -93,6 +113,19 @@ public struct ErrorEvent: Sendable {
         var value = details?.value ?? DetailsValue()
         change(&value)
         details = Details(value)
+    }
+
+    /// Its identity as the registry read it (for unknown types, `swift/<TypeName>`), with any `Retry-After`.
+    public var identity: ErrorIdentity {
+        let error = self.error
+        return extractor._withUnsafeGuaranteedRef { $0.identity(of: error) }
+    }
+
+    /// Which attempt failed, from 1. (Kept in the details box: most events are first attempts, and a
+    /// stored field would make every event one word bigger than what is passed in registers.)
+    public internal(set) var attempt: Int {
+        get { details?.value.attempt ?? 1 }
+        set { updateDetails { $0.attempt = newValue } }
     }
 
     /// Facts about the operation, logged with the outcome (after redaction).
@@ -127,48 +160,76 @@ public struct ErrorEvent: Sendable {
     }
 
     /// The error's code.
-    @inlinable public var code: ErrorCode { identity.code }
+    public var code: ErrorCode { identity.code }
     /// The descriptor's category.
     @inlinable public var category: ErrorCategory { descriptor.category }
 
-    /// Creates an event for an error, reading its identity and descriptor from a registry.
+    /// Creates an event for an error, reading its descriptor from a registry. An ``EscalatedError`` is
+    /// unwrapped to the error it carries.
     public init(
         error: any Error, layer: Layer, operation: String, attempt: Int = 1, metadata: [String: String] = [:],
         registry: ErrorRegistry = .shared
     ) {
-        let resolved = registry.resolve(error)
+        // Every field assigned here, not through `init(unwrapped:)`: a delegating initializer would copy the
+        // whole event once more.
+        let error = EscalatedError.unwrap(error)
+        let resolved = registry.resolveForEvent(error)
         self.error = error
-        self.errorType = ObjectIdentifier(type(of: error))
-        self.identity = resolved.identity
         self.descriptor = resolved.descriptor
+        self.extractor = resolved.extractor
         self.layer = layer
         self.operation = operation
-        self.attempt = attempt
-        self.details = metadata.isEmpty ? nil : Details(DetailsValue(metadata: metadata))
+        self.details =
+            metadata.isEmpty && attempt == 1 ? nil : Details(DetailsValue(metadata: metadata, attempt: attempt))
+    }
+
+    /// The pipeline's way in: `error` is already unwrapped, and the event has no details yet.
+    @usableFromInline
+    static func make(unwrapped error: any Error, layer: Layer, operation: String, registry: ErrorRegistry) -> Self {
+        let (descriptor, extractor) = registry.resolveForEvent(error)
+        return ErrorEvent(
+            error: error, descriptor: descriptor, layer: layer, operation: operation, extractor: extractor, details: nil
+        )
+    }
+
+    /// Every field as given.
+    private init(
+        error: any Error, descriptor: ErrorDescriptor, layer: Layer, operation: String,
+        extractor: Unmanaged<TypeExtractor>, details: Details?
+    ) {
+        self.error = error
+        self.descriptor = descriptor
+        self.layer = layer
+        self.operation = operation
+        self.extractor = extractor
+        self.details = details
     }
 
     /// The same episode, now failing with a new error (a recovery that failed).
     @usableFromInline
     mutating func replaceError(with newError: any Error, registry: ErrorRegistry) {
         let old = error
-        updateDetails { $0.previousErrors.append(old) }
-        let unwrapped = (newError as? EscalatedError)?.error ?? newError
+        updateDetails { details in
+            details.previousErrors.append(old)
+            details.attempt += 1
+        }
+        let unwrapped = EscalatedError.unwrap(newError)
+        let resolved = registry.resolveForEvent(unwrapped)
         error = unwrapped
-        (identity, descriptor) = registry.resolve(unwrapped)
-        attempt += 1
+        descriptor = resolved.descriptor
+        extractor = resolved.extractor
     }
 
-    /// Keeps what a handler threw; the event's own error is untouched.
+    /// Keeps what handlers threw; the event's own error is untouched.
     @usableFromInline
-    mutating func recordFailure<H>(of handler: H.Type, _ error: any Error) {
-        let failure = HandlerFailure(handler: String(describing: handler), error: error)
-        updateDetails { $0.handlerFailures.append(failure) }
+    mutating func recordFailures(_ failures: [HandlerFailure]) {
+        updateDetails { $0.handlerFailures.append(contentsOf: failures) }
     }
 
     /// Whether the error is of type `E` (exactly, or a subclass for classes).
     @inlinable
     public func isError<E: Error>(_: E.Type) -> Bool {
-        errorType == ObjectIdentifier(E.self) || (E.self is AnyClass && error is E)
+        ObjectIdentifier(type(of: error)) == ObjectIdentifier(E.self) || (E.self is AnyClass && error is E)
     }
 }
 
@@ -216,4 +277,17 @@ public struct EscalatedError: Error, Sendable, CustomStringConvertible {
     public let target: Layer
 
     public var description: String { "\(error) (escalated from \(event.layer) to \(target))" }
+
+    /// The error an escalation carries, through any number of escalations; any other error as it is.
+    @usableFromInline
+    static func unwrap(_ error: any Error) -> any Error {
+        var error = error
+        // A type check first: a failed `as?` from an existential costs more than a whole lookup.
+        while ObjectIdentifier(type(of: error)) == ObjectIdentifier(EscalatedError.self),
+            let escalated = error as? EscalatedError
+        {
+            error = escalated.error
+        }
+        return error
+    }
 }

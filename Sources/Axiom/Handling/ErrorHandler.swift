@@ -31,9 +31,10 @@ public protocol ErrorHandler: Sendable {
     /// Decides about an event, or `.pass`.
     func decide(_ event: ErrorEvent) throws -> ErrorDecision
 
-    /// Decides, recording a thrown error on the event instead of losing it. Compositions override it to walk
-    /// their parts; other handlers keep the default.
-    func dispatch(_ event: inout ErrorEvent) -> ErrorDecision
+    /// Decides, adding what a handler threw to `failures` (and passing) instead of losing it. The event is
+    /// only read: handlers see it in place, with no copy. Compositions override it to walk their parts;
+    /// other handlers keep the default.
+    func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision
 
     /// This handler with its code matchers resolved against a registry, so matching compares descriptors
     /// by identity instead of comparing strings. Pipelines call it once, when they are created.
@@ -45,13 +46,23 @@ extension ErrorHandler {
     public func bound(to registry: ErrorRegistry) -> Self { self }
 
     @inlinable
-    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
+    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
         do {
             return try decide(event)
         } catch {
-            event.recordFailure(of: Self.self, error)
+            failures.append(HandlerFailure(Self.self, error))
             return .pass
         }
+    }
+
+    /// `decide` for a composition: its parts' decision. When none decided and a part threw, it throws what
+    /// the first one threw (``dispatch(_:failures:)`` keeps them all).
+    @inlinable
+    func decideThroughDispatch(_ event: ErrorEvent) throws -> ErrorDecision {
+        var failures: [HandlerFailure] = []
+        let decision = dispatch(event, failures: &failures)
+        if case .pass = decision, let first = failures.first { throw first.error }
+        return decision
     }
 }
 
@@ -69,11 +80,31 @@ public struct ErrorMatch: Sendable {
         case predicate(@Sendable (ErrorEvent) -> Bool)
     }
 
+    /// The common matchers again, with payloads that need no reference counting, so testing them costs a
+    /// compare and nothing else.
     @usableFromInline
-    let kind: Kind
+    enum Fast: Sendable {
+        case any
+        case descriptor(ObjectIdentifier)
+        case category(ErrorCategory)
+        case general
+    }
 
     @usableFromInline
-    init(_ kind: Kind) { self.kind = kind }
+    let kind: Kind
+    @usableFromInline
+    let fast: Fast
+
+    @usableFromInline
+    init(_ kind: Kind) {
+        self.kind = kind
+        switch kind {
+        case .any: fast = .any
+        case .descriptor(let descriptor): fast = .descriptor(ObjectIdentifier(descriptor))
+        case .category(let category): fast = .category(category)
+        default: fast = .general
+        }
+    }
 
     /// Every event.
     public static let any = ErrorMatch(.any)
@@ -114,6 +145,18 @@ public struct ErrorMatch: Sendable {
     /// Whether the event matches.
     @inlinable
     public func matches(_ event: ErrorEvent) -> Bool {
+        switch fast {
+        case .any: true
+        // A registered code resolves to one shared descriptor, numeric aliases included, and a code never
+        // changes its descriptor: identity is equality. (`kind` keeps the descriptor alive.)
+        case .descriptor(let descriptor): ObjectIdentifier(event.descriptor) == descriptor
+        case .category(let category): event.descriptor.category == category
+        case .general: matchesGeneral(event)
+        }
+    }
+
+    @usableFromInline
+    func matchesGeneral(_ event: ErrorEvent) -> Bool {
         switch kind {
         case .any: true
         case .type(let test): test(event)

@@ -111,6 +111,12 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// Registry, observers, clock, limits.
     public let configuration: PipelineConfiguration
 
+    // Facts of the configuration the hot path reads, kept as plain values: reading an optional existential
+    // or an array of them to test it copies it (retain, release).
+    @usableFromInline let isTerminal: Bool
+    @usableFromInline let hasObservers: Bool
+    @usableFromInline let capturesStacks: Bool
+
     /// Creates a pipeline for `layer`. Escalations go to `escalatesTo`; without one the layer is terminal.
     public init(
         layer: Layer, escalatesTo next: Layer?, configuration: PipelineConfiguration = PipelineConfiguration(),
@@ -120,6 +126,9 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         self.next = next
         self.handlers = handlers().bound(to: configuration.registry)
         self.configuration = configuration
+        self.isTerminal = next == nil
+        self.hasObservers = !configuration.observers.isEmpty
+        self.capturesStacks = configuration.stackCapturer != nil
     }
 
     /// Runs an operation; when it throws, decides the error's fate and carries it out.
@@ -154,7 +163,8 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                         finish(event, .recovered)
                         return .recovered(value, event)
                     }
-                    event.recordFailure(of: Recover.self, FallbackTypeMismatch(expected: "\(Value.self)"))
+                    event.recordFailures([HandlerFailure(Recover.self, FallbackTypeMismatch(expected: "\(Value.self)"))]
+                    )
                     if next != nil { throw escalate(event, as: nil) }
                     finish(event, .handled)
                     return .handled(event)
@@ -190,18 +200,19 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         _ error: any Error, operation: String, metadata: [String: String] = [:]
     ) throws(EscalatedError) -> Outcome<any Sendable> {
         var event = makeEvent(error, operation: operation, metadata: metadata)
-        switch decide(&event, canRetry: false) {
+        let decision = decide(&event, canRetry: false)
+        switch consume decision {
         case .ignore:
             finish(event, .ignored)
-            return .ignored(event)
+            return .ignored(consume event)
         case .recover(.fallback(let value)):
             finish(event, .recovered)
-            return .recovered(value, event)
+            return .recovered(value, consume event)
         case .escalate(let translated):
             throw escalate(event, as: translated)
         case .handle, .recover, .pass:
             finish(event, .handled)
-            return .handled(event)
+            return .handled(consume event)
         }
     }
 
@@ -231,7 +242,11 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             captureStackIfSevere(&event)
             return event
         }
-        var event = ErrorEvent(error: error, layer: layer, operation: operation, metadata: metadata, registry: registry)
+        if metadata.isEmpty, !capturesStacks {
+            return ErrorEvent.make(unwrapped: error, layer: layer, operation: operation, registry: registry)
+        }
+        var event = ErrorEvent.make(unwrapped: error, layer: layer, operation: operation, registry: registry)
+        if !metadata.isEmpty { event.metadata = metadata }
         captureStackIfSevere(&event)
         return event
     }
@@ -246,28 +261,35 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
 
     /// Asks the handlers, then applies the layer's rules: nobody deciding means escalate (or handle, at the
     /// top); limits on escalations and attempts turn further decisions into the layer's end.
+    ///
+    /// The handlers read the event in place; it is written only on the rare paths (a handler threw, a limit
+    /// was reached).
     @inlinable
     func decide(_ event: inout ErrorEvent, canRetry: Bool = true) -> ErrorDecision {
-        let end: ErrorDecision = next == nil ? .handle : .escalate(translatedTo: nil)
-        if event.escalations > configuration.maxEscalations {
+        if event.details != nil, event.escalations > configuration.maxEscalations {
             event.metadata["limit"] = "escalations"
             return .handle
         }
-        let decision = handlers.dispatch(&event)
-        switch decision {
+        var failures: [HandlerFailure] = []
+        let decision = handlers.dispatch(event, failures: &failures)
+        if !failures.isEmpty { event.recordFailures(failures) }
+        switch consume decision {
         case .pass:
-            return end
-        case .escalate where next == nil:
+            return isTerminal ? .handle : .escalate(translatedTo: nil)
+        case .ignore:
+            return .ignore
+        case .handle:
             return .handle
-        case .recover(.retry), .recover(.prepareThenRetry):
-            if !canRetry { return end }
-            if event.attempt >= configuration.maxAttempts {
-                event.metadata["limit"] = "attempts"
-                return end
+        case .escalate(let translated):
+            return isTerminal ? .handle : .escalate(translatedTo: translated)
+        case .recover(.fallback(let value)):
+            return .recover(.fallback(value))
+        case .recover(let recovery):
+            if !canRetry || event.attempt >= configuration.maxAttempts {
+                if canRetry { event.metadata["limit"] = "attempts" }
+                return isTerminal ? .handle : .escalate(translatedTo: nil)
             }
-            return decision
-        default:
-            return decision
+            return .recover(recovery)
         }
     }
 
@@ -283,6 +305,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     // costs no copy of it (a copy retains and later releases every reference the event holds).
     @usableFromInline
     func finish(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
+        if !hasObservers { return }
         for observer in configuration.observers { observer.observe(event, resolution: resolution) }
     }
 }

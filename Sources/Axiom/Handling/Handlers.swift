@@ -66,8 +66,15 @@ public struct Recover: ErrorHandler {
         self.strategy = strategy
     }
 
+    @inlinable
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision {
-        guard match.matches(event), let recovery = try strategy.plan(event) else { return .pass }
+        guard match.matches(event) else { return .pass }
+        return try plan(event)
+    }
+
+    @usableFromInline
+    func plan(_ event: ErrorEvent) throws -> ErrorDecision {
+        guard let recovery = try strategy.plan(event) else { return .pass }
         return .recover(recovery)
     }
 
@@ -96,10 +103,14 @@ public struct Escalate: ErrorHandler {
         self.init(match, translate: { _ in error })
     }
 
+    @inlinable
     public func decide(_ event: ErrorEvent) -> ErrorDecision {
         guard match.matches(event) else { return .pass }
-        return .escalate(translatedTo: translate?(event))
+        return escalation(event)
     }
+
+    @usableFromInline
+    func escalation(_ event: ErrorEvent) -> ErrorDecision { .escalate(translatedTo: translate?(event)) }
 
     public func bound(to registry: ErrorRegistry) -> Escalate {
         Escalate(match.bound(to: registry), translate: translate)
@@ -111,18 +122,24 @@ public struct Default: ErrorHandler {
     /// What it takes.
     public let match: ErrorMatch
     let action: (@Sendable (ErrorEvent) throws -> Void)?
+    @usableFromInline let hasAction: Bool
 
     /// Handles matching events (every event by default), running `action` for each.
     public init(_ match: ErrorMatch = .any, action: (@Sendable (ErrorEvent) throws -> Void)? = nil) {
         self.match = match
         self.action = action
+        self.hasAction = action != nil
     }
 
+    @inlinable
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision {
         guard match.matches(event) else { return .pass }
-        try action?(event)
+        if hasAction { try act(event) }
         return .handle
     }
+
+    @usableFromInline
+    func act(_ event: ErrorEvent) throws { try action?(event) }
 
     public func bound(to registry: ErrorRegistry) -> Default { Default(match.bound(to: registry), action: action) }
 }
@@ -168,16 +185,14 @@ public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
         self.second = second
     }
 
-    public func decide(_ event: ErrorEvent) -> ErrorDecision {
-        var copy = event
-        return dispatch(&copy)
-    }
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
 
     @inlinable
-    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
-        let decision = first.dispatch(&event)
-        if case .pass = decision { return second.dispatch(&event) }
-        return decision
+    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
+        switch first.dispatch(event, failures: &failures) {
+        case .pass: second.dispatch(event, failures: &failures)
+        case let decision: decision
+        }
     }
 
     public func bound(to registry: ErrorRegistry) -> Self {
@@ -195,12 +210,9 @@ public struct PassAll: ErrorHandler {
 /// A handler present or not (from an `if` in a builder).
 public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
     let wrapped: Wrapped?
-    public func decide(_ event: ErrorEvent) -> ErrorDecision {
-        var copy = event
-        return dispatch(&copy)
-    }
-    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
-        wrapped?.dispatch(&event) ?? .pass
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
+        wrapped?.dispatch(event, failures: &failures) ?? .pass
     }
     public func bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?.bound(to: registry)) }
 }
@@ -209,14 +221,11 @@ public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
 public enum EitherHandler<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
     case first(First)
     case second(Second)
-    public func decide(_ event: ErrorEvent) -> ErrorDecision {
-        var copy = event
-        return dispatch(&copy)
-    }
-    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision {
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
         switch self {
-        case .first(let handler): handler.dispatch(&event)
-        case .second(let handler): handler.dispatch(&event)
+        case .first(let handler): handler.dispatch(event, failures: &failures)
+        case .second(let handler): handler.dispatch(event, failures: &failures)
         }
     }
     public func bound(to registry: ErrorRegistry) -> Self {
@@ -233,7 +242,9 @@ public struct AnyErrorHandler: ErrorHandler {
     /// Wraps a handler.
     public init(_ base: some ErrorHandler) { self.base = base }
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try base.decide(event) }
-    public func dispatch(_ event: inout ErrorEvent) -> ErrorDecision { base.dispatch(&event) }
+    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
+        base.dispatch(event, failures: &failures)
+    }
     public func bound(to registry: ErrorRegistry) -> Self {
         func bind<H: ErrorHandler>(_ handler: H) -> AnyErrorHandler { AnyErrorHandler(handler.bound(to: registry)) }
         return bind(base)

@@ -30,16 +30,12 @@ public final class ErrorRegistry: Sendable {
     public init() {
         let snapshot = Snapshot.empty
         // CancellationError is known from the start.
-        let cancellation = FixedExtractor(ErrorCatalog.cancellationCode)
         let table = TypeTable(
-            [(ObjectIdentifier(CancellationError.self), Unmanaged<TypeExtractor>.passUnretained(cancellation))],
-            hash: { $0.slotHash })
+            [(ObjectIdentifier(CancellationError.self), TypeExtractor.cancellation)], hash: { $0.slotHash })
         snapshotPointer = Atomic(Self.address(of: snapshot))
         typeTablePointer = Atomic(Self.address(of: table))
         fastCodesPointer = Atomic(Self.address(of: FastCodes([], hash: { $0.slotHash })))
-        var retired = Retired()
-        retired.extractors.append(cancellation)
-        writer = Mutex(retired)
+        writer = Mutex(Retired())
         do {
             try register(.builtin)
         } catch {
@@ -122,7 +118,7 @@ public final class ErrorRegistry: Sendable {
     /// The descriptor of any error value. Errors the registry cannot identify get the descriptor of
     /// `axiom/unknownError`; use ``identity(of:)`` to see what they were.
     public func descriptor(for error: any Error) -> ErrorDescriptor {
-        resolve(error).descriptor
+        resolveForEvent(error).descriptor
     }
 
     /// The identity of any error value: from `IdentifiableError`, from an extractor registered with
@@ -130,27 +126,45 @@ public final class ErrorRegistry: Sendable {
     ///
     /// The first sight of a type costs a protocol cast; later ones a table lookup.
     public func identity(of error: any Error) -> ErrorIdentity {
-        _identity(of: error)
+        let error = EscalatedError.unwrap(error)
+        return extractor(for: error)._withUnsafeGuaranteedRef { $0.identity(of: error) }
     }
 
-    /// Identity and descriptor of an error in one pass: what an error event needs.
+    /// Identity and descriptor of an error in one pass.
     public func resolve(_ error: any Error) -> (identity: ErrorIdentity, descriptor: ErrorDescriptor) {
-        let identity = _identity(of: error)
+        let error = EscalatedError.unwrap(error)
+        let identity = extractor(for: error)._withUnsafeGuaranteedRef { $0.identity(of: error) }
         return (identity, descriptor(for: identity.code) ?? snapshot.unknown)
+    }
+
+    /// What an error event keeps: the descriptor, and the extractor that reads the identity again on demand.
+    /// An ``EscalatedError`` resolves as the error it carries.
+    @usableFromInline
+    func resolveForEvent(_ error: any Error) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>) {
+        resolveOpened(error)
+    }
+
+    // Opened once: the dynamic type comes with the value, and the value is read where it lies.
+    private func resolveOpened<E: Error>(
+        _ value: E
+    ) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>) {
+        if E.self == EscalatedError.self, let escalated = value as? EscalatedError {
+            return resolveForEvent(EscalatedError.unwrap(escalated.error))
+        }
+        let extractor = lookupExtractor(ObjectIdentifier(E.self)) ?? learn(value)
+        let code = withUnsafePointer(to: value) { pointer in
+            extractor._withUnsafeGuaranteedRef { $0.identity(at: UnsafeRawPointer(pointer)).code }
+        }
+        return (descriptor(for: code) ?? snapshot.unknown, extractor)
     }
 
     /// The descriptor of errors the registry cannot identify.
     public var unknownDescriptor: ErrorDescriptor { snapshot.unknown }
 
-    private func _identity<E: Error>(of error: E) -> ErrorIdentity {
-        if E.self == EscalatedError.self {
-            return identity(of: unsafeBitCast(error, to: EscalatedError.self).error)
-        }
-        let key = ObjectIdentifier(E.self)
-        let extractor = lookupExtractor(key) ?? learn(E.self, from: error)
-        return withUnsafePointer(to: error) { pointer in
-            extractor._withUnsafeGuaranteedRef { $0.identity(of: UnsafeRawPointer(pointer)) }
-        }
+    @inline(__always)
+    private func extractor(for error: any Error) -> Unmanaged<TypeExtractor> {
+        let type = type(of: error)
+        return lookupExtractor(ObjectIdentifier(type)) ?? learn(error)
     }
 
     /// All registered catalogs, the built-in one first, in registration order.
@@ -197,36 +211,28 @@ public final class ErrorRegistry: Sendable {
     /// Teaches the registry the identity of a foreign error type that does not conform to
     /// ``IdentifiableError`` (an error of a library you do not own).
     public func registerIdentity<E: Error>(of type: E.Type, _ extract: @escaping @Sendable (E) -> ErrorCode) {
-        install(ClosureExtractor<E>(extract), for: ObjectIdentifier(E.self))
+        install(TypeExtractor.immortal(ClosureExtractor<E>(extract)), for: ObjectIdentifier(E.self))
     }
 
-    private func learn<E: Error>(_ type: E.Type, from error: E) -> Unmanaged<TypeExtractor> {
-        let extractor: TypeExtractor
-        if let identifiable = error as? any IdentifiableError {
-            extractor = Self.extractor(for: identifiable)
-        } else {
-            extractor = FixedExtractor(ErrorCode("swift", String(describing: E.self)))
-        }
-        return install(extractor, for: ObjectIdentifier(E.self))
-    }
-
-    private static func extractor<T: IdentifiableError>(for _: T) -> TypeExtractor {
-        IdentifiableExtractor<T>()
+    private func learn(_ error: any Error) -> Unmanaged<TypeExtractor> {
+        // Cold: once per type and registry.
+        install(TypeExtractor.learned(for: error), for: ObjectIdentifier(type(of: error)))
     }
 
     /// Publishes an extractor for a type; the first one installed for a type wins a race between readers.
     @discardableResult
-    private func install(_ extractor: TypeExtractor, for key: ObjectIdentifier) -> Unmanaged<TypeExtractor> {
+    private func install(_ extractor: Unmanaged<TypeExtractor>, for key: ObjectIdentifier) -> Unmanaged<TypeExtractor> {
         writer.withLock { retired in
             let current = typeTable
-            if let existing = current.lookup(key, hash: key.slotHash), !(extractor is ClosureExtractorBase) {
+            if let existing = current.lookup(key, hash: key.slotHash),
+                !(extractor._withUnsafeGuaranteedRef { $0 is ClosureExtractorBase })
+            {
                 return existing
             }
-            retired.extractors.append(extractor)
-            let next = current.inserting(key, Unmanaged.passUnretained(extractor))
+            let next = current.inserting(key, extractor)
             typeTablePointer.store(Self.address(of: next), ordering: .releasing)
             retired.keep(current)
-            return Unmanaged.passUnretained(extractor)
+            return extractor
         }
     }
 
@@ -254,8 +260,6 @@ public final class ErrorRegistry: Sendable {
 private struct Retired: ~Copyable {
     /// Addresses of replaced tables, each still retained once.
     var objects: [UInt] = []
-    /// Every extractor ever installed: the type tables refer to them without retaining them.
-    var extractors: [TypeExtractor] = []
 
     /// Takes over the registry's reference to a table that was just replaced.
     mutating func keep(_ table: AnyObject) {
@@ -270,28 +274,71 @@ struct AliasKey: Hashable {
 
 /// Reads an identity out of a value of one known dynamic type.
 ///
-/// A class, so the type table can hold it unretained and a lookup calls it without touching its reference
-/// count. Subclasses are immutable after init.
+/// A class, so the type table and error events can hold it unretained and call it without touching its
+/// reference count. Extractors are immortal: once made, one is never freed (see ``immortal(_:)``), so an
+/// event that outlives its registry can still read its identity. Learned extractors are shared by every
+/// registry, so there is at most one per error type, plus one per ``ErrorRegistry/registerIdentity(of:_:)``.
+@usableFromInline
 class TypeExtractor: @unchecked Sendable {
     // @unchecked: a non-final class cannot be checked. Every subclass has only `let` properties of Sendable
     // types, set in init and never changed, so sharing an extractor between threads is safe.
+
     /// The identity of the value `pointer` points at, which is of the type this extractor was made for.
-    func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity { preconditionFailure("abstract") }
+    @usableFromInline
+    func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { preconditionFailure("abstract") }
+
+    /// The identity of `error`, whose dynamic type is the one this extractor was made for.
+    @usableFromInline
+    final func identity(of error: any Error) -> ErrorIdentity {
+        func read<E: Error>(_ value: E) -> ErrorIdentity {
+            withUnsafePointer(to: value) { identity(at: UnsafeRawPointer($0)) }
+        }
+        return read(error)
+    }
+
+    /// Keeps an extractor alive for the rest of the process, and returns it unretained.
+    static func immortal(_ extractor: TypeExtractor) -> Unmanaged<TypeExtractor> {
+        Unmanaged.passRetained(extractor)
+    }
+
+    /// The extractor of `CancellationError`.
+    static let cancellation = immortal(FixedExtractor(ErrorCatalog.cancellationCode))
+
+    /// Extractors learned from the first value of each type, shared by all registries.
+    private static let learnedByType = Mutex<[ObjectIdentifier: Unmanaged<TypeExtractor>]>([:])
+
+    /// The extractor for the dynamic type of `error`: `errorCode` for an `IdentifiableError` (found with one
+    /// protocol cast, the first time a type is seen), `swift/<TypeName>` for any other.
+    static func learned(for error: any Error) -> Unmanaged<TypeExtractor> {
+        let key = ObjectIdentifier(type(of: error))
+        return learnedByType.withLock { learned in
+            if let known = learned[key] { return known }
+            let extractor: TypeExtractor
+            if let identifiable = type(of: error) as? any IdentifiableError.Type {
+                extractor = IdentifiableExtractor(identifiable)
+            } else {
+                extractor = FixedExtractor(ErrorCode("swift", String(describing: type(of: error))))
+            }
+            let made = immortal(extractor)
+            learned[key] = made
+            return made
+        }
+    }
 }
 
-/// Reads `errorCode` and `retryAfter` of an `IdentifiableError`.
-final class IdentifiableExtractor<T: IdentifiableError>: TypeExtractor, @unchecked Sendable {
-    override func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity {
-        let value = pointer.assumingMemoryBound(to: T.self)
-        return ErrorIdentity(code: value.pointee.errorCode, retryAfter: value.pointee.retryAfter)
-    }
+/// Reads `errorCode` and `retryAfter` of an `IdentifiableError`, through the type's own specialized
+/// `_axiomIdentity(of:)`.
+final class IdentifiableExtractor: TypeExtractor, @unchecked Sendable {
+    let type: any IdentifiableError.Type
+    init(_ type: any IdentifiableError.Type) { self.type = type }
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { type._axiomIdentity(at: pointer) }
 }
 
 /// One code for every value of a type the registry does not know (and for `CancellationError`).
 final class FixedExtractor: TypeExtractor, @unchecked Sendable {
     let identity: ErrorIdentity
     init(_ code: ErrorCode) { identity = ErrorIdentity(code: code) }
-    override func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity { identity }
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { identity }
 }
 
 /// Marks extractors an application registered on purpose: they replace a learned one.
@@ -301,7 +348,7 @@ class ClosureExtractorBase: TypeExtractor, @unchecked Sendable {}
 final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendable {
     let extract: @Sendable (E) -> ErrorCode
     init(_ extract: @escaping @Sendable (E) -> ErrorCode) { self.extract = extract }
-    override func identity(of pointer: UnsafeRawPointer) -> ErrorIdentity {
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
         ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
     }
 }
