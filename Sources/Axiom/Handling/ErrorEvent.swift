@@ -1,24 +1,36 @@
+import Synchronization
+
 /// A layer of the application that errors flow through: client → context → application.
 public struct Layer: Hashable, Sendable, CustomStringConvertible {
-    // One reference, not the string itself: every error event carries its layer, and a one-word layer keeps
-    // the event small enough to be passed and returned in place, without copies.
+    // Layers are interned: one immortal name object per distinct name, held unretained. A layer is then one
+    // word that costs nothing to copy, which keeps every error event small and free of reference counting
+    // for its layer. Applications have a handful of layers, so the interned names are a handful of objects.
     @usableFromInline
     final class Name: Sendable {
         let value: String
         init(_ value: String) { self.value = value }
     }
 
+    private static let interned = Mutex<[String: Unmanaged<Name>]>([:])
+
     @usableFromInline
-    let storage: Name
+    let storage: Unmanaged<Name>
 
     /// The layer's name, used in logs and metrics.
-    public var name: String { storage.value }
+    public var name: String { storage._withUnsafeGuaranteedRef { $0.value } }
 
-    /// Creates a layer.
-    public init(_ name: String) { storage = Name(name) }
+    /// Creates (or finds) the layer with this name.
+    public init(_ name: String) {
+        storage = Self.interned.withLock { interned in
+            if let known = interned[name] { return known }
+            let made = Unmanaged.passRetained(Name(name))
+            interned[name] = made
+            return made
+        }
+    }
 
-    public static func == (lhs: Layer, rhs: Layer) -> Bool { lhs.storage === rhs.storage || lhs.name == rhs.name }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    public static func == (lhs: Layer, rhs: Layer) -> Bool { lhs.storage.toOpaque() == rhs.storage.toOpaque() }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.toOpaque()) }
 
     /// Actors that own state and talk to the outside world.
     public static let client = Layer("client")
@@ -59,6 +71,28 @@ public struct HandlerFailure: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(handler) threw \(error)" }
+}
+
+/// What handlers threw while deciding one event, in order. Empty (and free) when none threw.
+public struct HandlerFailures: Sendable {
+    @usableFromInline
+    var storage: [HandlerFailure]?
+
+    /// No failures.
+    @inlinable
+    public init() { storage = nil }
+
+    /// Whether no handler threw.
+    @inlinable
+    public var isEmpty: Bool { storage?.isEmpty ?? true }
+
+    /// Every failure, in the order the handlers threw.
+    public var all: [HandlerFailure] { storage ?? [] }
+
+    /// Records one more.
+    public mutating func append(_ failure: HandlerFailure) {
+        storage = (storage ?? []) + [failure]
+    }
 }
 
 /// An error that left an operation, with everything handlers need to decide its fate.
@@ -172,8 +206,14 @@ public struct ErrorEvent: Sendable {
     ) {
         // Every field assigned here, not through `init(unwrapped:)`: a delegating initializer would copy the
         // whole event once more.
-        let error = EscalatedError.unwrap(error)
-        let resolved = registry.resolveForEvent(error)
+        var error = error
+        let resolved: (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>)
+        if let direct = registry.resolveUnlessEscalated(error) {
+            resolved = direct
+        } else {
+            error = EscalatedError.unwrap(error)
+            resolved = registry.resolveForEvent(error)
+        }
         self.error = error
         self.descriptor = resolved.descriptor
         self.extractor = resolved.extractor
@@ -183,17 +223,9 @@ public struct ErrorEvent: Sendable {
             metadata.isEmpty && attempt == 1 ? nil : Details(DetailsValue(metadata: metadata, attempt: attempt))
     }
 
-    /// The pipeline's way in: `error` is already unwrapped, and the event has no details yet.
+    /// Every field as given: the pipeline's way in, once the registry has resolved the error.
     @usableFromInline
-    static func make(unwrapped error: any Error, layer: Layer, operation: String, registry: ErrorRegistry) -> Self {
-        let (descriptor, extractor) = registry.resolveForEvent(error)
-        return ErrorEvent(
-            error: error, descriptor: descriptor, layer: layer, operation: operation, extractor: extractor, details: nil
-        )
-    }
-
-    /// Every field as given.
-    private init(
+    init(
         error: any Error, descriptor: ErrorDescriptor, layer: Layer, operation: String,
         extractor: Unmanaged<TypeExtractor>, details: Details?
     ) {

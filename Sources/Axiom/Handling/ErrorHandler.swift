@@ -34,7 +34,7 @@ public protocol ErrorHandler: Sendable {
     /// Decides, adding what a handler threw to `failures` (and passing) instead of losing it. The event is
     /// only read: handlers see it in place, with no copy. Compositions override it to walk their parts;
     /// other handlers keep the default.
-    func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision
+    func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision
 
     /// This handler with its code matchers resolved against a registry, so matching compares descriptors
     /// by identity instead of comparing strings. Pipelines call it once, when they are created.
@@ -45,8 +45,8 @@ extension ErrorHandler {
     /// Handlers without code matchers have nothing to bind.
     public func bound(to registry: ErrorRegistry) -> Self { self }
 
-    @inlinable
-    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
+    @inlinable @inline(__always)
+    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         do {
             return try decide(event)
         } catch {
@@ -59,9 +59,9 @@ extension ErrorHandler {
     /// the first one threw (``dispatch(_:failures:)`` keeps them all).
     @inlinable
     func decideThroughDispatch(_ event: ErrorEvent) throws -> ErrorDecision {
-        var failures: [HandlerFailure] = []
+        var failures = HandlerFailures()
         let decision = dispatch(event, failures: &failures)
-        if case .pass = decision, let first = failures.first { throw first.error }
+        if case .pass = decision, let first = failures.all.first { throw first.error }
         return decision
     }
 }

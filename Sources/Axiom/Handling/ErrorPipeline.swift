@@ -91,6 +91,42 @@ public enum Outcome<Value: Sendable>: Sendable {
     }
 }
 
+/// How an error decided outside ``ErrorPipeline/run(_:metadata:_:)`` ended, when it did not escalate
+/// (escalation is thrown).
+public enum ErrorOutcome: Sendable {
+    /// An expected error, dropped.
+    case ignored(ErrorEvent)
+    /// A handler gave a fallback value for it.
+    case recovered(any Sendable, ErrorEvent)
+    /// A default handler (or the terminal layer's end) took it.
+    case handled(ErrorEvent)
+
+    /// The error's event.
+    @inlinable
+    public var event: ErrorEvent {
+        switch self {
+        case .ignored(let event), .recovered(_, let event), .handled(let event): event
+        }
+    }
+
+    /// How the error ended.
+    @inlinable
+    public var resolution: ErrorResolution {
+        switch self {
+        case .ignored: .ignored
+        case .recovered: .recovered
+        case .handled: .handled
+        }
+    }
+
+    /// The fallback value, when a handler recovered with one.
+    @inlinable
+    public var value: (any Sendable)? {
+        if case .recovered(let value, _) = self { return value }
+        return nil
+    }
+}
+
 /// One layer's handlers and what happens around them: escalation, recovery, observation.
 ///
 /// ```swift
@@ -197,8 +233,8 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// - Throws: ``EscalatedError`` when the error goes to the next layer.
     @inlinable
     public func handle(
-        _ error: any Error, operation: String, metadata: [String: String] = [:]
-    ) throws(EscalatedError) -> Outcome<any Sendable> {
+        _ error: consuming any Error, operation: String, metadata: [String: String] = [:]
+    ) throws(EscalatedError) -> ErrorOutcome {
         var event = makeEvent(error, operation: operation, metadata: metadata)
         let decision = decide(&event, canRetry: false)
         switch consume decision {
@@ -221,32 +257,32 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     // Never inlined, nor is captureStackIfSevere: the capturer skips exactly three frames (its own, that one and
     // this one) so a stack starts in `run` or `handle`, in every build.
     @usableFromInline @inline(never)
-    func makeEvent(_ error: any Error, operation: String, metadata: [String: String]) -> ErrorEvent {
+    func makeEvent(_ error: consuming any Error, operation: String, metadata: [String: String]) -> ErrorEvent {
         let registry = configuration.registry
-        // A type check first: a failed `as?` from an existential costs more than the rest of the event.
-        if ObjectIdentifier(type(of: error)) == ObjectIdentifier(EscalatedError.self),
-            let escalated = error as? EscalatedError
-        {
+        if let (descriptor, extractor) = registry.resolveUnlessEscalated(error) {
+            // The caller's reference to the error moves into the event: no retain.
             var event = ErrorEvent(
-                error: escalated.error, layer: layer, operation: operation, metadata: metadata, registry: registry)
-            let lower = escalated.event
-            let translated = !(escalated.error is EscalatedError) && lower.identity.code != event.identity.code
-            // One update, so the event's details box is built once.
-            event.updateDetails { details in
-                details.previousErrors = lower.previousErrors + (translated ? [lower.error] : [])
-                details.escalations = lower.escalations + 1
-                details.escalatedFrom = lower.layer
-                details.stack = lower.stack
-                details.metadata.merge(lower.metadata) { mine, _ in mine }
-            }
+                error: error, descriptor: descriptor, layer: layer, operation: operation, extractor: extractor,
+                details: nil)
+            if metadata.isEmpty, !capturesStacks { return event }
+            if !metadata.isEmpty { event.metadata = metadata }
             captureStackIfSevere(&event)
             return event
         }
-        if metadata.isEmpty, !capturesStacks {
-            return ErrorEvent.make(unwrapped: error, layer: layer, operation: operation, registry: registry)
+        // An escalation from the layer below: decide the error it carries, and keep its trail.
+        let escalated = error as! EscalatedError
+        var event = ErrorEvent(
+            error: escalated.error, layer: layer, operation: operation, metadata: metadata, registry: registry)
+        let lower = escalated.event
+        let translated = !(escalated.error is EscalatedError) && lower.identity.code != event.identity.code
+        // One update, so the event's details box is built once.
+        event.updateDetails { details in
+            details.previousErrors = lower.previousErrors + (translated ? [lower.error] : [])
+            details.escalations = lower.escalations + 1
+            details.escalatedFrom = lower.layer
+            details.stack = lower.stack
+            details.metadata.merge(lower.metadata) { mine, _ in mine }
         }
-        var event = ErrorEvent.make(unwrapped: error, layer: layer, operation: operation, registry: registry)
-        if !metadata.isEmpty { event.metadata = metadata }
         captureStackIfSevere(&event)
         return event
     }
@@ -270,9 +306,9 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             event.metadata["limit"] = "escalations"
             return .handle
         }
-        var failures: [HandlerFailure] = []
+        var failures = HandlerFailures()
         let decision = handlers.dispatch(event, failures: &failures)
-        if !failures.isEmpty { event.recordFailures(failures) }
+        if !failures.isEmpty { event.recordFailures(failures.all) }
         switch consume decision {
         case .pass:
             return isTerminal ? .handle : .escalate(translatedTo: nil)

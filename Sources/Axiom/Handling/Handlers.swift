@@ -187,8 +187,8 @@ public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
 
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
 
-    @inlinable
-    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
+    @inlinable @inline(__always)
+    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         switch first.dispatch(event, failures: &failures) {
         case .pass: second.dispatch(event, failures: &failures)
         case let decision: decision
@@ -211,7 +211,7 @@ public struct PassAll: ErrorHandler {
 public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
     let wrapped: Wrapped?
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
-    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
+    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         wrapped?.dispatch(event, failures: &failures) ?? .pass
     }
     public func bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?.bound(to: registry)) }
@@ -222,7 +222,7 @@ public enum EitherHandler<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
     case first(First)
     case second(Second)
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
-    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
+    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         switch self {
         case .first(let handler): handler.dispatch(event, failures: &failures)
         case .second(let handler): handler.dispatch(event, failures: &failures)
@@ -242,7 +242,7 @@ public struct AnyErrorHandler: ErrorHandler {
     /// Wraps a handler.
     public init(_ base: some ErrorHandler) { self.base = base }
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try base.decide(event) }
-    public func dispatch(_ event: ErrorEvent, failures: inout [HandlerFailure]) -> ErrorDecision {
+    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         base.dispatch(event, failures: &failures)
     }
     public func bound(to registry: ErrorRegistry) -> Self {

@@ -141,16 +141,22 @@ public final class ErrorRegistry: Sendable {
     /// An ``EscalatedError`` resolves as the error it carries.
     @usableFromInline
     func resolveForEvent(_ error: any Error) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>) {
+        resolveUnlessEscalated(error) ?? resolveForEvent(EscalatedError.unwrap(error))
+    }
+
+    /// Descriptor and extractor of an error, or nil when it is an ``EscalatedError`` (the caller unwraps it).
+    /// The error's type is read once, when the existential is opened.
+    @usableFromInline
+    func resolveUnlessEscalated(
+        _ error: any Error
+    ) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>)? {
         resolveOpened(error)
     }
 
-    // Opened once: the dynamic type comes with the value, and the value is read where it lies.
     private func resolveOpened<E: Error>(
         _ value: E
-    ) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>) {
-        if E.self == EscalatedError.self, let escalated = value as? EscalatedError {
-            return resolveForEvent(EscalatedError.unwrap(escalated.error))
-        }
+    ) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>)? {
+        if E.self == EscalatedError.self { return nil }
         let extractor = lookupExtractor(ObjectIdentifier(E.self)) ?? learn(value)
         let code = withUnsafePointer(to: value) { pointer in
             extractor._withUnsafeGuaranteedRef { $0.identity(at: UnsafeRawPointer(pointer)).code }
