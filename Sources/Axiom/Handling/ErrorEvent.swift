@@ -109,7 +109,14 @@ public struct ErrorEvent: Sendable {
     /// The error being decided. Never an ``EscalatedError``: the pipeline unwraps those.
     public internal(set) var error: any Error
     /// Its descriptor.
-    public internal(set) var descriptor: ErrorDescriptor
+    public internal(set) var descriptor: ErrorDescriptor {
+        get { descriptorReference.takeUnretainedValue() }
+        set { descriptorReference = Unmanaged.passUnretained(newValue) }
+    }
+
+    /// Registered descriptors are immortal, so the event holds its own unretained.
+    @usableFromInline
+    var descriptorReference: Unmanaged<ErrorDescriptor>
     /// The layer deciding it.
     public let layer: Layer
     /// The operation that failed.
@@ -196,7 +203,7 @@ public struct ErrorEvent: Sendable {
     /// The error's code.
     public var code: ErrorCode { identity.code }
     /// The descriptor's category.
-    @inlinable public var category: ErrorCategory { descriptor.category }
+    @inlinable public var category: ErrorCategory { descriptorReference._withUnsafeGuaranteedRef { $0.category } }
 
     /// Creates an event for an error, reading its descriptor from a registry. An ``EscalatedError`` is
     /// unwrapped to the error it carries.
@@ -207,7 +214,7 @@ public struct ErrorEvent: Sendable {
         // Every field assigned here, not through `init(unwrapped:)`: a delegating initializer would copy the
         // whole event once more.
         var error = error
-        let resolved: (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>)
+        let resolved: (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)
         if let direct = registry.resolveUnlessEscalated(error) {
             resolved = direct
         } else {
@@ -215,7 +222,7 @@ public struct ErrorEvent: Sendable {
             resolved = registry.resolveForEvent(error)
         }
         self.error = error
-        self.descriptor = resolved.descriptor
+        self.descriptorReference = resolved.descriptor
         self.extractor = resolved.extractor
         self.layer = layer
         self.operation = operation
@@ -226,11 +233,11 @@ public struct ErrorEvent: Sendable {
     /// Every field as given: the pipeline's way in, once the registry has resolved the error.
     @usableFromInline
     init(
-        error: any Error, descriptor: ErrorDescriptor, layer: Layer, operation: String,
+        error: any Error, descriptor: Unmanaged<ErrorDescriptor>, layer: Layer, operation: String,
         extractor: Unmanaged<TypeExtractor>, details: Details?
     ) {
         self.error = error
-        self.descriptor = descriptor
+        self.descriptorReference = descriptor
         self.layer = layer
         self.operation = operation
         self.extractor = extractor
@@ -248,7 +255,7 @@ public struct ErrorEvent: Sendable {
         let unwrapped = EscalatedError.unwrap(newError)
         let resolved = registry.resolveForEvent(unwrapped)
         error = unwrapped
-        descriptor = resolved.descriptor
+        descriptorReference = resolved.descriptor
         extractor = resolved.extractor
     }
 

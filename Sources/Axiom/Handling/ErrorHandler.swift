@@ -85,7 +85,7 @@ public struct ErrorMatch: Sendable {
     @usableFromInline
     enum Fast: Sendable {
         case any
-        case descriptor(ObjectIdentifier)
+        case descriptor(Unmanaged<ErrorDescriptor>)
         case category(ErrorCategory)
         case general
     }
@@ -100,7 +100,7 @@ public struct ErrorMatch: Sendable {
         self.kind = kind
         switch kind {
         case .any: fast = .any
-        case .descriptor(let descriptor): fast = .descriptor(ObjectIdentifier(descriptor))
+        case .descriptor(let descriptor): fast = .descriptor(Unmanaged.passUnretained(descriptor))
         case .category(let category): fast = .category(category)
         default: fast = .general
         }
@@ -149,8 +149,8 @@ public struct ErrorMatch: Sendable {
         case .any: true
         // A registered code resolves to one shared descriptor, numeric aliases included, and a code never
         // changes its descriptor: identity is equality. (`kind` keeps the descriptor alive.)
-        case .descriptor(let descriptor): ObjectIdentifier(event.descriptor) == descriptor
-        case .category(let category): event.descriptor.category == category
+        case .descriptor(let descriptor): event.descriptorReference.toOpaque() == descriptor.toOpaque()
+        case .category(let category): event.category == category
         case .general: matchesGeneral(event)
         }
     }

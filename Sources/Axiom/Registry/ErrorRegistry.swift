@@ -99,12 +99,18 @@ public final class ErrorRegistry: Sendable {
 
     /// The descriptor registered for a code or for one of its numeric aliases (`ErrorCode("telnyx", "-32003")`).
     public func descriptor(for code: ErrorCode) -> ErrorDescriptor? {
-        guard let key = RawCodeKey(code) else { return snapshot.byCode[code] }
+        descriptorReference(for: code)?.takeUnretainedValue()
+    }
+
+    /// The same, unretained: registered descriptors are immortal (see ``Snapshot``).
+    @usableFromInline
+    func descriptorReference(for code: ErrorCode) -> Unmanaged<ErrorDescriptor>? {
+        guard let key = RawCodeKey(code) else { return snapshot.byCode[code].map(Unmanaged.passUnretained) }
         switch lookupFast(key) {
         case .hit(let descriptor)?: return descriptor
         case .miss?: return nil
         case nil:
-            let found = snapshot.byCode[code]
+            let found = snapshot.byCode[code].map(Unmanaged.passUnretained)
             remember(key, code)
             return found
         }
@@ -118,7 +124,7 @@ public final class ErrorRegistry: Sendable {
     /// The descriptor of any error value. Errors the registry cannot identify get the descriptor of
     /// `axiom/unknownError`; use ``identity(of:)`` to see what they were.
     public func descriptor(for error: any Error) -> ErrorDescriptor {
-        resolveForEvent(error).descriptor
+        resolveForEvent(error).descriptor.takeUnretainedValue()
     }
 
     /// The identity of any error value: from `IdentifiableError`, from an extractor registered with
@@ -140,7 +146,9 @@ public final class ErrorRegistry: Sendable {
     /// What an error event keeps: the descriptor, and the extractor that reads the identity again on demand.
     /// An ``EscalatedError`` resolves as the error it carries.
     @usableFromInline
-    func resolveForEvent(_ error: any Error) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>) {
+    func resolveForEvent(
+        _ error: any Error
+    ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>) {
         resolveUnlessEscalated(error) ?? resolveForEvent(EscalatedError.unwrap(error))
     }
 
@@ -149,19 +157,19 @@ public final class ErrorRegistry: Sendable {
     @usableFromInline
     func resolveUnlessEscalated(
         _ error: any Error
-    ) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>)? {
+    ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
         resolveOpened(error)
     }
 
     private func resolveOpened<E: Error>(
         _ value: E
-    ) -> (descriptor: ErrorDescriptor, extractor: Unmanaged<TypeExtractor>)? {
+    ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
         if E.self == EscalatedError.self { return nil }
         let extractor = lookupExtractor(ObjectIdentifier(E.self)) ?? learn(value)
         let code = withUnsafePointer(to: value) { pointer in
             extractor._withUnsafeGuaranteedRef { $0.identity(at: UnsafeRawPointer(pointer)).code }
         }
-        return (descriptor(for: code) ?? snapshot.unknown, extractor)
+        return (descriptorReference(for: code) ?? Unmanaged.passUnretained(snapshot.unknown), extractor)
     }
 
     /// The descriptor of errors the registry cannot identify.
@@ -249,7 +257,7 @@ public final class ErrorRegistry: Sendable {
         writer.withLock { retired in
             let current = fastCodes
             guard current.lookup(key, hash: key.slotHash) == nil else { return }
-            let entry: FastEntry = snapshot.byCode[code].map { .hit($0) } ?? .miss
+            let entry: FastEntry = snapshot.byCode[code].map { .hit(Unmanaged.passUnretained($0)) } ?? .miss
             let next = current.inserting(key, entry)
             fastCodesPointer.store(Self.address(of: next), ordering: .releasing)
             retired.keep(current)
@@ -364,6 +372,7 @@ typealias FastCodes = OpenTable<RawCodeKey, FastEntry>
 
 /// What the fast table knows of a literal code: its descriptor, or that no catalog registers it.
 enum FastEntry: Sendable {
-    case hit(ErrorDescriptor)
+    /// Registered descriptors are immortal, so the table holds them unretained.
+    case hit(Unmanaged<ErrorDescriptor>)
     case miss
 }

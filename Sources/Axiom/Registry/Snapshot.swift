@@ -20,6 +20,12 @@ final class Snapshot: Sendable {
             byCode[ErrorCatalog.unknownCode]
             ?? ErrorDescriptor(
                 code: ErrorCatalog.unknownCode, category: .general, messageKey: "error.general.unexpected")
+        // Registered descriptors are immortal: error events and the fast code table hold them unretained, so
+        // deciding an error counts no references for its descriptor, and an event may outlive its registry.
+        // Registration is rare (start-up, plugin load), so what is kept is what was registered. A descriptor
+        // in several snapshots is made immortal again, which changes nothing.
+        for descriptor in byCode.values { _ = Unmanaged.passRetained(descriptor) }
+        _ = Unmanaged.passRetained(unknown)
     }
 
     /// Every descriptor once (alias keys share descriptors with their names), sorted by domain and code.
