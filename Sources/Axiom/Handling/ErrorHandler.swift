@@ -90,14 +90,24 @@ public struct ErrorMatch: Sendable {
         case general
     }
 
+    /// The matcher as built, in a box: handlers hold a matcher inline, and a one-word box keeps a whole
+    /// chain of handlers small (the hot path reads only `fast`).
     @usableFromInline
-    let kind: Kind
+    final class Storage: Sendable {
+        let kind: Kind
+        init(_ kind: Kind) { self.kind = kind }
+    }
+
+    @usableFromInline
+    let storage: Storage
     @usableFromInline
     let fast: Fast
 
+    var kind: Kind { storage.kind }
+
     @usableFromInline
     init(_ kind: Kind) {
-        self.kind = kind
+        self.storage = Storage(kind)
         switch kind {
         case .any: fast = .any
         case .descriptor(let descriptor): fast = .descriptor(Unmanaged.passUnretained(descriptor))
@@ -148,7 +158,7 @@ public struct ErrorMatch: Sendable {
         switch fast {
         case .any: true
         // A registered code resolves to one shared descriptor, numeric aliases included, and a code never
-        // changes its descriptor: identity is equality. (`kind` keeps the descriptor alive.)
+        // changes its descriptor: identity is equality. (Registered descriptors are immortal.)
         case .descriptor(let descriptor): event.descriptorReference.toOpaque() == descriptor.toOpaque()
         case .category(let category): event.category == category
         case .general: matchesGeneral(event)
