@@ -80,6 +80,38 @@ struct ObservabilityTests {
         #expect(escalated.totalValue == 1)
     }
 
+    @Test("a code built at run time counts in the same series as the same literal code; each layer has its own")
+    func metricsForRuntimeCodes() async throws {
+        let registry = ErrorRegistry()
+        let metrics = TestMetrics()
+        let configuration = PipelineConfiguration(registry: registry, observers: [MetricsObserver(factory: metrics)])
+        let client = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: configuration) {
+            Ignore(.domain(CapabilityError.domain))
+        }
+        let context = ErrorPipeline(layer: .context, escalatesTo: nil, configuration: configuration) {
+            Ignore(.domain(CapabilityError.domain))
+        }
+        // The same code, once from literals and once from strings built at run time (too long to be stored
+        // inline, so they are not immortal and take the locked path).
+        let domain = ["axiom", "capability"].joined(separator: ".")
+        let code = ["validation", "Timeout"].joined()
+        #expect(domain.utf8.count > 15 && code.utf8.count > 15)
+        let decoded = DomainError(domain: domain, code: code)
+        for _ in 0..<2 { _ = try client.handle(CapabilityError.validationTimeout, operation: "probe") }
+        _ = try client.handle(decoded, operation: "probe")
+        _ = try context.handle(CapabilityError.validationTimeout, operation: "probe")
+        _ = try context.handle(decoded, operation: "probe")
+
+        let clientSeries = try metrics.expectCounter(
+            MetricsObserver.label,
+            [("domain", domain), ("code", code), ("disposition", "ignore"), ("layer", "client")])
+        #expect(clientSeries.totalValue == 3)
+        let contextSeries = try metrics.expectCounter(
+            MetricsObserver.label,
+            [("domain", domain), ("code", code), ("disposition", "ignore"), ("layer", "context")])
+        #expect(contextSeries.totalValue == 2)
+    }
+
     @Test("a severe error carries the stack captured where it entered the pipeline")
     func stackCapture() throws {
         struct FixedStack: StackCapturer {
