@@ -199,8 +199,8 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                         finish(event, .recovered)
                         return .recovered(value, event)
                     }
-                    event.recordFailures([HandlerFailure(Recover.self, FallbackTypeMismatch(expected: "\(Value.self)"))]
-                    )
+                    let mismatch = FallbackTypeMismatch(expected: "\(Value.self)")
+                    event.recordFailures([HandlerFailure(Recover.self, mismatch)])
                     if next != nil { throw escalate(event, as: nil) }
                     finish(event, .handled)
                     return .handled(event)
