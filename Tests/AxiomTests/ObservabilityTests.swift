@@ -112,6 +112,42 @@ struct ObservabilityTests {
         #expect(contextSeries.totalValue == 2)
     }
 
+    @Test("counting from many tasks at once loses no count, while new series are being created")
+    func metricsUnderConcurrency() async throws {
+        let registry = ErrorRegistry()
+        try registry.register(ShopError.catalog)
+        let metrics = TestMetrics()
+        let configuration = PipelineConfiguration(registry: registry, observers: [MetricsObserver(factory: metrics)])
+        let errors: [ShopError] = [.outOfStock, .busy, .expired, .broken, .sold]
+        let layers = [Layer.client, .context, Layer("billing")]
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for round in 0..<150 {
+                        let layer = layers[(task + round) % layers.count]
+                        let pipeline = ErrorPipeline(layer: layer, escalatesTo: nil, configuration: configuration) {
+                            Ignore(.any)
+                        }
+                        _ = try? pipeline.handle(errors[round % errors.count], operation: "load")
+                    }
+                }
+            }
+        }
+        var total = 0
+        for error in errors {
+            for layer in layers {
+                let counter = try metrics.expectCounter(
+                    MetricsObserver.label,
+                    [
+                        ("domain", "shop"), ("code", error.errorCode.code), ("disposition", "ignore"),
+                        ("layer", layer.name),
+                    ])
+                total += Int(counter.totalValue)
+            }
+        }
+        #expect(total == 8 * 150)
+    }
+
     @Test("a severe error carries the stack captured where it entered the pipeline")
     func stackCapture() throws {
         struct FixedStack: StackCapturer {
