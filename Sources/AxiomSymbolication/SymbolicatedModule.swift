@@ -10,10 +10,25 @@ final class SymbolicatedModule {
     /// so a simple reset is enough).
     static let resultCacheLimit = 1 << 16
 
+    /// Where the module's code lies (its executable sections), or nil when it has no section headers.
+    private let code: [Range<UInt64>]?
+
     init(path: String) throws(SymbolicationError) {
         self.path = path
         self.image = try ELFImage(path: path)
         self.dwarf = image.mayHaveDebugInfo ? try DwarfReader(path: path) : nil
+        let shfExecInstr: UInt64 = 0x4
+        let executable = image.sections.filter { $0.flags & shfExecInstr != 0 && $0.size > 0 }
+        self.code = image.sections.isEmpty ? nil : executable.map { $0.address..<($0.address &+ $0.size) }
+    }
+
+    /// Whether a return address can lie in this module's code. Linkers that drop unused functions (gold
+    /// with `--gc-sections`, as in release builds) leave their DWARF behind with addresses rebased to 0,
+    /// so DWARF alone would name a discarded function for an address near 0. No code lies outside the
+    /// executable sections, so DWARF is not asked about such addresses.
+    private func mayBeCode(_ address: UInt64) -> Bool {
+        guard let code else { return true }
+        return code.contains { $0.contains(address) }
     }
 
     var hasDebugInfo: Bool { dwarf != nil }
@@ -26,7 +41,7 @@ final class SymbolicatedModule {
         -> [SymbolicatedFrame]
     {
         if let cached = results[address] { return cached }
-        var frames = dwarfFrames(address, demangler: &demangler)
+        var frames = mayBeCode(address) ? dwarfFrames(address, demangler: &demangler) : []
         // The physical frame takes its name from the symbol table when a symbol covers the address, as
         // llvm-symbolizer does: DWARF linkage names can be internal aliases (glibc's `__GI_abort` for `abort`).
         if let symbol = symbol(containing: address), let name = image.string(at: symbol.nameOffset) {
