@@ -623,11 +623,12 @@ final class DwarfReader {
                     rangeCount: 0, isInlined: false)
                 scope.childrenLoaded = false
                 _ = table.addScope(scope, ranges: ranges, parent: nil)
-                // Swift nests closures' subprograms inside their function's. (A declaration has no code and
-                // nothing to find inside.)
-                if unit.isSwift {
-                    walkChildren(of: die, mode: mode, parent: nil, unit: unit, into: &table, depth: depth + 1)
-                }
+            }
+            // Swift nests closures' subprograms inside their function's, and does so also when the function
+            // has no code of its own: a function inlined everywhere is an abstract subprogram (DW_AT_inline)
+            // whose closures still have concrete code, found only by looking inside it.
+            if unit.isSwift {
+                walkChildren(of: die, mode: mode, parent: nil, unit: unit, into: &table, depth: depth + 1)
             }
         case (DW_TAG_inlined_subroutine, .inlinedSubroutines):
             guard let parent else { return }

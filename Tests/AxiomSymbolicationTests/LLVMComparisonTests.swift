@@ -60,8 +60,10 @@ struct LLVMComparisonTests {
         #expect(
             mismatches.isEmpty,
             "\(mismatches.count) of \(addresses.count) differ:\n\(mismatches.prefix(10).joined(separator: "\n"))")
-        // A few functions (thunks, outlined code) have no line info, for llvm-symbolizer too.
-        if expectDebugInfo { #expect(withFiles >= addresses.count * 9 / 10) }
+        // The module has debug info and it is read: most addresses get a file. Not all: thunks and outlined
+        // code have no line info, for llvm-symbolizer too (about 1 in 10 in a debug build, 1 in 6 in a release
+        // build), and each address's answer is compared with llvm-symbolizer's above.
+        if expectDebugInfo { #expect(withFiles >= addresses.count * 3 / 4) }
     }
 
     @Test("Test executable (DWARF 4 from Swift, DWARF 5 from C)", .enabled(if: LLVMSymbolizer.isAvailable))

@@ -1,5 +1,6 @@
 // See include/CAxiomSymbolicationFixtures.h. always_inline is honoured even at -O0, so debug builds
-// carry DW_TAG_inlined_subroutine entries for `inner` and `innermost`.
+// carry DW_TAG_inlined_subroutine entries for `inner` and `innermost`. `axiom_fixture_outer` must make a
+// real call, not a tail call (which an optimized build would make): its frame is the one under test.
 #include "CAxiomSymbolicationFixtures.h"
 
 __attribute__((noinline)) uintptr_t axiom_fixture_return_address(void) {
@@ -18,7 +19,7 @@ static inline __attribute__((always_inline)) uintptr_t inner(struct axiom_fixtur
     return address;
 }
 
-__attribute__((noinline)) uintptr_t axiom_fixture_outer(struct axiom_fixture_lines *lines) {
+__attribute__((noinline, disable_tail_calls)) uintptr_t axiom_fixture_outer(struct axiom_fixture_lines *lines) {
     lines->outer_call = __LINE__ + 1;
     uintptr_t address = inner(lines);
     return address;
