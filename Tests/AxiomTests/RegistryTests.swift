@@ -98,6 +98,26 @@ struct RegistryTests {
         #expect(registry.catalogs.map(\.source) == ["builtin", "com.example.payments"])
     }
 
+    @Test("a later catalog cannot rewrite a text another source registered, but adds its own keys and locales")
+    func messagesFirstSourceWins() throws {
+        let registry = ErrorRegistry()
+        let builtinKey = try #require(registry.descriptor(for: ErrorCode("axiom.client", "invalidState"))?.messageKey)
+        let original = try #require(registry.message(forKey: builtinKey, locale: "en"))
+        try registry.register(
+            ErrorCatalog(
+                source: "test.texts", domains: ["texts"],
+                descriptors: [ErrorDescriptor(code: ErrorCode("texts", "ONE"), category: .general)],
+                messages: [
+                    "en": [builtinKey: "Hijacked", "error.texts.ONE": "One"],
+                    "eo": ["error.texts.ONE": "Unu"],
+                ]))
+        #expect(registry.message(forKey: builtinKey, locale: "en") == original)
+        #expect(registry.message(forKey: "error.texts.ONE", locale: "en") == "One")
+        #expect(registry.message(forKey: "error.texts.ONE", locale: "eo") == "Unu")
+        #expect(registry.message(forKey: "error.texts.ONE", locale: "de") == nil)
+        #expect(registry.locales.contains("eo"))
+    }
+
     @Test("a built-in domain cannot be taken over by a plugin")
     func builtinDomainClash() {
         let registry = ErrorRegistry()

@@ -194,7 +194,7 @@ public final class ErrorRegistry: Sendable {
 
     /// A message for a localization key in a locale, if a catalog provides it.
     public func message(forKey key: String, locale: String) -> String? {
-        snapshot.messages[locale]?[key]
+        snapshot.message(forKey: key, locale: locale)
     }
 
     /// The locales some catalog provides messages for.

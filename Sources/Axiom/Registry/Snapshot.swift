@@ -4,12 +4,15 @@ final class Snapshot: Sendable {
     let byAlias: [AliasKey: ErrorDescriptor]
     let domainOwners: [String: String]
     let catalogs: [ErrorCatalog]
-    let messages: [String: [String: String]]
+    /// Message tables by locale, one per catalog that provides the locale, in registration order: the first
+    /// table with a key has its text (a plugin cannot rewrite another source's texts). Registering appends a
+    /// table instead of merging it, so it never copies or rehashes the texts already registered.
+    let messages: [String: [[String: String]]]
     let unknown: ErrorDescriptor
 
     private init(
         byCode: [ErrorCode: ErrorDescriptor], byAlias: [AliasKey: ErrorDescriptor], domainOwners: [String: String],
-        catalogs: [ErrorCatalog], messages: [String: [String: String]]
+        catalogs: [ErrorCatalog], messages: [String: [[String: String]]]
     ) {
         self.byCode = byCode
         self.byAlias = byAlias
@@ -26,6 +29,15 @@ final class Snapshot: Sendable {
         // in several snapshots is made immortal again, which changes nothing.
         for descriptor in byCode.values { _ = Unmanaged.passRetained(descriptor) }
         _ = Unmanaged.passRetained(unknown)
+    }
+
+    /// The text of a key in a locale: from the first catalog, in registration order, that has it.
+    func message(forKey key: String, locale: String) -> String? {
+        guard let tables = messages[locale] else { return nil }
+        for table in tables {
+            if let text = table[key] { return text }
+        }
+        return nil
     }
 
     /// Every descriptor once (alias keys share descriptors with their names), sorted by domain and code.
@@ -84,9 +96,8 @@ final class Snapshot: Sendable {
         }
 
         var messages = self.messages
-        for (locale, table) in catalog.messages {
-            // The first catalog to define a key keeps it: a plugin cannot rewrite another source's texts.
-            messages[locale, default: [:]].merge(table) { first, _ in first }
+        for (locale, table) in catalog.messages where !table.isEmpty {
+            messages[locale, default: []].append(table)
         }
         return Snapshot(
             byCode: byCode, byAlias: byAlias, domainOwners: owners, catalogs: catalogs + [catalog], messages: messages)
