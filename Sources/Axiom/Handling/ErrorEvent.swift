@@ -100,15 +100,16 @@ public struct HandlerFailures: Sendable {
 /// One event is one episode: when a recovery fails, the new error replaces `error`, the old one moves to
 /// `previousErrors`, and `attempt` grows. The episode ends with exactly one ``ErrorResolution``.
 ///
-/// An event is small, because every handled error makes one and handlers read it in place: the error, its
-/// descriptor, the layer, the operation and the attempt are stored; the identity is read again from the
-/// error when asked for (an immortal per-type extractor does it, with no cast); the parts most events never
-/// use (metadata, a stack, earlier errors, handler failures, escalation facts) live in one shared box that
-/// is created only when one of them is set. Creating, deciding and finishing an event allocates nothing.
+/// An event is small (seven words), because every handled error makes one and handlers read it in place: the
+/// error, its descriptor, the layer and the operation are stored; the identity is read again from the error
+/// when asked for (an immortal per-type extractor does it, with no cast); the parts most events never use
+/// (the attempt past the first, metadata, a stack, earlier errors, handler failures, escalation facts) live
+/// in one shared box that is created only when one of them is set. Creating, deciding and finishing an event
+/// allocates nothing.
 public struct ErrorEvent: Sendable {
     /// The error being decided. Never an ``EscalatedError``: the pipeline unwraps those.
     public internal(set) var error: any Error
-    /// Its descriptor.
+    /// Its descriptor. (Only descriptors a registry resolved are set here: those are immortal.)
     public internal(set) var descriptor: ErrorDescriptor {
         get { descriptorReference.takeUnretainedValue() }
         set { descriptorReference = Unmanaged.passUnretained(newValue) }
@@ -211,8 +212,8 @@ public struct ErrorEvent: Sendable {
         error: any Error, layer: Layer, operation: String, attempt: Int = 1, metadata: [String: String] = [:],
         registry: ErrorRegistry = .shared
     ) {
-        // Every field assigned here, not through `init(unwrapped:)`: a delegating initializer would copy the
-        // whole event once more.
+        // Every field assigned here, not through the field-wise initializer: a delegating initializer would
+        // copy the whole event once more.
         var error = error
         let resolved: (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)
         if let direct = registry.resolveUnlessEscalated(error) {
