@@ -149,7 +149,6 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
 
     // Facts of the configuration the hot path reads, kept as plain values: reading an optional existential
     // or an array of them to test it copies it (retain, release).
-    @usableFromInline let isTerminal: Bool
     @usableFromInline let hasObservers: Bool
     @usableFromInline let capturesStacks: Bool
 
@@ -162,7 +161,6 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         self.next = next
         self.handlers = handlers().bound(to: configuration.registry)
         self.configuration = configuration
-        self.isTerminal = next == nil
         self.hasObservers = !configuration.observers.isEmpty
         self.capturesStacks = configuration.stackCapturer != nil
     }
@@ -201,7 +199,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                     }
                     let mismatch = FallbackTypeMismatch(expected: "\(Value.self)")
                     event.recordFailures([HandlerFailure(Recover.self, mismatch)])
-                    if next != nil { throw escalate(event, as: nil) }
+                    if !isTerminal { throw escalate(event, as: nil) }
                     finish(event, .handled)
                     return .handled(event)
                 case .retry(let delay), .prepareThenRetry(let delay, _):
@@ -302,6 +300,8 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// was reached).
     @inlinable
     func decide(_ event: inout ErrorEvent, canRetry: Bool = true) -> ErrorDecision {
+        // The layer's end: an inner layer escalates what nobody decided, the terminal one handles it.
+        var end: ErrorDecision { isTerminal ? .handle : .escalate(translatedTo: nil) }
         if event.details != nil, event.escalations > configuration.maxEscalations {
             event.metadata["limit"] = "escalations"
             return .handle
@@ -311,7 +311,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         if !failures.isEmpty { event.recordFailures(failures.all) }
         switch consume decision {
         case .pass:
-            return isTerminal ? .handle : .escalate(translatedTo: nil)
+            return end
         case .ignore:
             return .ignore
         case .handle:
@@ -323,11 +323,15 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         case .recover(let recovery):
             if !canRetry || event.attempt >= configuration.maxAttempts {
                 if canRetry { event.metadata["limit"] = "attempts" }
-                return isTerminal ? .handle : .escalate(translatedTo: nil)
+                return end
             }
             return .recover(recovery)
         }
     }
+
+    /// Whether this is the top layer, whose end is terminal.
+    @inlinable
+    var isTerminal: Bool { next == nil }
 
     @usableFromInline
     func escalate(_ event: ErrorEvent, as translated: (any Error)?) -> EscalatedError {

@@ -138,8 +138,7 @@ public final class ErrorRegistry: Sendable {
 
     /// Identity and descriptor of an error in one pass.
     public func resolve(_ error: any Error) -> (identity: ErrorIdentity, descriptor: ErrorDescriptor) {
-        let error = EscalatedError.unwrap(error)
-        let identity = extractor(for: error)._withUnsafeGuaranteedRef { $0.identity(of: error) }
+        let identity = identity(of: error)
         return (identity, descriptor(for: identity.code) ?? snapshot.unknown)
     }
 
