@@ -83,5 +83,5 @@ public enum CrashReporter {
     }
 
     /// The file name suffix of a complete raw report.
-    public static let rawReportSuffix = ".axcrash"
+    public static let rawReportSuffix: String = AXIOM_CRASH_FILE_SUFFIX
 }

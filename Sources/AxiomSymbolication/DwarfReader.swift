@@ -389,7 +389,7 @@ final class DwarfReader {
     /// The chain of scopes covering `address` in `unit`: the concrete subprogram first, the innermost inlined
     /// subroutine last. Reads the subprogram's inlined subroutines the first time it is hit.
     func scopeChain(unit: Int, address: UInt64) -> [Int32] {
-        guard var table = units[unit].table, let top = table.topLevelScope(containing: address) else { return [] }
+        guard var table = table(forUnit: unit), let top = table.topLevelScope(containing: address) else { return [] }
         if !table.scopes[Int(top)].childrenLoaded {
             // Move the table out while it grows so its arrays are not copied.
             units[unit].table = nil

@@ -4,7 +4,7 @@ final class SymbolicatedModule {
     let path: String
     private let image: ELFImage
     private let dwarf: DwarfReader?
-    private var functionSymbols: [ELFImage.Symbol]?
+    private lazy var functionSymbols = image.functionSymbols()
     private var results: [UInt64: [SymbolicatedFrame]] = [:]
     /// Bounds the per-address cache; beyond it the cache starts over (addresses in crash reports repeat a lot,
     /// so a simple reset is enough).
@@ -33,8 +33,6 @@ final class SymbolicatedModule {
 
     var hasDebugInfo: Bool { dwarf != nil }
 
-    func cachedFrames(_ address: UInt64) -> [SymbolicatedFrame]? { results[address] }
-
     func symbolicate(
         _ address: UInt64, demangler: inout DemangleCache
     ) throws(SymbolicationError)
@@ -59,8 +57,7 @@ final class SymbolicatedModule {
 
     /// Nearest FUNC symbol at or before `address`; a sized symbol must contain it.
     func symbol(containing address: UInt64) -> ELFImage.Symbol? {
-        if functionSymbols == nil { functionSymbols = image.functionSymbols() }
-        let symbols = functionSymbols!
+        let symbols = functionSymbols
         var low = 0
         var high = symbols.count
         while low < high {
@@ -75,8 +72,7 @@ final class SymbolicatedModule {
 
     /// The names of every FUNC symbol, for tests that sample a module.
     func allFunctionSymbols() -> [FunctionSymbol] {
-        if functionSymbols == nil { functionSymbols = image.functionSymbols() }
-        return functionSymbols!.compactMap { symbol in
+        functionSymbols.compactMap { symbol in
             image.string(at: symbol.nameOffset).map {
                 FunctionSymbol(name: $0, address: symbol.address, size: symbol.size)
             }
@@ -86,7 +82,6 @@ final class SymbolicatedModule {
     private func dwarfFrames(_ address: UInt64, demangler: inout DemangleCache) -> [SymbolicatedFrame] {
         guard let dwarf else { return [] }
         for unit in dwarf.units(containing: address) {
-            guard dwarf.table(forUnit: unit) != nil else { continue }
             let chain = dwarf.scopeChain(unit: unit, address: address)
             guard let table = dwarf.table(forUnit: unit) else { continue }
             let row = table.row(for: address)

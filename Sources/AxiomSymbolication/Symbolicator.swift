@@ -15,6 +15,20 @@ public final class Symbolicator: Sendable {
         var demangler = DemangleCache()
         /// The last module used: consecutive frames of one module skip the dictionary lookup.
         var lastModule: SymbolicatedModule?
+
+        /// The module of a file, opened on first use and kept.
+        mutating func module(_ path: String) throws(SymbolicationError) -> SymbolicatedModule {
+            if let last = lastModule, last.path == path { return last }
+            let module: SymbolicatedModule
+            if let known = modules[path] {
+                module = known
+            } else {
+                module = try SymbolicatedModule(path: path)
+                modules[path] = module
+            }
+            lastModule = module
+            return module
+        }
     }
 
     private let state = Mutex(State())
@@ -34,18 +48,7 @@ public final class Symbolicator: Sendable {
     ///   information at all for the address.
     public func symbolicate(modulePath: String, address: UInt64) throws(SymbolicationError) -> [SymbolicatedFrame] {
         try state.withLock { (state: inout State) throws(SymbolicationError) -> [SymbolicatedFrame] in
-            let module: SymbolicatedModule
-            if let last = state.lastModule, last.path == modulePath {
-                module = last
-            } else if let known = state.modules[modulePath] {
-                module = known
-            } else {
-                module = try SymbolicatedModule(path: modulePath)
-                state.modules[modulePath] = module
-            }
-            state.lastModule = module
-            if let cached = module.cachedFrames(address) { return cached }
-            return try module.symbolicate(address, demangler: &state.demangler)
+            try state.module(modulePath).symbolicate(address, demangler: &state.demangler)
         }
     }
 
@@ -68,9 +71,7 @@ public final class Symbolicator: Sendable {
     /// Opens a module ahead of time (so a later symbolication does not pay for it). Optional.
     public func preload(modulePath: String) throws(SymbolicationError) {
         try state.withLock { (state: inout State) throws(SymbolicationError) in
-            if state.modules[modulePath] == nil {
-                state.modules[modulePath] = try SymbolicatedModule(path: modulePath)
-            }
+            _ = try state.module(modulePath)
         }
     }
 
@@ -78,14 +79,7 @@ public final class Symbolicator: Sendable {
     /// address. Meant for tools and tests that sample a module.
     public func functionSymbols(modulePath: String) throws(SymbolicationError) -> [FunctionSymbol] {
         try state.withLock { (state: inout State) throws(SymbolicationError) in
-            let module: SymbolicatedModule
-            if let known = state.modules[modulePath] {
-                module = known
-            } else {
-                module = try SymbolicatedModule(path: modulePath)
-                state.modules[modulePath] = module
-            }
-            return module.allFunctionSymbols()
+            try state.module(modulePath).allFunctionSymbols()
         }
     }
 }
