@@ -21,7 +21,7 @@ let rendioPlugin = PluginExport {
             "rendio", "networkTimeout", category: .network, severity: .warning, disposition: .recover,
             retry: Retry(
                 maxAttempts: 3, backoff: .exponential, delay: .seconds(1), maxDelay: .seconds(8), jitter: true),
-            messageKey: "error.network.timeout", recoveryKey: "error.network.timeout.recovery",
+            messageKey: "error.network.timeout",
             presentation: Presentation(.banner, duration: .seconds(3), feedback: .medium)),
         texts: [
             "en": Texts(

@@ -32,7 +32,6 @@ public final class PluginHost: Sendable {
 
     private struct State {
         var files: Set<FileIdentity> = []
-        var ids: Set<String> = []
         var loaded: [LoadedPlugin] = []
         var loadedFiles: [FileIdentity: String] = [:]
     }
@@ -160,9 +159,9 @@ public final class PluginHost: Sendable {
             case .success(let value): identification = value
             case .failure(let error): return refuse(error.reason, error.detail)
             }
-            guard !state.ids.contains(identification.id) else {
-                let other = state.loaded.first { $0.id == identification.id }?.path ?? "another file"
-                return refuse(.duplicatePluginID, "plugin id \(identification.id) is already loaded from \(other)")
+            if let other = state.loaded.first(where: { $0.id == identification.id }) {
+                return refuse(
+                    .duplicatePluginID, "plugin id \(identification.id) is already loaded from \(other.path)")
             }
             let catalog: ErrorCatalog
             switch DescriptorReader.catalog(header, id: identification.id, version: identification.version) {
@@ -171,20 +170,17 @@ public final class PluginHost: Sendable {
             }
 
             // 7. Every key the descriptors reference has an English text (CatalogCheck), then all or nothing.
-            let messages = CatalogCheck.check(catalog, in: registry)
-            guard messages.passes else {
-                let problems = messages.errors.map(\.description).joined(separator: "; ")
-                return refuse(.invalidCatalog, "\(identification.id): \(problems)")
-            }
-            do throws(RegistrationError) {
-                try registry.register(catalog)
+            do throws(CatalogLoadError) {
+                try registry.registerChecked(catalog)
             } catch {
-                return refuse(error.kind == .domainClash ? .domainClash : .registrationRefused, error.description)
+                guard let refusal = error.registration else {
+                    return refuse(.invalidCatalog, "\(identification.id): \(error)")
+                }
+                return refuse(refusal.kind == .domainClash ? .domainClash : .registrationRefused, refusal.description)
             }
             let loaded = LoadedPlugin(
                 id: identification.id, version: identification.version, path: path, domains: catalog.domains,
                 codeCount: catalog.descriptors.count, toolchain: identification.toolchain)
-            state.ids.insert(identification.id)
             state.loadedFiles[identity] = path
             state.loaded.append(loaded)
             return .loaded(loaded)

@@ -242,11 +242,7 @@ private struct Scan {
     }
 
     func hasPrefix(_ lowercase: StaticString, at index: Int) -> Bool {
-        let length = lowercase.utf8CodeUnitCount
-        guard index + length <= count else { return false }
-        let pointer = lowercase.utf8Start
-        for k in 0..<length where lower(input[index + k]) != pointer[k] { return false }
-        return true
+        Redactor.matches(input[...], index, lowercase)
     }
 
     func hasExactPrefix(_ prefix: StaticString, at index: Int) -> Bool {

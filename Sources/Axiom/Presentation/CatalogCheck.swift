@@ -77,11 +77,9 @@ public enum CatalogCheck {
     public static func check(_ catalog: ErrorCatalog, in registry: ErrorRegistry? = nil) -> Report {
         let base = Localizer.baseLocale
         let english = catalog.messages[base] ?? [:]
-        // Stops at the first visible character, so checking a text costs next to nothing and allocates nothing.
-        func isBlank(_ text: String) -> Bool { text.unicodeScalars.allSatisfy(\.properties.isWhitespace) }
         func hasEnglish(_ key: String) -> Bool {
-            if let text = english[key] { return !isBlank(text) }
-            if let text = registry?.message(forKey: key, locale: base) { return !isBlank(text) }
+            if let text = english[key] { return !text.isBlank }
+            if let text = registry?.message(forKey: key, locale: base) { return !text.isBlank }
             return false
         }
         var errors: [Issue] = []
@@ -93,7 +91,7 @@ public enum CatalogCheck {
 
         for locale in catalog.messages.keys.sorted() {
             // Only the blank texts are sorted (for a stable report), not the whole table.
-            let blank = catalog.messages[locale]!.compactMap { key, text in isBlank(text) ? key : nil }
+            let blank = catalog.messages[locale]!.compactMap { key, text in text.isBlank ? key : nil }
             for key in blank.sorted() { issue(.emptyText, key, locale: locale) }
         }
         var referenced: [String] = []

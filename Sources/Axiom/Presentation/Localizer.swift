@@ -54,7 +54,7 @@ public struct Localizer: Sendable {
     /// The first non-empty text for `key` along the locale chain.
     public func text(forKey key: String) -> Text? {
         for locale in chain {
-            if let text = registry.message(forKey: key, locale: locale), !text.trimmingWhitespace().isEmpty {
+            if let text = registry.message(forKey: key, locale: locale), !text.isBlank {
                 return Text(text: text, locale: locale, key: key)
             }
         }
@@ -95,6 +95,9 @@ public struct Localizer: Sendable {
 }
 
 extension String {
+    /// Whether the text has nothing visible. Stops at the first visible character and allocates nothing.
+    var isBlank: Bool { unicodeScalars.allSatisfy(\.properties.isWhitespace) }
+
     func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
