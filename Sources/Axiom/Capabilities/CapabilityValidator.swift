@@ -73,8 +73,13 @@ public final class CapabilityValidator: Sendable {
 
     /// The status of `name`, from the cache when the last result is fresh.
     public func status(of name: String) async -> CapabilityStatus {
-        let slot = self.slot(for: name)
-        if let cached = slot.fresh(at: clock.now()) { return cached }
+        await status(of: slot(for: name), at: clock.now())
+    }
+
+    /// The status of a slot: its cached result while fresh at `now`, else a new validation.
+    @usableFromInline
+    func status(of slot: CapabilitySlot, at now: Duration) async -> CapabilityStatus {
+        if let cached = slot.fresh(at: now) { return cached }
         return await refresh(slot)
     }
 
@@ -275,13 +280,7 @@ public struct CapabilityStage: OperationMiddleware {
         let now = validator.clock.now()
         for slot in slots {
             // A fresh "unavailable" is trusted for its shorter TTL too: a missing capability is not probed per call.
-            let status: CapabilityStatus
-            if let cached = slot.fresh(at: now) {
-                status = cached
-            } else {
-                status = await validator.refresh(slot)
-            }
-            if case .unavailable(let error) = status { throw error }
+            if case .unavailable(let error) = await validator.status(of: slot, at: now) { throw error }
         }
     }
 }

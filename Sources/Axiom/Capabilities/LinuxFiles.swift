@@ -36,7 +36,7 @@ enum LinuxFiles {
 
     /// A cgroup v2 single-number file; nil for `max` (no limit) or when absent.
     static func cgroupNumber(_ path: String) -> UInt64? {
-        guard let text = read(path)?.trimmingCharacters(in: .whitespacesAndNewlines), text != "max" else {
+        guard let text = read(path)?.trimmingWhitespace(), text != "max" else {
             return nil
         }
         return UInt64(text)
@@ -52,17 +52,4 @@ enum LinuxFiles {
         }
         return nil
     }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
-        var view = Substring(self)
-        while let first = view.first, set.contains(first) { view = view.dropFirst() }
-        while let last = view.last, set.contains(last) { view = view.dropLast() }
-        return String(view)
-    }
-}
-
-extension Set where Element == Character {
-    fileprivate static var whitespacesAndNewlines: Set<Character> { [" ", "\n", "\t", "\r"] }
 }

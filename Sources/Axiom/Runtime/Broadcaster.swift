@@ -36,6 +36,21 @@ public final class Broadcaster<Element: Sendable>: Sendable {
         return stream
     }
 
+    /// A new subscription that first yields `current`, read after subscribing so that nothing published in
+    /// between is lost, then every value published from now on.
+    public func subscribe(startingWith current: @autoclosure () -> Element) -> AsyncStream<Element> {
+        let updates = subscribe()
+        let first = current()
+        return AsyncStream { continuation in
+            continuation.yield(first)
+            let forward = Task {
+                for await value in updates { continuation.yield(value) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forward.cancel() }
+        }
+    }
+
     /// How many subscriptions are open.
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 

@@ -87,17 +87,7 @@ extension Client {
 
     /// The current state, then every later one, until the client stops.
     public func states() -> AsyncStream<State> {
-        let stream = store.broadcaster.subscribe()
-        let current = store.state
-        // Subscribe first, then hand out the current state, so nothing published in between is lost.
-        return AsyncStream { continuation in
-            continuation.yield(current)
-            let forward = Task {
-                for await state in stream { continuation.yield(state) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in forward.cancel() }
-        }
+        store.broadcaster.subscribe(startingWith: store.state)
     }
 
     /// Initializes the client and marks it running. Calling it again does nothing.

@@ -68,17 +68,7 @@ extension Context {
 
     /// The current error state, then every change, as long as the caller listens.
     public func errorStates() -> AsyncStream<ErrorState?> {
-        // Subscribe and read the current state in one isolated step, so no change falls between the two.
-        let updates = errorStore.broadcaster.subscribe()
-        let current = errorStore.current
-        return AsyncStream { continuation in
-            continuation.yield(current)
-            let forward = Task {
-                for await state in updates { continuation.yield(state) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in forward.cancel() }
-        }
+        errorStore.broadcaster.subscribe(startingWith: errorStore.current)
     }
 
     /// Runs an operation through the context's handlers; an error they do not resolve becomes the error state.
@@ -89,9 +79,12 @@ extension Context {
         _ name: String, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws(EscalatedError) -> Value? {
         let pipeline = errorPipeline
-        let retry: @Sendable () async throws -> Void = {
-            let outcome = try await pipeline.run(name) { try await operation() }
-            if case .handled(let event) = outcome { throw event.error }
+        // The retry closure is made only when an error is shown: a successful call allocates nothing for it.
+        func retry() -> @Sendable () async throws -> Void {
+            {
+                let outcome = try await pipeline.run(name) { try await operation() }
+                if case .handled(let event) = outcome { throw event.error }
+            }
         }
         do {
             let outcome = try await pipeline.run(name) { try await operation() }
@@ -101,11 +94,11 @@ extension Context {
             case .ignored:
                 return nil
             case .handled(let event):
-                show(event.error, descriptor: event.descriptor, operation: name, retry: retry)
+                show(event.error, descriptor: event.descriptor, operation: name, retry: retry())
                 return nil
             }
         } catch {
-            show(error.error, descriptor: nil, operation: name, retry: retry)
+            show(error.error, descriptor: nil, operation: name, retry: retry())
             throw error
         }
     }
@@ -156,11 +149,11 @@ extension Context {
         _ error: any Error, descriptor: ErrorDescriptor?, operation: String,
         retry: @escaping @Sendable () async throws -> Void
     ) {
-        let registry = errorPipeline.configuration.registry
-        let descriptor = descriptor ?? registry.descriptor(for: error)
+        let (identity, resolved) = errorPipeline.configuration.registry.resolve(error)
+        let descriptor = descriptor ?? resolved
         errorStore.set(
             ErrorState(
-                error: error, code: registry.identity(of: error).code, timestamp: errorStore.clock.now(),
+                error: error, code: identity.code, timestamp: errorStore.clock.now(),
                 requiresManualRecovery: descriptor.retry == nil, retryOperation: retry, operation: operation))
     }
 }

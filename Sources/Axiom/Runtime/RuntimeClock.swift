@@ -51,12 +51,7 @@ extension Duration {
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }
-        return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).overflow
-            ? .max : scaled + attoseconds / 1_000_000_000
-    }
-
-    /// The duration in seconds, as a floating-point number.
-    var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return sumOverflow ? .max : sum
     }
 }
