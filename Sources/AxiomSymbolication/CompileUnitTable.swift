@@ -99,13 +99,7 @@ struct CompileUnitTable {
     func topLevelScope(containing address: UInt64) -> Int32? {
         // Last top-level range starting at or before the address; overlapping subprograms are rare, so
         // look back a few entries when the nearest one does not contain it.
-        var low = 0
-        var high = topLevel.count
-        while low < high {
-            let middle = (low + high) / 2
-            if topLevel[middle].low <= address { low = middle + 1 } else { high = middle }
-        }
-        var candidate = low - 1
+        var candidate = topLevel.countStarting(atOrBefore: address, \.low) - 1
         var looked = 0
         while candidate >= 0 && looked < 32 {
             let range = topLevel[candidate]
@@ -128,14 +122,24 @@ struct CompileUnitTable {
 
     /// The line-table row covering `address`, or nil when the address falls in no sequence.
     func row(for address: UInt64) -> LineRow? {
+        let count = rows.countStarting(atOrBefore: address, \.address)
+        guard count > 0 else { return nil }
+        let row = rows[count - 1]
+        return row.isEndSequence ? nil : row
+    }
+}
+
+extension Array {
+    /// In an array sorted by `start`, how many elements start at or before `address`: the index just past the
+    /// last one that does (binary search).
+    @inline(__always)
+    func countStarting(atOrBefore address: UInt64, _ start: (Element) -> UInt64) -> Int {
         var low = 0
-        var high = rows.count
+        var high = count
         while low < high {
             let middle = (low + high) / 2
-            if rows[middle].address <= address { low = middle + 1 } else { high = middle }
+            if start(self[middle]) <= address { low = middle + 1 } else { high = middle }
         }
-        guard low > 0 else { return nil }
-        let row = rows[low - 1]
-        return row.isEndSequence ? nil : row
+        return low
     }
 }

@@ -150,14 +150,8 @@ final class DwarfReader {
     }
 
     private func candidates(_ address: UInt64) -> [Int] {
-        var low = 0
-        var high = unitRanges.count
-        while low < high {
-            let middle = (low + high) / 2
-            if unitRanges[middle].low <= address { low = middle + 1 } else { high = middle }
-        }
         var result: [Int] = []
-        var index = low - 1
+        var index = unitRanges.countStarting(atOrBefore: address, \.low) - 1
         var looked = 0
         while index >= 0 && looked < 64 {
             let range = unitRanges[index]

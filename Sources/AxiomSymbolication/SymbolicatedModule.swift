@@ -58,14 +58,9 @@ final class SymbolicatedModule {
     /// Nearest FUNC symbol at or before `address`; a sized symbol must contain it.
     func symbol(containing address: UInt64) -> ELFImage.Symbol? {
         let symbols = functionSymbols
-        var low = 0
-        var high = symbols.count
-        while low < high {
-            let middle = (low + high) / 2
-            if symbols[middle].address <= address { low = middle + 1 } else { high = middle }
-        }
-        guard low > 0 else { return nil }
-        let symbol = symbols[low - 1]
+        let count = symbols.countStarting(atOrBefore: address, \.address)
+        guard count > 0 else { return nil }
+        let symbol = symbols[count - 1]
         if symbol.size != 0 && address - symbol.address >= symbol.size { return nil }
         return symbol
     }
