@@ -118,7 +118,7 @@ let benchmarks: @Sendable () -> Void = {
         closure: { benchmark in
             await measure(benchmark) { index in blackHole(try? await chain.run("bench") { try await work(index) }) }
         }, setup: warm)
-    Benchmark("part: core ErrorPipeline.run alone (generic, not inlinable)") { benchmark in
+    Benchmark("part: core ErrorPipeline.run alone") { benchmark in
         await measure(benchmark) { index in
             blackHole(try? await handlers.run("bench") { try await work(index) }.value)
         }

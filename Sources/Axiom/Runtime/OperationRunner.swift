@@ -30,10 +30,10 @@ public struct OperationRunner<Chain: OperationMiddleware, Handlers: ErrorHandler
     nonisolated(nonsending) public func run<Value: Sendable>(
         _ name: String, _ work: nonisolated(nonsending) @Sendable () async throws -> Value
     ) async throws(EscalatedError) -> Outcome<Value> {
-        // The first attempt runs here, specialized for `Value`: the pipeline's own `run` is generic code of
-        // another module, whose success path alone cost ~300 ns on this machine. An error goes to the pipeline
-        // exactly as if its `run` had caught it: its body rethrows the caught error once, and any recovery the
-        // handlers decide runs the whole chain again.
+        // The first attempt runs here, on the caller's executor like the stages (`nonisolated(nonsending)`):
+        // the pipeline's `run` is a plain nonisolated async function, so going through it on the happy path
+        // would hop executors. An error goes to the pipeline exactly as if its `run` had caught it: its body
+        // rethrows the caught error once, and any recovery the handlers decide runs the whole chain again.
         let firstError: any Error
         do {
             return .success(
