@@ -148,3 +148,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzz targets: one libFuzzer executable per parser of outside data, under `Tests/Fuzz/NAME`, each with a
+// seed corpus in `Tests/Fuzz/Corpus/NAME`. They are declared only when `AXIOM_FUZZ` is set: a libFuzzer target
+// has no `main` of its own (the fuzzer's runtime brings it), so it links only with `-sanitize=fuzzer`.
+// `Tests/Fuzz/run` builds them with `-sanitize=fuzzer,address` and runs each for a bounded time.
+if Context.environment["AXIOM_FUZZ"] != nil {
+    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: "Fuzz\(name)",
+            dependencies: dependencies,
+            path: "Tests/Fuzz/\(name)",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    }
+    package.targets += [
+        fuzzTarget("DomainError", ["Axiom"])
+    ]
+}
