@@ -121,7 +121,6 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        benchmark("CrashBenchmarks", ["AxiomCrash", "CAxiomCrash"]),
         // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
         // _Unwind_* for the whole process; only the crash module may).
         .target(
@@ -140,29 +139,37 @@ let package = Package(
             name: "AxiomSymbolicationTests",
             dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
         ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// Benchmarks, or, when `AXIOM_FUZZ` is set, fuzz targets instead: a fuzz build's sanitizer flags would apply to
+// the benchmark plugin's host tool too, and a fuzz build has no use for it.
+//
+// Fuzz targets: one libFuzzer executable per parser of outside data, under `Tests/Fuzz/NAME`, each with a seed
+// corpus in `Tests/Fuzz/Corpus/NAME`. A fuzz target's entry point hands control to libFuzzer's driver, so it links
+// only with `-sanitize=fuzzer`. `Tests/Fuzz/run` builds them with `-sanitize=fuzzer,address` and runs each for a
+// bounded time.
+if Context.environment["AXIOM_FUZZ"] == nil {
+    package.targets += [
+        benchmark("CrashBenchmarks", ["AxiomCrash", "CAxiomCrash"]),
         benchmark("AxiomBenchmarks", ["Axiom"]),
         benchmark("RuntimeBenchmarks", ["Axiom"]),
         benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),
         benchmark("PresentationBenchmarks", ["Axiom", .product(name: "Logging", package: "swift-log")]),
-    ],
-    swiftLanguageModes: [.v6]
-)
-
-// Fuzz targets: one libFuzzer executable per parser of outside data, under `Tests/Fuzz/NAME`, each with a
-// seed corpus in `Tests/Fuzz/Corpus/NAME`. They are declared only when `AXIOM_FUZZ` is set: a libFuzzer target
-// has no `main` of its own (the fuzzer's runtime brings it), so it links only with `-sanitize=fuzzer`.
-// `Tests/Fuzz/run` builds them with `-sanitize=fuzzer,address` and runs each for a bounded time.
-if Context.environment["AXIOM_FUZZ"] != nil {
+    ]
+} else {
     func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
         .executableTarget(
             name: "Fuzz\(name)",
-            dependencies: dependencies,
+            dependencies: dependencies + ["FuzzSupport"],
             path: "Tests/Fuzz/\(name)",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         )
     }
     package.targets += [
-        fuzzTarget("DomainError", ["Axiom"])
+        .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
+        fuzzTarget("DomainError", ["Axiom"]),
     ]
 }

@@ -79,24 +79,35 @@ extension ErrorSeverity {
 
 /// Counts each outcome through swift-metrics: `axiom_errors_total{domain, code, disposition, layer}`.
 ///
-/// Counters are created once per (code, disposition, layer) and cached, so counting allocates nothing
-/// after the first event of a kind. Codes made of string literals (every `IdentifiableError` written in
-/// Swift) find their counter without a lock and without hashing a string: the cache for them is an immutable
-/// table, keyed by the strings' raw bits and published through an atomic pointer, the way the registry's
-/// lookups work. Other codes (decoded at run time) take a locked dictionary.
+/// A registered code counts under its descriptor's code, so a numeric alias and its name share one series.
+/// Codes that no catalog registers (a peer's, an unknown Swift type's) collapse into one series per domain, with
+/// the code `unregistered`, and at most ``maximumUnregisteredDomains`` such domains; later ones count under the
+/// domain `other`. Whatever peers send, the number of series stays bounded; the log line keeps the exact code.
+///
+/// Counters are created once per series and cached, so counting allocates nothing after the first event of a
+/// kind. A registered code finds its counter without a lock and without reading a string: the cache is a
+/// lock-free table keyed by the descriptor's address (registered descriptors are immortal), the disposition and
+/// the layer. Unregistered codes take a locked dictionary.
 public final class MetricsObserver: ErrorObserver {
     /// The counter's label.
     public static let label = "axiom_errors_total"
+    /// The `code` of the series that counts codes no catalog registers.
+    public static let unregisteredCode = "unregistered"
+    /// The `domain` of unregistered codes past ``maximumUnregisteredDomains``.
+    public static let otherDomain = "other"
+    /// How many domains of unregistered codes get a series of their own.
+    public static let maximumUnregisteredDomains = 64
 
     private struct Key: Hashable {
-        let code: ErrorCode
+        let domain: String
+        let code: String
         let disposition: Disposition
         let layer: Layer
     }
 
-    /// The key of a literal code's counter: raw bits, no string to hash or compare.
+    /// The key of a descriptor's counter: three words, no string to hash or compare.
     struct FastKey: Hashable, Sendable {
-        let code: RawCodeKey
+        let descriptor: UInt
         let disposition: Disposition
         let layer: Layer
 
@@ -109,78 +120,83 @@ public final class MetricsObserver: ErrorObserver {
                 case .escalate: 3
                 case .default: 4
                 }
-            return code.slotHash ^ Int(bitPattern: (layerBits >> 7) &+ dispositionBits &* 0xBF58_476D_1CE4_E5B9)
+            let descriptorBits = (descriptor >> 4) &* 0xBF58_476D_1CE4_E5B9
+            return Int(bitPattern: descriptorBits ^ (layerBits >> 7) &+ dispositionBits &* 0x94D0_49BB_1331_11EB)
         }
     }
 
-    typealias FastCounters = OpenTable<FastKey, Counter>
+    /// What the fast table knows of a descriptor: its counter, or that it stands for unregistered codes.
+    enum FastCounter: Sendable {
+        case counter(Counter)
+        case unregistered
+    }
 
     private struct State {
         var counters: [Key: Counter] = [:]
-        /// Replaced fast tables, each still retained once: a reader may be using one.
-        var retired: [UInt] = []
+        var unregisteredDomains: Set<String> = []
     }
 
     private let factory: any MetricsFactory
     private let state = Mutex(State())
-    /// The address of the current fast table, retained once on behalf of the observer.
-    private let fastPointer: Atomic<UInt>
+    private let fast = PublishedTable<FastKey, FastCounter>(hash: { $0.slotHash })
 
     /// Counts through `factory` (the bootstrapped one by default).
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
-        let empty = FastCounters([], hash: { $0.slotHash })
-        fastPointer = Atomic(UInt(bitPattern: Unmanaged.passRetained(empty).toOpaque()))
-    }
-
-    deinit {
-        // No reader can exist once the observer is gone.
-        Self.table(at: fastPointer.load(ordering: .acquiring)).release()
-        state.withLock { state in
-            for address in state.retired { Self.table(at: address).release() }
-        }
-    }
-
-    private static func table(at address: UInt) -> Unmanaged<FastCounters> {
-        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
     }
 
     public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        let code = event.code
-        let disposition = resolution.disposition
-        if let raw = RawCodeKey(code) {
-            let key = FastKey(code: raw, disposition: disposition, layer: event.layer)
-            // Tables are never freed while the observer lives, so the read needs no retain of its own.
-            let found = Self.table(at: fastPointer.load(ordering: .acquiring))
-                ._withUnsafeGuaranteedRef { $0.lookup(key, hash: key.slotHash) }
-            if let counter = found {
-                counter.increment()
-                return
-            }
+        let key = FastKey(
+            descriptor: UInt(bitPattern: event.descriptorReference.toOpaque()), disposition: resolution.disposition,
+            layer: event.layer)
+        if case .counter(let counter)? = fast.lookup(key, hash: key.slotHash) {
+            counter.increment()
+            return
         }
-        counter(for: Key(code: code, disposition: disposition, layer: event.layer)).increment()
+        countSlowly(event, key)
     }
 
-    /// The counter of a key, made on first use; a literal code's counter also goes into the fast table.
-    private func counter(for key: Key) -> Counter {
+    /// The first event of a registered descriptor, disposition and layer, or any unregistered code.
+    private func countSlowly(_ event: ErrorEvent, _ key: FastKey) {
+        let descriptor = event.descriptor
+        let code = event.code
+        if descriptor.code == ErrorCatalog.unknownCode && code != ErrorCatalog.unknownCode {
+            _ = fast.value(for: key) { .unregistered }
+            counter(domain: code.domain, code: nil, key).increment()
+            return
+        }
+        let found = fast.value(for: key) {
+            .counter(counter(domain: descriptor.code.domain, code: descriptor.code.code, key))
+        }
+        if case .counter(let counter)? = found { counter.increment() }
+    }
+
+    /// The counter of a series, made on first use. A nil `code` is the unregistered series of `domain`.
+    private func counter(domain: String, code: String?, _ fastKey: FastKey) -> Counter {
         state.withLock { state in
+            var domain = domain
+            if code == nil && !state.unregisteredDomains.contains(domain) {
+                if state.unregisteredDomains.count < Self.maximumUnregisteredDomains {
+                    state.unregisteredDomains.insert(domain)
+                } else {
+                    domain = Self.otherDomain
+                }
+            }
+            let key = Key(
+                domain: domain, code: code ?? Self.unregisteredCode, disposition: fastKey.disposition,
+                layer: fastKey.layer)
             if let counter = state.counters[key] { return counter }
             let counter = Counter(
                 label: Self.label,
                 dimensions: [
-                    ("domain", key.code.domain), ("code", key.code.code), ("disposition", key.disposition.rawValue),
+                    ("domain", key.domain), ("code", key.code), ("disposition", key.disposition.rawValue),
                     ("layer", key.layer.name),
                 ], factory: factory)
             state.counters[key] = counter
-            if let raw = RawCodeKey(key.code) {
-                let current = fastPointer.load(ordering: .acquiring)
-                let next = Self.table(at: current)._withUnsafeGuaranteedRef {
-                    $0.inserting(FastKey(code: raw, disposition: key.disposition, layer: key.layer), counter)
-                }
-                fastPointer.store(UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .releasing)
-                state.retired.append(current)
-            }
             return counter
         }
     }
+
+    /// How many series this observer has made (for tests of its bounds).
+    var seriesCount: Int { state.withLock { $0.counters.count } }
 }

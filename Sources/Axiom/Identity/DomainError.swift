@@ -49,11 +49,27 @@ extension DomainError {
         public var description: String { "not an error response: \(reason)" }
     }
 
+    /// The largest payload ``decode(domain:json:)`` reads: 1 MiB. An error body is a few hundred bytes.
+    public static let maximumPayloadSize = 1 << 20
+    /// The longest code ``decode(domain:json:)`` accepts, in UTF-8 bytes.
+    public static let maximumCodeLength = 128
+    /// The longest `Retry-After` ``decode(domain:json:)`` keeps: one day. A longer one is cut to it.
+    public static let maximumRetryAfter: Duration = .seconds(86_400)
+    /// The metadata key under which ``decode(domain:json:)`` says why it dropped a `retry_after`.
+    public static let invalidRetryAfterKey = "invalid_retry_after"
+
     /// Reads an error response: a JSON object with an `error` member (or the error object itself) whose
-    /// `code` is a string or an integer, with an optional `message`, `data`, and `retry_after` seconds.
+    /// `code` is a string or an integer, with an optional `message` and `retry_after` seconds.
+    ///
+    /// Anything a peer sends is answered: with an error, or with `DecodingFailure`, never a trap. A code must be
+    /// at most ``maximumCodeLength`` bytes without control characters (it reaches log lines and metrics). A
+    /// `retry_after` must be a finite, non-negative number of seconds (or a string of one); a longer one than
+    /// ``maximumRetryAfter`` is cut to it, and an invalid one is dropped with its reason in the metadata under
+    /// ``invalidRetryAfterKey``, so the error keeps its identity either way.
     ///
     /// - Throws: `DecodingFailure` naming what is missing; the payload is never echoed, it may hold secrets.
     public static func decode(domain: String, json: Data) throws(DecodingFailure) -> DomainError {
+        guard json.count <= maximumPayloadSize else { throw DecodingFailure(reason: "larger than 1 MiB") }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: json)
@@ -62,23 +78,66 @@ extension DomainError {
         }
         guard let top = object as? [String: Any] else { throw DecodingFailure(reason: "not a JSON object") }
         let body = (top["error"] as? [String: Any]) ?? top
-        let code: String
-        if let text = body["code"] as? String, !text.isEmpty {
-            code = text
-        } else if let number = body["code"] as? Int {
-            code = String(number)
-        } else {
-            throw DecodingFailure(reason: "no string or integer `code`")
-        }
+        let code = try Self.code(body["code"])
         var metadata: [String: String] = [:]
-        if let type = top["result_type"] as? String { metadata["result_type"] = type }
-        if let id = top["id"] { metadata["id"] = "\(id)" }
+        if let type = top["result_type"] as? String, type.utf8.count <= maximumCodeLength {
+            metadata["result_type"] = type
+        }
+        if let id = Self.scalarText(top["id"]) { metadata["id"] = id }
         var retryAfter: Duration?
-        if let seconds = (body["retry_after"] ?? top["retry_after"]) as? NSNumber {
-            retryAfter = .milliseconds(Int64(seconds.doubleValue * 1000))
+        if let value = body["retry_after"] ?? top["retry_after"] {
+            switch Self.retryAfter(value) {
+            case .success(let wait): retryAfter = wait
+            case .failure(let failure): metadata[invalidRetryAfterKey] = failure.reason
+            }
         }
         return DomainError(
             domain: domain, code: code, message: body["message"] as? String ?? "", metadata: metadata,
             retryAfter: retryAfter)
+    }
+
+    private static func code(_ value: Any?) throws(DecodingFailure) -> String {
+        if let text = value as? String {
+            guard !text.isEmpty else { throw DecodingFailure(reason: "empty `code`") }
+            guard text.utf8.count <= maximumCodeLength else {
+                throw DecodingFailure(reason: "`code` longer than \(maximumCodeLength) bytes")
+            }
+            guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw DecodingFailure(reason: "`code` holds control characters")
+            }
+            return text
+        }
+        if let number = value as? NSNumber, !isBoolean(number), let integer = value as? Int {
+            return String(integer)
+        }
+        throw DecodingFailure(reason: "no string or integer `code`")
+    }
+
+    /// A string of at most `maximumCodeLength` bytes, or an integer, as text.
+    private static func scalarText(_ value: Any?) -> String? {
+        if let text = value as? String { return text.utf8.count <= maximumCodeLength ? text : nil }
+        if let number = value as? NSNumber, !isBoolean(number), let integer = value as? Int { return String(integer) }
+        return nil
+    }
+
+    private static func retryAfter(_ value: Any) -> Result<Duration, DecodingFailure> {
+        let seconds: Double
+        if let number = value as? NSNumber, !isBoolean(number) {
+            seconds = number.doubleValue
+        } else if let text = value as? String, let number = Double(text) {
+            seconds = number
+        } else {
+            return .failure(DecodingFailure(reason: "not a number"))
+        }
+        guard seconds.isFinite else { return .failure(DecodingFailure(reason: "not finite")) }
+        guard seconds >= 0 else { return .failure(DecodingFailure(reason: "negative")) }
+        let ceiling = Double(maximumRetryAfter.components.seconds)
+        // Whole milliseconds of at most a day: the conversion cannot overflow.
+        return .success(.milliseconds(Int64((min(seconds, ceiling) * 1000).rounded())))
+    }
+
+    /// JSON `true` and `false` arrive as numbers; they are neither codes nor durations.
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        number.objCType.pointee == CChar(bitPattern: UInt8(ascii: "c"))
     }
 }

@@ -7,11 +7,13 @@ import Synchronization
 //            fast code table (literal codes, no hashing of strings) ◀──────┤
 //                                 snapshot.byCode[identity.code] ◀─────────┘ (other codes, and misses)
 //
-// All three tables are immutable objects published through an atomic pointer. Readers load the pointer and
-// read; they never take a lock. Writers (catalog registrations, a first sight of an error type) serialize
-// on a mutex, build a new table, publish it, and keep the old one alive until the registry dies, so a
-// reader holding an old table never sees it freed. Registrations happen at start and per plugin, so the
-// retained garbage is a handful of small tables.
+// Readers never take a lock. The snapshot is immutable and published through an atomic pointer; a
+// registration builds a new one, publishes it and keeps the old one alive until the registry dies, so a reader
+// holding an old snapshot never sees it freed (registrations happen at start and per plugin: a handful). The
+// type table and the fast code table are grow-only tables (`PublishedTable`): a first sight of an error type or
+// of a code adds one entry without copying the table. Codes can come from peers (decoded error bodies), so the
+// fast table remembers at most `rememberedMissLimit` codes that no catalog registers; later unknown codes take
+// the dictionary path and are not remembered, and the registry's memory stays bounded whatever peers send.
 
 /// Maps error identities to descriptors. Lookups are lock-free and allocation-free.
 ///
@@ -21,21 +23,26 @@ public final class ErrorRegistry: Sendable {
     /// The process-wide registry that layers use unless given another.
     public static let shared = ErrorRegistry()
 
+    /// How many codes that no catalog registers the fast table remembers as misses. Beyond it, unknown codes
+    /// cost a dictionary lookup each time, and nothing of them is kept.
+    public static let rememberedMissLimit = 256
+
     private let snapshotPointer: Atomic<UInt>
-    private let typeTablePointer: Atomic<UInt>
-    private let fastCodesPointer: Atomic<UInt>
-    private let writer: Mutex<Retired>
+    private let typeTable: PublishedTable<ObjectIdentifier, Unmanaged<TypeExtractor>>
+    private let fastCodes: PublishedTable<RawCodeKey, FastEntry>
+    /// Set once `rememberedMissLimit` misses are remembered, so that unknown codes then skip the writer's lock.
+    private let missesFull = Atomic(false)
+    private let writer: Mutex<WriterState>
 
     /// Creates a registry holding the built-in catalog.
     public init() {
         let snapshot = Snapshot.empty
         // CancellationError is known from the start.
-        let table = TypeTable(
-            [(ObjectIdentifier(CancellationError.self), TypeExtractor.cancellation)], hash: { $0.slotHash })
         snapshotPointer = Atomic(Self.address(of: snapshot))
-        typeTablePointer = Atomic(Self.address(of: table))
-        fastCodesPointer = Atomic(Self.address(of: FastCodes([], hash: { $0.slotHash })))
-        writer = Mutex(Retired())
+        typeTable = PublishedTable(
+            [(ObjectIdentifier(CancellationError.self), TypeExtractor.cancellation)], hash: { $0.slotHash })
+        fastCodes = PublishedTable(hash: { $0.slotHash })
+        writer = Mutex(WriterState())
         do {
             try register(.builtin)
         } catch {
@@ -44,12 +51,11 @@ public final class ErrorRegistry: Sendable {
     }
 
     deinit {
-        // No reader can exist once the registry is gone: release the current and every retired table.
+        // No reader can exist once the registry is gone: release the current and every retired snapshot (the
+        // published tables release their own).
         Unmanaged<Snapshot>.fromOpaque(Self.pointer(snapshotPointer.load(ordering: .acquiring))).release()
-        Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring))).release()
-        Unmanaged<FastCodes>.fromOpaque(Self.pointer(fastCodesPointer.load(ordering: .acquiring))).release()
-        writer.withLock { retired in
-            for address in retired.objects { Unmanaged<AnyObject>.fromOpaque(Self.pointer(address)).release() }
+        writer.withLock { state in
+            for address in state.retired { Unmanaged<AnyObject>.fromOpaque(Self.pointer(address)).release() }
         }
     }
 
@@ -71,30 +77,16 @@ public final class ErrorRegistry: Sendable {
         Unmanaged<Snapshot>.fromOpaque(Self.pointer(snapshotPointer.load(ordering: .acquiring))).takeUnretainedValue()
     }
 
-    @inline(__always)
-    private var typeTable: TypeTable {
-        Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring)))
-            .takeUnretainedValue()
-    }
-
-    @inline(__always)
-    private var fastCodes: FastCodes {
-        Unmanaged<FastCodes>.fromOpaque(Self.pointer(fastCodesPointer.load(ordering: .acquiring)))
-            .takeUnretainedValue()
-    }
-
     // The hot path reads the tables through guaranteed references: the registry holds every table it ever
     // published until it dies, so a reader needs no retain/release of its own (two atomic operations each).
     @inline(__always)
     private func lookupFast(_ key: RawCodeKey) -> FastEntry? {
-        Unmanaged<FastCodes>.fromOpaque(Self.pointer(fastCodesPointer.load(ordering: .acquiring)))
-            ._withUnsafeGuaranteedRef { $0.lookup(key, hash: key.slotHash) }
+        fastCodes.lookup(key, hash: key.slotHash)
     }
 
     @inline(__always)
     private func lookupExtractor(_ key: ObjectIdentifier) -> Unmanaged<TypeExtractor>? {
-        Unmanaged<TypeTable>.fromOpaque(Self.pointer(typeTablePointer.load(ordering: .acquiring)))
-            ._withUnsafeGuaranteedRef { $0.lookup(key, hash: key.slotHash) }
+        typeTable.lookup(key, hash: key.slotHash)
     }
 
     /// The descriptor registered for a code or for one of its numeric aliases (`ErrorCode("telnyx", "-32003")`).
@@ -111,7 +103,7 @@ public final class ErrorRegistry: Sendable {
         case .miss?: return nil
         case nil:
             let found = snapshot.byCode[code].map(Unmanaged.passUnretained)
-            remember(key, code)
+            if found != nil || !missesFull.load(ordering: .relaxed) { remember(key, code) }
             return found
         }
     }
@@ -207,17 +199,16 @@ public final class ErrorRegistry: Sendable {
     ///   numeric alias is taken twice, a descriptor lies outside the declared domains, or the source is
     ///   already registered. Nothing of a refused catalog is registered.
     public func register(_ catalog: ErrorCatalog) throws(RegistrationError) {
-        try writer.withLock { retired throws(RegistrationError) in
+        try writer.withLock { state throws(RegistrationError) in
             let current = snapshot
             let next = try current.adding(catalog)
             // Known misses may be codes this catalog brings: drop them before the new codes become visible.
-            let fast = fastCodes
-            let hits = fast.entries.filter { if case .hit = $0.1 { true } else { false } }
-            if hits.count != fast.entries.count {
-                fastCodesPointer.store(Self.address(of: FastCodes(hits, hash: { $0.slotHash })), ordering: .releasing)
-                retired.keep(fast)
+            if state.misses > 0 {
+                fastCodes.replaceEntries { entries in entries.filter { if case .hit = $0.1 { true } else { false } } }
+                state.misses = 0
+                missesFull.store(false, ordering: .relaxed)
             }
-            publish(next, replacing: current, retired: &retired)
+            publish(next, replacing: current, state: &state)
         }
     }
 
@@ -235,49 +226,47 @@ public final class ErrorRegistry: Sendable {
     /// Publishes an extractor for a type; the first one installed for a type wins a race between readers.
     @discardableResult
     private func install(_ extractor: Unmanaged<TypeExtractor>, for key: ObjectIdentifier) -> Unmanaged<TypeExtractor> {
-        writer.withLock { retired in
-            let current = typeTable
-            if let existing = current.lookup(key, hash: key.slotHash),
-                !(extractor._withUnsafeGuaranteedRef { $0 is ClosureExtractorBase })
-            {
-                return existing
-            }
-            let next = current.inserting(key, extractor)
-            typeTablePointer.store(Self.address(of: next), ordering: .releasing)
-            retired.keep(current)
-            return extractor
+        guard extractor._withUnsafeGuaranteedRef({ $0 is ClosureExtractorBase }) else {
+            return typeTable.value(for: key) { extractor } ?? extractor
         }
+        // An application's extractor replaces whatever is there; rare, so the table is rebuilt.
+        typeTable.replaceEntries { entries in [(key, extractor)] + entries.filter { $0.0 != key } }
+        return extractor
     }
 
-    /// Adds a literal code to the fast table, as a hit or as a known miss. Hits never go stale (a code never
-    /// changes its descriptor); misses are dropped by every registration, and this re-reads the snapshot under
-    /// the writer lock, so a miss recorded here is true of the current snapshot.
+    /// Adds a code with an immortal key to the fast table, as a hit or as a known miss. Hits never go stale (a
+    /// code never changes its descriptor) and are bounded by what is registered; misses are bounded by
+    /// `rememberedMissLimit` and dropped by every registration. This re-reads the snapshot under the writer lock,
+    /// so a miss recorded here is true of the current snapshot.
     private func remember(_ key: RawCodeKey, _ code: ErrorCode) {
-        writer.withLock { retired in
-            let current = fastCodes
-            guard current.lookup(key, hash: key.slotHash) == nil else { return }
-            let entry: FastEntry = snapshot.byCode[code].map { .hit(Unmanaged.passUnretained($0)) } ?? .miss
-            let next = current.inserting(key, entry)
-            fastCodesPointer.store(Self.address(of: next), ordering: .releasing)
-            retired.keep(current)
+        writer.withLock { state in
+            _ = fastCodes.value(for: key) {
+                if let descriptor = snapshot.byCode[code] { return .hit(Unmanaged.passUnretained(descriptor)) }
+                guard state.misses < Self.rememberedMissLimit else { return nil }
+                state.misses += 1
+                if state.misses == Self.rememberedMissLimit { missesFull.store(true, ordering: .relaxed) }
+                return .miss
+            }
         }
     }
 
-    private func publish(_ next: Snapshot, replacing current: Snapshot, retired: inout Retired) {
+    private func publish(_ next: Snapshot, replacing current: Snapshot, state: inout WriterState) {
         snapshotPointer.store(Self.address(of: next), ordering: .releasing)
-        retired.keep(current)
+        state.retired.append(UInt(bitPattern: Unmanaged.passUnretained(current).toOpaque()))
+    }
+
+    /// How many entries the fast code table holds, and how many of them are misses (for tests of its bounds).
+    var fastTableCounts: (entries: Int, misses: Int) {
+        writer.withLock { state in (fastCodes.count, state.misses) }
     }
 }
 
-/// Tables replaced by newer ones; released when the registry is.
-private struct Retired: ~Copyable {
-    /// Addresses of replaced tables, each still retained once.
-    var objects: [UInt] = []
-
-    /// Takes over the registry's reference to a table that was just replaced.
-    mutating func keep(_ table: AnyObject) {
-        objects.append(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()))
-    }
+/// What the registry's writer owns.
+private struct WriterState: ~Copyable {
+    /// Addresses of replaced snapshots, each still retained once: a reader may hold one.
+    var retired: [UInt] = []
+    /// Misses in the fast code table.
+    var misses = 0
 }
 
 struct AliasKey: Hashable {
@@ -365,9 +354,6 @@ final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendabl
         ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
     }
 }
-
-typealias TypeTable = OpenTable<ObjectIdentifier, Unmanaged<TypeExtractor>>
-typealias FastCodes = OpenTable<RawCodeKey, FastEntry>
 
 /// What the fast table knows of a literal code: its descriptor, or that no catalog registers it.
 enum FastEntry: Sendable {

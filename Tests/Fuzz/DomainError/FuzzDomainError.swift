@@ -5,20 +5,23 @@
 
 import Axiom
 import Foundation
+import FuzzSupport
 
 private let registry = ErrorRegistry()
 
-@_cDecl("LLVMFuzzerTestOneInput")
-public func fuzzDomainError(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let data = Data(bytes: bytes, count: count)
-    do {
-        let error = try DomainError.decode(domain: "fuzz", json: data)
-        precondition(!error.errorCode.code.isEmpty, "decoded an empty code")
-        if let wait = error.retryAfter { precondition(wait >= .zero, "decoded a negative Retry-After") }
-        _ = error.description
-        _ = registry.descriptor(for: error)
-    } catch {
-        _ = error.description
+@c(FuzzDomainError_main)
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { bytes, count in
+        let data = Data(fuzzInput(bytes, count))
+        do {
+            let error = try DomainError.decode(domain: "fuzz", json: data)
+            precondition(!error.errorCode.code.isEmpty, "decoded an empty code")
+            if let wait = error.retryAfter { precondition(wait >= .zero, "decoded a negative Retry-After") }
+            _ = error.description
+            _ = registry.descriptor(for: error)
+        } catch {
+            _ = String(describing: error)
+        }
+        return 0
     }
-    return 0
 }
