@@ -1,3 +1,4 @@
+import CAxiomDwarf
 import Synchronization
 
 /// Turns code addresses into functions, files, lines and columns, inlined frames included.
@@ -36,6 +37,18 @@ public final class Symbolicator: Sendable {
     /// Creates a symbolicator with empty caches.
     public init() {}
 
+    /// Runs `body` with the state locked, and tells ThreadSanitizer so (see `axiom_tsan_acquire`).
+    private func withState<R: Sendable>(
+        _ body: (inout State) throws(SymbolicationError) -> R
+    ) throws(SymbolicationError) -> R {
+        try state.withLock { (state: inout State) throws(SymbolicationError) -> R in
+            let lock = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            axiom_tsan_acquire(lock)
+            defer { axiom_tsan_release(lock) }
+            return try body(&state)
+        }
+    }
+
     /// Symbolicates a module-relative address.
     ///
     /// - Parameters:
@@ -47,7 +60,7 @@ public final class Symbolicator: Sendable {
     /// - Throws: ``SymbolicationError`` when the file is missing, not ELF, malformed, or has no symbol
     ///   information at all for the address.
     public func symbolicate(modulePath: String, address: UInt64) throws(SymbolicationError) -> [SymbolicatedFrame] {
-        try state.withLock { (state: inout State) throws(SymbolicationError) -> [SymbolicatedFrame] in
+        try withState { state throws(SymbolicationError) in
             try state.module(modulePath).symbolicate(address, demangler: &state.demangler)
         }
     }
@@ -70,7 +83,7 @@ public final class Symbolicator: Sendable {
 
     /// Opens a module ahead of time (so a later symbolication does not pay for it). Optional.
     public func preload(modulePath: String) throws(SymbolicationError) {
-        try state.withLock { (state: inout State) throws(SymbolicationError) in
+        try withState { state throws(SymbolicationError) in
             _ = try state.module(modulePath)
         }
     }
@@ -78,7 +91,7 @@ public final class Symbolicator: Sendable {
     /// The function symbols of a module's symbol table (`.symtab`, else `.dynsym`), sorted by address, one per
     /// address. Meant for tools and tests that sample a module.
     public func functionSymbols(modulePath: String) throws(SymbolicationError) -> [FunctionSymbol] {
-        try state.withLock { (state: inout State) throws(SymbolicationError) in
+        try withState { state throws(SymbolicationError) in
             try state.module(modulePath).allFunctionSymbols()
         }
     }

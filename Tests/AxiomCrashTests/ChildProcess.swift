@@ -64,7 +64,7 @@ enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = (environment ?? currentEnvironment()).map { strdup($0) } + [nil]
+        let envp = withSanitizerOptions(environment ?? currentEnvironment()).map { strdup($0) } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
@@ -77,6 +77,19 @@ enum ChildProcess {
             precondition(errno == EINTR, "waitpid: \(errno)")
         }
         return Termination(waitStatus: status)
+    }
+
+    /// A child built with a sanitizer (`swift test --sanitize=thread|address`) would catch a crash itself and
+    /// exit with the sanitizer's report before the crash reporter's handler runs. These options leave the fatal
+    /// signals to the reporter, as in a build without a sanitizer; a child without one never reads them.
+    static func withSanitizerOptions(_ environment: [String]) -> [String] {
+        let leaveSignals = "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0"
+        var result = environment.filter { !$0.hasPrefix("TSAN_OPTIONS=") && !$0.hasPrefix("ASAN_OPTIONS=") }
+        for name in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {
+            let inherited = environment.first { $0.hasPrefix(name + "=") }.map { $0.dropFirst(name.count + 1) }
+            result.append("\(name)=" + (inherited.map { "\($0):" } ?? "") + leaveSignals)
+        }
+        return result
     }
 
     static func currentEnvironment() -> [String] {

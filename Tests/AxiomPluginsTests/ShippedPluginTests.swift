@@ -5,7 +5,8 @@ import Testing
 @testable import AxiomPlugins
 
 /// The plugins SwiftPM builds beside the test binary, loaded as `axiom` loads them.
-@Suite struct ShippedPluginTests {
+@Suite(.disabled(if: Sanitizer.thread, Sanitizer.swiftPluginsReason))
+struct ShippedPluginTests {
     let registry = ErrorRegistry()
     let report: PluginLoadReport
 

@@ -27,6 +27,21 @@ char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *ou
 int axiom_dwarf_find_loaded_module(uintptr_t address, char *pathBuffer, size_t pathBufferSize,
                                    uint64_t *loadBias);
 
+/// ThreadSanitizer cannot see `Synchronization.Mutex` on Linux: its lock is a futex taken inside the Swift
+/// runtime, which is not instrumented, so TSan takes the data a mutex guards for racy. These tell TSan that a
+/// critical section starts (acquire) and ends (release) on `lock`. Without TSan the runtime's functions are
+/// weak undefined symbols, null, and each call costs one test.
+__attribute__((weak)) void __tsan_acquire(void *addr);
+__attribute__((weak)) void __tsan_release(void *addr);
+
+static inline void axiom_tsan_acquire(const void *lock) {
+    if (__tsan_acquire) __tsan_acquire((void *)lock);
+}
+
+static inline void axiom_tsan_release(const void *lock) {
+    if (__tsan_release) __tsan_release((void *)lock);
+}
+
 #ifdef __cplusplus
 }
 #endif
