@@ -1,7 +1,7 @@
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Which sanitizer, if any, this test process runs under (`swift test --sanitize=…`).
