@@ -338,7 +338,8 @@ final class DwarfReader {
         defer { dwarf_ranges_dealloc(debug, buffer, count) }
         var base = base
         var result: [(low: UInt64, high: UInt64)] = []
-        for index in 0..<Int(count) {
+        // Counts from libdwarf are signed: a negative one is no entries, not a trap.
+        for index in 0..<max(0, Int(count)) {
             let entry = buffer[index]
             switch entry.dwr_type {
             case DW_RANGES_ENTRY:
@@ -427,8 +428,9 @@ final class DwarfReader {
             discard(error)
             return
         }
-        table.rows.reserveCapacity(Int(lineCount))
-        for index in 0..<Int(lineCount) {
+        let rowCount = max(0, Int(lineCount))
+        table.rows.reserveCapacity(rowCount)
+        for index in 0..<rowCount {
             guard let line = lines[index] else { continue }
             var address: Dwarf_Addr = 0
             var number: Dwarf_Unsigned = 0
@@ -498,7 +500,8 @@ final class DwarfReader {
         // compile directory), from 1 before (0 meant the compile directory and is not in the table).
         var directories: [String] = version >= 5 ? [] : [""]
         let firstDirectory: Dwarf_Signed = version >= 5 ? 0 : 1
-        if directoryCount > 0 {
+        // The counts and indexes below describe the file's tables: bounded before they size a loop.
+        if directoryCount > 0 && directoryCount <= Self.maxTableEntries {
             for index in firstDirectory..<(firstDirectory + directoryCount) {
                 var name: UnsafePointer<CChar>? = nil
                 if dwarf_srclines_include_dir_data(context, index, &name, &error) == DW_DLV_OK {
@@ -517,8 +520,8 @@ final class DwarfReader {
             discard(error)
             return
         }
+        guard base >= 0, base <= Self.maxTableEntries, end > base, end - base <= Self.maxTableEntries else { return }
         table.fileNumberBase = Int(base)
-        guard end > base else { return }
         table.files.reserveCapacity(Int(end - base))
         for index in base..<end {
             var name: UnsafePointer<CChar>? = nil
@@ -544,6 +547,9 @@ final class DwarfReader {
                     useCompDir: version < 5 || directoryIndex != 0))
         }
     }
+
+    /// More directories or files than any line table has: a corrupt count.
+    static let maxTableEntries: Dwarf_Signed = 1 << 24
 
     static func joinPath(compDir: String, directory: String, file: String, useCompDir: Bool) -> String {
         if file.hasPrefix("/") { return file }
@@ -634,7 +640,7 @@ final class DwarfReader {
             scope.callFile = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_file) ?? 0)
             scope.callLine = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_line) ?? 0)
             scope.callColumn = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_column) ?? 0)
-            let index = table.addScope(scope, ranges: ranges, parent: parent)
+            guard let index = table.addScope(scope, ranges: ranges, parent: parent) else { return }
             walkChildren(of: die, mode: mode, parent: index, unit: unit, into: &table, depth: depth + 1)
         case (DW_TAG_lexical_block, _), (DW_TAG_try_block, _), (DW_TAG_catch_block, _):
             walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)

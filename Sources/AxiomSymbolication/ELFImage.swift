@@ -35,7 +35,9 @@ final class ELFImage {
 
     init(path: String) throws(SymbolicationError) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a path from a crash report may name a FIFO, whose open would wait for a writer; it is
+        // refused below as not a regular file, on which the flag changes nothing.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             let error = errno
             if error == ENOENT || error == ENOTDIR { throw .fileNotFound(path) }
