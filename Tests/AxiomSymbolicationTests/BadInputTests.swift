@@ -115,6 +115,34 @@ struct BadInputTests {
         }
     }
 
+    @Test("A bad .debug_rnglists header is a DWARF error, not a double free in libdwarf")
+    func rangeListHeaders() throws {
+        // Found by the Symbolication fuzz target: libdwarf 20210528 frees a range-list header it cannot read and
+        // then frees it again (Tests/Fuzz/Corpus/Symbolication/crash-rnglists-double-free.so).
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.seed)))
+        let header = try #require(whole.sectionHeader(named: ".debug_rnglists"))
+        let start = Int(whole.u64(at: header + 24))
+        let size = Int(whole.u64(at: header + 32))
+        for (name, patch): (String, (inout [UInt8]) -> Void) in [
+            ("zeroed", { $0.replaceSubrange(start..<(start + size), with: [UInt8](repeating: 0, count: size)) }),
+            ("version-4", { $0[start + 4] = 4 }),
+            ("address-size-3", { $0[start + 6] = 3 }),
+            ("longer-than-section", { $0[start] = 0xF0 }),
+            ("cut-after-length", { $0.setU64(at: header + 32, 5) }),
+        ] {
+            var bytes = whole
+            patch(&bytes)
+            let path = try temporaryFile("rnglists-\(name).so", bytes)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let failure = error(path)
+            #expect(failure?.code == .dwarfError, "\(name)")
+            #expect(failure?.message.contains(".debug_rnglists") == true, "\(name)")
+        }
+        let fuzzed = URL(fileURLWithPath: Self.seed).deletingLastPathComponent()
+            .appendingPathComponent("crash-rnglists-double-free.so").path
+        #expect(error(fuzzed)?.code == .dwarfError)
+    }
+
     @Test("An address no symbol covers is an error, not an empty answer")
     func uncoveredAddress() throws {
         let module = try #require(LoadedModule.containing(address: axiom_fixture_return_address()))
