@@ -3,12 +3,16 @@ import PackageDescription
 
 /// A benchmark executable under `Benchmarks/NAME`, run with `swift run -c release NAME` or
 /// `swift package benchmark --target NAME`.
+///
+/// Without the benchmark plugin in a fuzz build (`AXIOM_FUZZ`): SwiftPM builds a plugin's tool with the build's
+/// flags, and a tool linked with `-sanitize=fuzzer` has two `main`s (its own and libFuzzer's), so the link fails.
 func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
     .executableTarget(
         name: name,
         dependencies: dependencies + [.product(name: "Benchmark", package: "benchmark")],
         path: "Benchmarks/\(name)",
-        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        plugins: Context.environment["AXIOM_FUZZ"] == nil
+            ? [.plugin(name: "BenchmarkPlugin", package: "benchmark")] : []
     )
 }
 
@@ -163,6 +167,10 @@ if Context.environment["AXIOM_FUZZ"] != nil {
         )
     }
     package.targets += [
-        fuzzTarget("DomainError", ["Axiom"])
+        fuzzTarget("DomainError", ["Axiom"]),
+        fuzzTarget("PluginELF", ["AxiomPlugins"]),
+        fuzzTarget("PluginDescriptor", ["AxiomPlugins", "CAxiomPluginABI"]),
+        fuzzTarget("RawCrashReport", ["AxiomCrash"]),
+        fuzzTarget("Symbolication", ["AxiomSymbolication"]),
     ]
 }
