@@ -283,16 +283,35 @@ final class DwarfReader {
             return debugRanges(die, offset: value, base: base)
         }
         guard let low = lowPC(of: die) else { return [] }
+        // libdwarf 20210528's dwarf_highpc_b loses an error it makes for a DW_AT_high_pc of a form it cannot read
+        // (a leak per DIE, found by fuzzing): such a DIE is not handed to it, and has no range anyway.
+        let highForm: Dwarf_Half? = withAttribute(die, DW_AT_high_pc) { attr, error in
+            var form: Dwarf_Half = 0
+            guard dwarf_whatform(attr, &form, &error) == DW_DLV_OK else {
+                discard(error)
+                error = nil
+                return nil
+            }
+            return form
+        }
+        guard let highForm, Self.highPCForms.contains(Int32(highForm)) else { return [] }
         var high: Dwarf_Addr = 0
         var form: Dwarf_Half = 0
         var formClass = DW_FORM_CLASS_UNKNOWN
-        guard dwarf_highpc_b(die, &high, &form, &formClass, &error) == DW_DLV_OK else {
-            discard(error)
-            return []
-        }
+        let highResult = dwarf_highpc_b(die, &high, &form, &formClass, &error)
+        // libdwarf 20210528 can answer DW_DLV_OK and still leave an error it made on the way (found by fuzzing):
+        // it is ours to free either way.
+        discard(error)
+        guard highResult == DW_DLV_OK else { return [] }
         if formClass == DW_FORM_CLASS_CONSTANT { high = low &+ high }
         return high > low ? [(low, high)] : []
     }
+
+    /// The forms of DW_AT_high_pc that dwarf_highpc_b reads: an address, or an offset from DW_AT_low_pc.
+    private static let highPCForms: Set<Int32> = [
+        DW_FORM_addr, DW_FORM_addrx, DW_FORM_GNU_addr_index, DW_FORM_data1, DW_FORM_data2, DW_FORM_data4,
+        DW_FORM_data8, DW_FORM_udata, DW_FORM_sdata,
+    ]
 
     private func rangeList(_ attr: Dwarf_Attribute, form: Dwarf_Half, value: UInt64) -> [(low: UInt64, high: UInt64)] {
         var head: Dwarf_Rnglists_Head? = nil

@@ -143,6 +143,25 @@ struct BadInputTests {
         #expect(error(fuzzed)?.code == .dwarfError)
     }
 
+    @Test("Every input the fuzzer once failed on is answered with frames or an error")
+    func fuzzFindings() throws {
+        // crash-rnglists-double-free: libdwarf freed a range-list header twice. leak-highpc-form: libdwarf lost an
+        // error it made for a DW_AT_high_pc form it cannot read (a leak, seen only under the fuzzer's sanitizer).
+        let corpus = URL(fileURLWithPath: Self.seed).deletingLastPathComponent()
+        for name in ["crash-rnglists-double-free.so", "leak-highpc-form.so"] {
+            let path = corpus.appendingPathComponent(name).path
+            let symbolicator = Symbolicator()
+            let symbols = (try? symbolicator.functionSymbols(modulePath: path)) ?? []
+            for address in symbols.map(\.address) + [0x1000] {
+                do {
+                    #expect(!(try symbolicator.symbolicate(modulePath: path, address: address)).isEmpty, "\(name)")
+                } catch {
+                    #expect(!error.message.isEmpty, "\(name)")
+                }
+            }
+        }
+    }
+
     @Test("An address no symbol covers is an error, not an empty answer")
     func uncoveredAddress() throws {
         let module = try #require(LoadedModule.containing(address: axiom_fixture_return_address()))
