@@ -145,10 +145,10 @@ struct BadInputTests {
 
     @Test("Every input the fuzzer once failed on is answered with frames or an error")
     func fuzzFindings() throws {
-        // crash-rnglists-double-free: libdwarf freed a range-list header twice. leak-highpc-form: libdwarf lost an
-        // error it made for a DW_AT_high_pc form it cannot read (a leak, seen only under the fuzzer's sanitizer).
+        // crash-rnglists-double-free: libdwarf freed a range-list header twice. leak-highpc-*: libdwarf lost an
+        // error it made reading DW_AT_high_pc (leaks, seen only under the fuzzer's sanitizer).
         let corpus = URL(fileURLWithPath: Self.seed).deletingLastPathComponent()
-        for name in ["crash-rnglists-double-free.so", "leak-highpc-form.so"] {
+        for name in ["crash-rnglists-double-free.so", "leak-highpc-form.so", "leak-highpc-read.so"] {
             let path = corpus.appendingPathComponent(name).path
             let symbolicator = Symbolicator()
             let symbols = (try? symbolicator.functionSymbols(modulePath: path)) ?? []

@@ -8,8 +8,8 @@
 //
 // Seeds (Tests/Fuzz/Corpus/Symbolication), each a few KB: this C file built with
 // `cc -shared -fPIC -Wl,-z,max-page-size=0x10 -Wl,-z,noseparate-code -Wl,-z,norelro` and `-g -O1` (sym-dwarf5),
-// `-gdwarf-4 -O1` (sym-dwarf4), `-g -O0 -ffunction-sections` (sym-dwarf5-O0) and `-O1` (sym-nodebug); and the input
-// that made libdwarf free a range list twice (crash-rnglists-double-free).
+// `-gdwarf-4 -O1` (sym-dwarf4), `-g -O0 -ffunction-sections` (sym-dwarf5-O0) and `-O1` (sym-nodebug); and the inputs
+// that made libdwarf free a range list twice (crash-rnglists-double-free) or leak in dwarf_highpc_b (leak-highpc-*).
 //
 //     static inline int square(int value) { return value * value; }
 //     __attribute__((noinline)) static int helper(int value) {
@@ -60,12 +60,14 @@ public func fuzzSymbolication(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CI
     return 0
 }
 
-// libdwarf 20210528 leaks the error it makes for a malformed .gnu_debuglink or build-id note while it looks for a
-// separate debug file (dwarf_gnu_debuglink drops it): a leak in the library, 40 bytes per such file, that no caller
-// can free. It is suppressed by name; any other leak, ours among them, still fails the run. Naming the function
+// libdwarf 20210528 leaks errors it makes and then drops or overwrites: dwarf_gnu_debuglink for a malformed
+// .gnu_debuglink or build-id note while it looks for a separate debug file, and dwarf_highpc_b on some corrupt
+// DW_AT_high_pc values (the symbolicator frees every error it is handed, and passes only forms dwarf_highpc_b
+// reads, which avoids the most common one). Leaks in the library, a few hundred bytes per corrupt file, that no
+// caller can free: suppressed by name; any other leak, ours among them, still fails the run. Naming the function
 // needs full malloc stacks: libdwarf has no frame pointers, so the fast unwinder stops inside it.
 @_cdecl("__lsan_default_suppressions")
-func leakSuppressions() -> UnsafePointer<CChar> { cString("leak:dwarf_gnu_debuglink\n") }
+func leakSuppressions() -> UnsafePointer<CChar> { cString("leak:dwarf_gnu_debuglink\nleak:dwarf_highpc_b\n") }
 
 // Called by the sanitizer before any Swift global exists: the text is a static literal.
 @_cdecl("__asan_default_options")
