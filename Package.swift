@@ -171,5 +171,9 @@ if Context.environment["AXIOM_FUZZ"] == nil {
     package.targets += [
         .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
         fuzzTarget("DomainError", ["Axiom"]),
+        fuzzTarget("PluginELF", ["AxiomPlugins"]),
+        fuzzTarget("PluginDescriptor", ["AxiomPlugins", "CAxiomPluginABI"]),
+        fuzzTarget("RawCrashReport", ["AxiomCrash"]),
+        fuzzTarget("Symbolication", ["AxiomSymbolication"]),
     ]
 }

@@ -245,7 +245,9 @@ extension RawCrashReport {
     }
 
     static func readFile(_ path: String) throws(RawReportError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO at the path must not wait for a writer. It (like a device) has no size, so it reads
+        // as empty; on a regular file the flag changes nothing.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadable(path: path, errno: errno) }
         defer { close(fd) }
         var info = stat()

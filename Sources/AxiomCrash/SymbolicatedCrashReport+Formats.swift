@@ -57,7 +57,7 @@ extension SymbolicatedCrashReport {
         json.field("address", hex(frame.address))
         json.field("inlined", frame.isInlined)
         if let symbol = frame.symbol { json.field("symbol", symbol) }
-        if let offset = frame.offset { json.field("offset", Int(offset)) }
+        if let offset = frame.offset.flatMap({ Int(exactly: $0) }) { json.field("offset", offset) }
         if let description = frame.description { json.field("description", description) }
         if let image = frame.image { json.field("image", image) }
         if let file = frame.file {

@@ -3,12 +3,20 @@ import CAxiomPluginABI
 
 import class AxiomPluginKit.PluginExport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Copies a plugin's C descriptor into Swift values, refusing what the host does not understand.
 ///
 /// Everything is copied: after this returns, the host holds no pointer into the plugin's memory.
 enum DescriptorReader {
-    /// Generous bounds, so that a corrupt count cannot make the host loop for minutes.
+    /// Generous bounds, so that a corrupt count cannot make the host loop for minutes: on the items of the
+    /// whole catalog (nested lists included, so a million locales of a million messages each is refused too).
     static let maxItems = 1 << 20
+    /// The longest text read from a plugin, in bytes: a string without its NUL is refused at this length
+    /// instead of being read until some zero byte far away.
+    static let maxTextLength = 1 << 16
 
     /// The ABI version and descriptor size this host was built with.
     static let hostStructSize = MemoryLayout<axiom_plugin_descriptor>.size
@@ -80,17 +88,18 @@ enum DescriptorReader {
     ) -> Result<ErrorCatalog, PluginCatalogError> {
         do {
             let catalog = descriptor.catalog
-            let domains = try list(catalog.domains, catalog.domain_count, "domains") { pointer, index in
+            let budget = ItemBudget()
+            let domains = try list(catalog.domains, catalog.domain_count, "domains", budget) { pointer, index in
                 try required(pointer, "domain #\(index)")
             }
-            let descriptors = try list(catalog.codes, catalog.code_count, "codes") { code, index in
-                try self.descriptor(code, index: index, source: id)
+            let descriptors = try list(catalog.codes, catalog.code_count, "codes", budget) { code, index in
+                try self.descriptor(code, index: index, source: id, budget: budget)
             }
             var messages: [String: [String: String]] = [:]
-            let locales = try list(catalog.locales, catalog.locale_count, "locales") { $0 }
+            let locales = try list(catalog.locales, catalog.locale_count, "locales", budget) { $0 }
             for (index, locale) in locales.enumerated() {
                 let name = try required(locale.locale, "locale #\(index)")
-                let entries = try list(locale.messages, locale.message_count, "messages of \(name)") { $0 }
+                let entries = try list(locale.messages, locale.message_count, "messages of \(name)", budget) { $0 }
                 for entry in entries {
                     let key = try required(entry.key, "a message key of locale \(name)")
                     messages[name, default: [:]][key] = try required(entry.text, "text of \(name)/\(key)")
@@ -107,12 +116,15 @@ enum DescriptorReader {
     }
 
     /// `source` is set here, so that the registry keeps the instance instead of copying it to own it.
-    private static func descriptor(_ code: axiom_plugin_code, index: Int, source: String) throws -> ErrorDescriptor {
+    private static func descriptor(
+        _ code: axiom_plugin_code, index: Int, source: String, budget: ItemBudget
+    ) throws -> ErrorDescriptor {
         let domain = try required(code.domain, "domain of code #\(index)")
         let name = try required(code.code, "name of code #\(index) in \(domain)")
         func label() -> String { "\(domain)/\(name)" }
-        let aliases = try list(code.numeric_aliases, code.numeric_alias_count, "numeric aliases of \(label())") {
-            value, _ in
+        let aliases = try list(
+            code.numeric_aliases, code.numeric_alias_count, "numeric aliases of \(label())", budget
+        ) { value, _ in
             guard let number = Int(exactly: value) else {
                 throw PluginCatalogError(
                     reason: .invalidCatalog, detail: "alias \(value) of \(label()) is out of range")
@@ -125,10 +137,14 @@ enum DescriptorReader {
         var retry: RetryPolicy?
         if let policy = code.retry?.pointee {
             let backoff: RetryPolicy.Backoff = try known(policy.backoff, "backoff", of: label())
-            guard policy.max_attempts >= 1, policy.delay_ms >= 0, policy.max_delay_ms >= policy.delay_ms else {
+            guard policy.max_attempts >= 1, policy.delay_ms >= 0, policy.max_delay_ms >= policy.delay_ms,
+                policy.max_delay_ms <= maxDelayMilliseconds
+            else {
                 throw PluginCatalogError(
                     reason: .invalidCatalog,
-                    detail: "retry of \(label()) needs max_attempts >= 1 and 0 <= delay_ms <= max_delay_ms")
+                    detail:
+                        "retry of \(label()) needs max_attempts >= 1 and 0 <= delay_ms <= max_delay_ms <= \(maxDelayMilliseconds)"
+                )
             }
             retry = RetryPolicy(
                 maxAttempts: Int(policy.max_attempts), backoff: backoff, delay: .milliseconds(policy.delay_ms),
@@ -142,6 +158,11 @@ enum DescriptorReader {
             guard rule.duration_ms >= 0 || rule.duration_ms == Int64(AXIOM_PLUGIN_UNTIL_DISMISSED) else {
                 throw PluginCatalogError(
                     reason: .invalidCatalog, detail: "presentation duration of \(label()) is negative")
+            }
+            guard rule.duration_ms <= maxDelayMilliseconds else {
+                throw PluginCatalogError(
+                    reason: .invalidCatalog,
+                    detail: "presentation duration of \(label()) is above \(maxDelayMilliseconds) ms")
             }
             presentation = PresentationRule(
                 style: style, duration: rule.duration_ms < 0 ? nil : .milliseconds(rule.duration_ms),
@@ -164,16 +185,43 @@ enum DescriptorReader {
 
     // MARK: Reading C values
 
-    /// UTF-8 text, or nil for a null pointer or bytes that are not UTF-8.
+    /// The longest wait a plugin may declare, retry delay or presentation duration: a year. Longer is a corrupt
+    /// value, and the runtime computes with these durations (a backoff multiplies the delay).
+    static let maxDelayMilliseconds: Int64 = 365 * 24 * 3600 * 1000
+
+    /// UTF-8 text, or nil for a null pointer, bytes that are not UTF-8 or text longer than `maxTextLength`.
     static func text(_ pointer: UnsafePointer<CChar>?) -> String? {
-        pointer.flatMap { String(validatingCString: $0) }
+        guard case .text(let value) = readText(pointer) else { return nil }
+        return value
+    }
+
+    private enum Text {
+        case null, tooLong, notUTF8
+        case text(String)
+    }
+
+    /// Reads at most `maxTextLength + 1` bytes: the NUL must come within them.
+    private static func readText(_ pointer: UnsafePointer<CChar>?) -> Text {
+        guard let pointer else { return .null }
+        let length = strnlen(pointer, maxTextLength + 1)
+        guard length <= maxTextLength else { return .tooLong }
+        let bytes = UnsafeRawPointer(pointer).bindMemory(to: UInt8.self, capacity: length)
+        guard let value = String(validating: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) else {
+            return .notUTF8
+        }
+        return .text(value)
     }
 
     // Descriptions are autoclosures: they are only built for a refusal, not for each field read.
     private static func required(_ pointer: UnsafePointer<CChar>?, _ what: @autoclosure () -> String) throws -> String {
-        guard let pointer else { throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()) is null") }
-        guard let value = String(validatingCString: pointer) else {
-            throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()) is not UTF-8")
+        let value: String
+        switch readText(pointer) {
+        case .null: throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()) is null")
+        case .notUTF8: throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()) is not UTF-8")
+        case .tooLong:
+            throw PluginCatalogError(
+                reason: .invalidCatalog, detail: "\(what()) is longer than \(maxTextLength) bytes or not terminated")
+        case .text(let text): value = text
         }
         guard !value.isEmpty else { throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()) is empty") }
         return value
@@ -191,15 +239,24 @@ enum DescriptorReader {
         return known
     }
 
+    /// What is left of `maxItems` for one catalog. A class, so that nested lists share it without overlapping
+    /// `inout` accesses.
+    final class ItemBudget {
+        var remaining = DescriptorReader.maxItems
+    }
+
     private static func list<Element, Result>(
-        _ base: UnsafePointer<Element>?, _ count: Int, _ what: @autoclosure () -> String,
+        _ base: UnsafePointer<Element>?, _ count: Int, _ what: @autoclosure () -> String, _ budget: ItemBudget,
         _ transform: (Element, Int) throws -> Result
     ) throws -> [Result] {
-        guard count > 0 else { return [] }
-        guard count <= maxItems else {
+        // A size_t count above Int.max arrives negative: it is as corrupt as a huge one.
+        guard count != 0 else { return [] }
+        guard count > 0, count <= budget.remaining else {
             throw PluginCatalogError(
-                reason: .invalidCatalog, detail: "\(what()): \(count) items is beyond any sane catalog")
+                reason: .invalidCatalog,
+                detail: "\(what()): \(UInt(bitPattern: count)) items is beyond any sane catalog (\(maxItems) items)")
         }
+        budget.remaining -= count
         guard let base else {
             throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()): null with count \(count)")
         }
@@ -210,10 +267,10 @@ enum DescriptorReader {
     }
 
     private static func list<Element, Result>(
-        _ base: UnsafePointer<Element>?, _ count: Int, _ what: @autoclosure () -> String,
+        _ base: UnsafePointer<Element>?, _ count: Int, _ what: @autoclosure () -> String, _ budget: ItemBudget,
         _ transform: (Element) throws -> Result
     ) throws -> [Result] {
-        try list(base, count, what()) { element, _ in try transform(element) }
+        try list(base, count, what(), budget) { element, _ in try transform(element) }
     }
 
     /// Reverse-DNS: two or more dot-separated labels of ASCII letters, digits, '-' and '_'.

@@ -139,11 +139,14 @@ struct ELFImage {
         guard dynamic.size <= 1 << 20, let entries = reader.bytes(at: dynamic.offset, count: dynamic.size) else {
             return .malformed("PT_DYNAMIC outside the file")
         }
+        // An address inside a PT_LOAD, as a file offset; nil when no segment holds it or when the segment's
+        // p_offset puts it beyond any file (the sum is checked: p_offset comes from the file).
         func offset(_ address: UInt64) -> Int? {
             guard let load = loads.first(where: { address >= $0.address && address - $0.address < $0.size }) else {
                 return nil
             }
-            return Int(clamping: address - load.address + load.offset)
+            let (sum, overflow) = (address - load.address).addingReportingOverflow(load.offset)
+            return overflow ? nil : Int(exactly: sum)
         }
         var tags: [UInt64: UInt64] = [:]
         for index in 0..<(dynamic.size / 16) {
@@ -155,8 +158,8 @@ struct ELFImage {
             strsz <= 1 << 26, let strings = reader.bytes(at: strtab, count: Int(strsz))
         else { return .malformed("PT_DYNAMIC lacks a readable DT_SYMTAB, DT_STRTAB or DT_STRSZ") }
         func symbol(_ index: Int) -> Lookup? {
-            guard let bytes = reader.bytes(at: symtab + index * 24, count: 24) else {
-                return .malformed("symbol outside the file")
+            guard let at = checked(symtab, plus: index, times: 24), let bytes = reader.bytes(at: at, count: 24) else {
+                return .malformed("dynamic symbol #\(index) outside the file")
             }
             return match(bytes, 0, strings, wanted)
         }
@@ -169,14 +172,18 @@ struct ELFImage {
                 return .malformed("DT_GNU_HASH does not add up")
             }
             let hash = wanted.reduce(UInt32(5381)) { $0 &* 33 &+ UInt32($1) }
-            let bucketsAt = gnu + 16 + bloomWords * 8
-            guard let bucket = reader.bytes(at: bucketsAt + Int(hash % UInt32(buckets)) * 4, count: 4) else {
-                return .malformed("DT_GNU_HASH buckets outside the file")
-            }
+            // The table's position comes from the file: every sum is checked, and a sum beyond any file is
+            // the same refusal as a table outside this one.
+            guard let bucketsAt = checked(gnu, plus: 2 + bloomWords, times: 8),
+                let bucketAt = checked(bucketsAt, plus: Int(hash % UInt32(buckets)), times: 4),
+                let bucket = reader.bytes(at: bucketAt, count: 4),
+                let chains = checked(bucketsAt, plus: buckets, times: 4)
+            else { return .malformed("DT_GNU_HASH buckets outside the file") }
             var index = Int(bucket.u32(0))
             guard index >= symoffset else { return .undefined }
-            let chains = bucketsAt + buckets * 4
-            while let link = reader.bytes(at: chains + (index - symoffset) * 4, count: 4) {
+            while let linkAt = checked(chains, plus: index - symoffset, times: 4),
+                let link = reader.bytes(at: linkAt, count: 4)
+            {
                 let value = link.u32(0)
                 if value | 1 == hash | 1, let found = symbol(index) { return found }
                 if value & 1 == 1 { return .undefined }
@@ -193,6 +200,13 @@ struct ELFImage {
             return .undefined
         }
         return .unavailable("no DT_GNU_HASH or DT_HASH to size the dynamic symbol table")
+    }
+
+    /// `base + count * size`, or nil when it overflows: the operands come from the file.
+    private static func checked(_ base: Int, plus count: Int, times size: Int) -> Int? {
+        let (product, productOverflow) = count.multipliedReportingOverflow(by: size)
+        let (sum, sumOverflow) = base.addingReportingOverflow(product)
+        return productOverflow || sumOverflow ? nil : sum
     }
 
     private static func machineName(_ machine: UInt16) -> String {

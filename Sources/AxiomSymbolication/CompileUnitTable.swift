@@ -52,13 +52,18 @@ struct CompileUnitTable {
         return files[index]
     }
 
-    /// Adds a scope and links it under `parent` (or nowhere for a subprogram).
-    mutating func addScope(_ scope: Scope, ranges scopeRanges: [(low: UInt64, high: UInt64)], parent: Int32?) -> Int32 {
+    /// Adds a scope and links it under `parent` (or nowhere for a subprogram). Nil, adding nothing, when the
+    /// unit has more scopes or ranges than 32-bit indexes reach (only a corrupt file has).
+    mutating func addScope(
+        _ scope: Scope, ranges scopeRanges: [(low: UInt64, high: UInt64)], parent: Int32?
+    ) -> Int32? {
+        guard let rangeStart = Int32(exactly: ranges.count), let rangeCount = Int32(exactly: scopeRanges.count),
+            Int32(exactly: ranges.count + scopeRanges.count) != nil, let index = Int32(exactly: scopes.count)
+        else { return nil }
         var scope = scope
-        scope.rangeStart = Int32(ranges.count)
-        scope.rangeCount = Int32(scopeRanges.count)
+        scope.rangeStart = rangeStart
+        scope.rangeCount = rangeCount
         ranges.append(contentsOf: scopeRanges)
-        let index = Int32(scopes.count)
         scopes.append(scope)
         if let parent {
             let parentIndex = Int(parent)

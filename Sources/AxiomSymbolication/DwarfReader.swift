@@ -58,6 +58,13 @@ final class DwarfReader {
             throw .dwarf(path, "cannot open the DWARF", text)
         }
         self.debug = debug
+        // The file libdwarf opened, which is a separate debug file when it followed .gnu_debuglink.
+        let opened = truePath.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let debugFile = opened.isEmpty ? path : opened
+        // A throw from here on runs deinit, which calls dwarf_finish.
+        if let problem = try ELFImage(path: debugFile).rangeListProblem() {
+            throw .dwarf(path, "not handed to libdwarf, whose reader frees a bad range-list header twice", problem)
+        }
         try indexUnits()
     }
 
@@ -276,16 +283,35 @@ final class DwarfReader {
             return debugRanges(die, offset: value, base: base)
         }
         guard let low = lowPC(of: die) else { return [] }
+        // libdwarf 20210528's dwarf_highpc_b loses an error it makes for a DW_AT_high_pc of a form it cannot read
+        // (a leak per DIE, found by fuzzing): such a DIE is not handed to it, and has no range anyway.
+        let highForm: Dwarf_Half? = withAttribute(die, DW_AT_high_pc) { attr, error in
+            var form: Dwarf_Half = 0
+            guard dwarf_whatform(attr, &form, &error) == DW_DLV_OK else {
+                discard(error)
+                error = nil
+                return nil
+            }
+            return form
+        }
+        guard let highForm, Self.highPCForms.contains(Int32(highForm)) else { return [] }
         var high: Dwarf_Addr = 0
         var form: Dwarf_Half = 0
         var formClass = DW_FORM_CLASS_UNKNOWN
-        guard dwarf_highpc_b(die, &high, &form, &formClass, &error) == DW_DLV_OK else {
-            discard(error)
-            return []
-        }
+        let highResult = dwarf_highpc_b(die, &high, &form, &formClass, &error)
+        // libdwarf 20210528 can answer DW_DLV_OK and still leave an error it made on the way (found by fuzzing):
+        // it is ours to free either way.
+        discard(error)
+        guard highResult == DW_DLV_OK else { return [] }
         if formClass == DW_FORM_CLASS_CONSTANT { high = low &+ high }
         return high > low ? [(low, high)] : []
     }
+
+    /// The forms of DW_AT_high_pc that dwarf_highpc_b reads: an address, or an offset from DW_AT_low_pc.
+    private static let highPCForms: Set<Int32> = [
+        DW_FORM_addr, DW_FORM_addrx, DW_FORM_GNU_addr_index, DW_FORM_data1, DW_FORM_data2, DW_FORM_data4,
+        DW_FORM_data8, DW_FORM_udata, DW_FORM_sdata,
+    ]
 
     private func rangeList(_ attr: Dwarf_Attribute, form: Dwarf_Half, value: UInt64) -> [(low: UInt64, high: UInt64)] {
         var head: Dwarf_Rnglists_Head? = nil
@@ -338,7 +364,8 @@ final class DwarfReader {
         defer { dwarf_ranges_dealloc(debug, buffer, count) }
         var base = base
         var result: [(low: UInt64, high: UInt64)] = []
-        for index in 0..<Int(count) {
+        // Counts from libdwarf are signed: a negative one is no entries, not a trap.
+        for index in 0..<max(0, Int(count)) {
             let entry = buffer[index]
             switch entry.dwr_type {
             case DW_RANGES_ENTRY:
@@ -427,8 +454,9 @@ final class DwarfReader {
             discard(error)
             return
         }
-        table.rows.reserveCapacity(Int(lineCount))
-        for index in 0..<Int(lineCount) {
+        let rowCount = max(0, Int(lineCount))
+        table.rows.reserveCapacity(rowCount)
+        for index in 0..<rowCount {
             guard let line = lines[index] else { continue }
             var address: Dwarf_Addr = 0
             var number: Dwarf_Unsigned = 0
@@ -498,7 +526,8 @@ final class DwarfReader {
         // compile directory), from 1 before (0 meant the compile directory and is not in the table).
         var directories: [String] = version >= 5 ? [] : [""]
         let firstDirectory: Dwarf_Signed = version >= 5 ? 0 : 1
-        if directoryCount > 0 {
+        // The counts and indexes below describe the file's tables: bounded before they size a loop.
+        if directoryCount > 0 && directoryCount <= Self.maxTableEntries {
             for index in firstDirectory..<(firstDirectory + directoryCount) {
                 var name: UnsafePointer<CChar>? = nil
                 if dwarf_srclines_include_dir_data(context, index, &name, &error) == DW_DLV_OK {
@@ -517,8 +546,8 @@ final class DwarfReader {
             discard(error)
             return
         }
+        guard base >= 0, base <= Self.maxTableEntries, end > base, end - base <= Self.maxTableEntries else { return }
         table.fileNumberBase = Int(base)
-        guard end > base else { return }
         table.files.reserveCapacity(Int(end - base))
         for index in base..<end {
             var name: UnsafePointer<CChar>? = nil
@@ -544,6 +573,9 @@ final class DwarfReader {
                     useCompDir: version < 5 || directoryIndex != 0))
         }
     }
+
+    /// More directories or files than any line table has: a corrupt count.
+    static let maxTableEntries: Dwarf_Signed = 1 << 24
 
     static func joinPath(compDir: String, directory: String, file: String, useCompDir: Bool) -> String {
         if file.hasPrefix("/") { return file }
@@ -634,7 +666,7 @@ final class DwarfReader {
             scope.callFile = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_file) ?? 0)
             scope.callLine = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_line) ?? 0)
             scope.callColumn = UInt32(truncatingIfNeeded: unsignedAttribute(die, DW_AT_call_column) ?? 0)
-            let index = table.addScope(scope, ranges: ranges, parent: parent)
+            guard let index = table.addScope(scope, ranges: ranges, parent: parent) else { return }
             walkChildren(of: die, mode: mode, parent: index, unit: unit, into: &table, depth: depth + 1)
         case (DW_TAG_lexical_block, _), (DW_TAG_try_block, _), (DW_TAG_catch_block, _):
             walkChildren(of: die, mode: mode, parent: parent, unit: unit, into: &table, depth: depth + 1)

@@ -35,7 +35,9 @@ final class ELFImage {
 
     init(path: String) throws(SymbolicationError) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a path from a crash report may name a FIFO, whose open would wait for a writer; it is
+        // refused below as not a regular file, on which the flag changes nothing.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             let error = errno
             if error == ENOENT || error == ENOTDIR { throw .fileNotFound(path) }
@@ -193,6 +195,54 @@ final class ELFImage {
             }
         }
         return result
+    }
+
+    // MARK: Checks for libdwarf
+
+    /// Why libdwarf must not be given this file's `.debug_rnglists`, or nil when it may.
+    ///
+    /// libdwarf 20210528 (Debian 12) frees a range-list header it could not read and keeps using it
+    /// (`internal_load_rnglists_contexts` lacks a `return` after the error), then frees it again: a corrupt
+    /// header is a double free inside the library, when the first compile unit is read. So every header is read
+    /// here first, more strictly than libdwarf reads it: each unit lies inside the section, is DWARF 5, has an
+    /// address size libdwarf takes, and holds its offset table. Compressed sections cannot be read here and are
+    /// left to libdwarf.
+    func rangeListProblem() -> String? {
+        for section in sections
+        where (section.name == ".debug_rnglists" || section.name == ".debug_rnglists.dwo") && section.type != 8
+            && section.flags & 0x800 == 0  // SHT_NOBITS has no bytes; SHF_COMPRESSED bytes are not the lists
+        {
+            guard fits(section.offset, section.size) else { return "\(section.name) lies past the end of the file" }
+            let end = section.offset + section.size
+            var unit = section.offset
+            while unit < end {
+                let at = "\(section.name) unit at offset \(unit - section.offset)"
+                guard end - unit >= 4 else { return "\(at) is cut short" }
+                var length = UInt64(read(unit, as: UInt32.self))
+                var header = unit + 4
+                var offsetSize: UInt64 = 4
+                if length == 0xFFFF_FFFF {
+                    guard end - header >= 8 else { return "\(at) is cut short" }
+                    length = read(header, as: UInt64.self)
+                    header += 8
+                    offsetSize = 8
+                } else if length >= 0xFFFF_FFF0 {
+                    return "\(at) has the reserved length \(length)"
+                }
+                // version (2), address size (1), segment selector size (1), offset entry count (4).
+                guard length >= 8, length <= end - header else { return "\(at) has a length of \(length) bytes" }
+                let version = read(header, as: UInt16.self)
+                let addressSize = read(header + 2, as: UInt8.self)
+                let entries = UInt64(read(header + 4, as: UInt32.self))
+                guard version == 5 else { return "\(at) has version \(version)" }
+                guard addressSize == 2 || addressSize == 4 || addressSize == 8 else {
+                    return "\(at) has address size \(addressSize)"
+                }
+                guard entries <= (length - 8) / offsetSize else { return "\(at) has \(entries) offsets too many" }
+                unit = header + length
+            }
+        }
+        return nil
     }
 
     // MARK: Build-id

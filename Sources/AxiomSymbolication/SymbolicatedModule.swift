@@ -19,7 +19,14 @@ final class SymbolicatedModule {
         self.dwarf = image.mayHaveDebugInfo ? try DwarfReader(path: path) : nil
         let shfExecInstr: UInt64 = 0x4
         let executable = image.sections.filter { $0.flags & shfExecInstr != 0 && $0.size > 0 }
-        self.code = image.sections.isEmpty ? nil : executable.map { $0.address..<($0.address &+ $0.size) }
+        // address + size comes from the file: a sum past the top of the address space ends there.
+        self.code =
+            image.sections.isEmpty
+            ? nil
+            : executable.map { section in
+                let (end, overflow) = section.address.addingReportingOverflow(section.size)
+                return section.address..<(overflow ? UInt64.max : end)
+            }
     }
 
     /// Whether a return address can lie in this module's code. Linkers that drop unused functions (gold
@@ -107,7 +114,8 @@ final class SymbolicatedModule {
                 frames.append(
                     SymbolicatedFrame(
                         function: function, mangledName: mangledName,
-                        symbolOffset: scope.isInlined ? nil : address &- scope.entryAddress, file: file,
+                        symbolOffset: scope.isInlined || address < scope.entryAddress
+                            ? nil : address - scope.entryAddress, file: file,
                         line: nonZero(line), column: nonZero(column), isInlined: scope.isInlined))
                 file = table.file(number: scope.callFile)
                 line = Int(scope.callLine)

@@ -1,4 +1,6 @@
 import AxiomCrash
+import AxiomSymbolication
+import Foundation
 import Testing
 
 #if canImport(Glibc)
@@ -178,6 +180,56 @@ struct RawCrashReportTests {
             do { _ = try RawCrashReport(bytes: bytes) } catch { rejected += 1 }
         }
         #expect(rejected > 0)
+    }
+
+    /// A real report the probe wrote (kept as a fuzzing seed): every cut of it and every byte of it set to 0x00 or
+    /// 0xFF is parsed or refused with a `RawReportError`, never a trap.
+    @Test func survivesEveryCutAndByteOfARealReport() throws {
+        let path = packageRoot + "/Tests/Fuzz/Corpus/RawCrashReport/probe-null-write.axcrash"
+        let real = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(try RawCrashReport(bytes: real).signal == SIGSEGV)
+        for length in 0..<real.count {
+            #expect(throws: RawReportError.self) { try RawCrashReport(bytes: Array(real.prefix(length))) }
+        }
+        let symbolicator = Symbolicator()
+        for index in real.indices {
+            for value: UInt8 in [0x00, 0xFF] where real[index] != value {
+                var bytes = real
+                bytes[index] = value
+                guard var report = try? RawCrashReport(bytes: bytes) else { continue }
+                for module in report.modules.indices { report.modules[module].path = "/nonexistent/\(module)" }
+                let processed = SymbolicatedCrashReport(raw: report, symbolicator: symbolicator, platform: "test")
+                #expect(!processed.json.isEmpty && !processed.text.isEmpty)
+            }
+        }
+    }
+
+    @Test func aModulePathNamingAFIFOIsNotOpenedForEver() throws {
+        // A report from another machine may name any path: the build-id check once opened a FIFO and waited for a
+        // writer that never comes.
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.path + "/libfifo.so"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        var builder = RawReportBuilder()
+        builder.modules[0].path = fifo
+        let raw = try RawCrashReport(bytes: builder.bytes())
+        let report = SymbolicatedCrashReport(raw: raw, symbolicator: Symbolicator(), platform: "test")
+        #expect(report.frames.count == 2)
+        #expect(report.frames.allSatisfy { $0.function == nil })
+        #expect(report.changedModules == [fifo])
+        #expect(throws: RawReportError.empty) { try RawCrashReport(contentsOf: fifo) }
+    }
+
+    @Test func anOffsetAboveIntMaxIsLeftOutOfTheJSON() throws {
+        // The JSON writer once converted a frame's UInt64 offset to Int and trapped above Int.max.
+        var report = SymbolicatedCrashReport(
+            raw: try RawCrashReport(bytes: RawReportBuilder().bytes()), symbolicator: Symbolicator(), platform: "test")
+        report.frames[0].function = "f"
+        report.frames[0].offset = .max
+        #expect(!report.json.contains("\"offset\""))
+        report.frames[0].offset = 12
+        #expect(report.json.contains("\"offset\": 12"))
     }
 
     @Test func reportsUnreadableFiles() {

@@ -99,6 +99,62 @@ import Glibc
         #expect(refusal(path)?.reason == .malformedELF)
     }
 
+    /// A fixture with its section headers dropped (e_shoff = 0), so the loader reads the symbols through
+    /// PT_DYNAMIC and the program headers, which `patch` then corrupts.
+    func strippedFixture(_ name: String, _ patch: (inout [UInt8]) throws -> Void) throws -> String {
+        let path = try directory.plugin(name, ["FIXTURE_ID=\"test.\(name.prefix { $0 != "." })\""])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes.setU64(at: 40, 0)
+        try patch(&bytes)
+        try directory.write(name, bytes)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// Refused with a reason and a detail, and the host still loads a good plugin afterwards.
+    func expectMalformedAndHostAlive(_ path: String, _ name: String) throws {
+        let rejection = try #require(refusal(path))
+        #expect(rejection.reason == .malformedELF)
+        #expect(rejection.path == path)
+        #expect(rejection.description.contains(name) && !rejection.detail.isEmpty)
+        let good = try directory.plugin("after-\(name)", ["FIXTURE_ID=\"test.after\"", "FIXTURE_DOMAIN=\"after\""])
+        #expect(try host.load(file: good).get().id == "test.after")
+    }
+
+    @Test func aPTLoadOffsetOfAllOnesIsMalformedNotATrap() throws {
+        // Once trapped: address - p_vaddr + p_offset overflowed while translating DT_SYMTAB to a file offset.
+        let path = try strippedFixture("all-ones.so") { bytes in
+            let load = try #require(bytes.programHeaders.first { bytes.u32(at: $0) == 1 })
+            bytes.setU64(at: load + 8, 0xFFFF_FFFF_FFFF_FFFF)
+        }
+        try expectMalformedAndHostAlive(path, "all-ones.so")
+    }
+
+    @Test func aSymbolTableNearTheTopOfTheOffsetsIsMalformedNotATrap() throws {
+        // Once trapped: symtab + index * 24 overflowed. A PT_LOAD put first that covers DT_SYMTAB alone maps the
+        // table to Int.max - 8, while DT_STRTAB and DT_GNU_HASH stay readable through the real segments, so the
+        // hash lookup reaches the symbol at its (nonzero) index.
+        let path = try strippedFixture("high-symtab.so") { bytes in
+            let headers = bytes.programHeaders
+            let dynamic = try #require(headers.first { bytes.u32(at: $0) == 2 })
+            let entries = Int(bytes.u64(at: dynamic + 8))
+            let symtab = try #require(
+                stride(from: entries, to: entries + Int(bytes.u64(at: dynamic + 32)), by: 16).first {
+                    bytes.u64(at: $0) == 6
+                }.map { bytes.u64(at: $0 + 8) })
+            let spare = try #require(headers.first { bytes.u32(at: $0) == 0x6474_E551 })  // PT_GNU_STACK
+            let first = headers[0]
+            let original = Array(bytes[first..<(first + 56)])
+            bytes.setU32(at: first, 1)  // PT_LOAD
+            bytes.setU64(at: first + 8, UInt64(Int.max) - 8)  // p_offset
+            bytes.setU64(at: first + 16, symtab)  // p_vaddr
+            bytes.setU64(at: first + 32, 1)  // p_filesz
+            bytes.setU64(at: first + 40, 1)  // p_memsz
+            bytes.replaceSubrange(spare..<(spare + 56), with: original)
+        }
+        try expectMalformedAndHostAlive(path, "high-symtab.so")
+    }
+
     @Test func aSharedObjectWithoutTheEntryIsRefused() throws {
         let path = try directory.plugin("libplain.so", ["FIXTURE_NO_ENTRY"])
         #expect(refusal(path)?.reason == .missingEntrySymbol)
@@ -193,5 +249,24 @@ import Glibc
         let inner = directory.file("sub.so")
         #expect(mkdir(inner, 0o700) == 0)
         #expect(refusal(inner)?.reason == .notRegularFile)
+    }
+}
+
+extension [UInt8] {
+    // Little-endian fields of an ELF64 file, for patching fixtures.
+    func u32(at offset: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(self[offset + $1]) << (8 * $1) } }
+    func u64(at offset: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(self[offset + $1]) << (8 * $1) } }
+    mutating func setU32(at offset: Int, _ value: UInt32) {
+        for index in 0..<4 { self[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+    }
+    mutating func setU64(at offset: Int, _ value: UInt64) {
+        for index in 0..<8 { self[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+    }
+    /// The file offsets of the program headers (e_phoff, e_phentsize, e_phnum).
+    var programHeaders: [Int] {
+        let phoff = Int(u64(at: 32))
+        let size = Int(self[54]) | Int(self[55]) << 8
+        let count = Int(self[56]) | Int(self[57]) << 8
+        return (0..<count).map { phoff + $0 * size }
     }
 }

@@ -43,18 +43,17 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     /// The wait before retry number `retry` (1 for the first retry), without jitter, capped at `maxDelay`.
     public func delay(forRetry retry: Int) -> Duration {
         let n = max(1, retry)
-        let raw: Duration
+        let factor: Int
         switch backoff {
-        case .constant:
-            raw = delay
-        case .linear:
-            raw = delay * n
-        case .exponential:
-            // Saturate instead of overflowing for absurd attempt counts.
-            let factor = n > 62 ? Int.max : 1 << (n - 1)
-            raw = factor == Int.max ? maxDelay : delay * factor
+        case .constant: factor = 1
+        case .linear: factor = n
+        // Saturate instead of overflowing for absurd attempt counts.
+        case .exponential: factor = n > 62 ? Int.max : 1 << (n - 1)
         }
-        return min(raw, maxDelay)
+        // delay × factor beyond maxDelay is maxDelay: decided before multiplying, since a long delay (one a
+        // plugin declares) times a large factor overflows Duration's 128 bits, which traps.
+        if factor == Int.max || (delay > .zero && delay > maxDelay / factor) { return maxDelay }
+        return min(delay * factor, maxDelay)
     }
 
     /// Whether another attempt may follow attempt number `attempt` (1-based).

@@ -12,7 +12,7 @@ private let registry = ErrorRegistry()
 @c(FuzzDomainError_main)
 func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     runLibFuzzer(argc, argv) { bytes, count in
-        let data = Data(fuzzInput(bytes, count))
+        let data = Data(bytes: bytes, count: count)
         do {
             let error = try DomainError.decode(domain: "fuzz", json: data)
             precondition(!error.errorCode.code.isEmpty, "decoded an empty code")

@@ -8,21 +8,16 @@
 private func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    _ testOneInput: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 ) -> CInt
 
 /// Runs libFuzzer's driver with the process's arguments (corpus folders, `-max_total_time=…`, …) and
 /// `testOneInput` as the target. Returns the driver's exit status.
 public func runLibFuzzer(
     _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-    _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    _ testOneInput: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 ) -> CInt {
     var count = argc
     var arguments = argv
     return LLVMFuzzerRunDriver(&count, &arguments, testOneInput)
-}
-
-/// The bytes of one input as a buffer (an empty input may come with a null pointer).
-public func fuzzInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(start: count > 0 ? bytes : nil, count: count)
 }
