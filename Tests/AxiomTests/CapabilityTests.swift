@@ -52,17 +52,19 @@ struct CapabilityTests {
         }
         proc.write("meminfo", "MemTotal:       8000000 kB\nMemFree:  100 kB\nMemAvailable:   4000000 kB\n")
         let hostOnly = MemoryHeadroom(minimumAvailableBytes: 1, procRoot: proc.path, cgroupRoot: cgroup.path)
-        #expect(hostOnly.availableBytes() == 4_000_000 * 1024)
+        // Compared unwrapped: the expectation macro's thunk for an `Optional<UInt64>` operand reads 9 bytes from an
+        // 8-byte stack slot, which AddressSanitizer reports (a code generation issue of Swift 6.3.1, not ours).
+        #expect(try #require(hostOnly.availableBytes()) == 4_000_000 * 1024)
 
         cgroup.write("memory.max", "536870912\n")
         cgroup.write("memory.current", "436870912\n")
         let limited = MemoryHeadroom(
             minimumAvailableBytes: 200_000_000, procRoot: proc.path, cgroupRoot: cgroup.path)
-        #expect(limited.availableBytes() == 100_000_000)
+        #expect(try #require(limited.availableBytes()) == 100_000_000)
         await #expect(throws: CapabilityError.self) { try await limited.validate() }
 
         cgroup.write("memory.max", "max\n")
-        #expect(limited.availableBytes() == 4_000_000 * 1024)
+        #expect(try #require(limited.availableBytes()) == 4_000_000 * 1024)
         try await limited.validate()
     }
 
