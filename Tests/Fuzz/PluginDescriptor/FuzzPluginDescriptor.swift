@@ -10,10 +10,9 @@
 
 import Axiom
 import CAxiomPluginABI
+import FuzzSupport
 
 import class AxiomPluginKit.PluginExport
-
-import FuzzSupport
 
 @testable import AxiomPlugins
 
