@@ -175,7 +175,7 @@ struct DebugInfoLocator {
                         return found(binary: binary, debug: image, source: .debuginfod)
                     }
                 case .failure(let reason):
-                    searched.append("debuginfod \(servers.urls.joined(separator: " ")) (\(reason))")
+                    searched.append("debuginfod \(servers.urls.joined(separator: " ")) (\(reason.text))")
                 }
             }
         }
@@ -254,9 +254,9 @@ struct DebugInfoLocator {
                 &path)
         }
         guard result == 0, let path else {
-            // libdebuginfod's codes for a server that is down or too slow vary by cause (curl's, or the
-            // deadline's); the time spent tells which it was.
-            if result != -ENOENT && ContinuousClock.now - start >= .seconds(servers.timeoutSeconds) {
+            // libdebuginfod's answer for a server that is down or too slow varies by cause (curl's code, or
+            // "not found" once the deadline abandoned the query); the time spent tells which it was.
+            if ContinuousClock.now - start >= .seconds(servers.timeoutSeconds) {
                 return .failure(Failure(text: "no answer within \(servers.timeoutSeconds) s"))
             }
             return .failure(Failure(text: result == -ENOENT ? "not found" : String(cString: strerror(-result))))

@@ -1,0 +1,503 @@
+import AxiomCrash
+import AxiomSymbolication
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A release build as a deployment pipeline ships it: `axiom symbols add` strips a copy of the crash probe into
+/// `AxiomCrashProbe` (with a `.gnu_debuglink`) + `AxiomCrashProbe.debug`, and fills a symbol store; the stripped copy
+/// crashes; its report is symbolicated from each place debug info can be found, and every frame must equal
+/// `llvm-symbolizer`'s answer on the unstripped probe.
+@Suite("Stripped binaries symbolicated by build-id")
+struct StrippedBinaryTests {
+    /// A crash of a stripped copy of the probe, in its own temporary folder.
+    struct StrippedCrash {
+        let directory: TemporaryDirectory
+        /// `DIR/bin/AxiomCrashProbe`, stripped, with a debuglink to `AxiomCrashProbe.debug` beside it.
+        let binary: String
+        let debugFile: String
+        /// Filled by `axiom symbols add`.
+        let store: String
+        let reportPath: String
+        let raw: RawCrashReport
+        let buildID: String
+
+        var path: String { directory.path }
+
+        /// Simulates the report being read on another machine: the module's files do not exist here.
+        func removeBinary() {
+            unlink(binary)
+            unlink(debugFile)
+        }
+    }
+
+    static let unstrippedProbe = ChildProcess.probePath
+
+    /// The environment a child sees: no debuginfod servers but those a test names.
+    static var childEnvironment: [String] {
+        ChildProcess.currentEnvironment().filter { variable in
+            !variable.hasPrefix("DEBUGINFOD_") && !variable.hasPrefix("SWIFT_BACKTRACE=")
+                && !variable.lowercased().contains("_proxy=")
+        } + ["SWIFT_BACKTRACE=enable=no"]
+    }
+
+    static func crashStrippedCopy() throws -> StrippedCrash {
+        let directory = TemporaryDirectory()
+        let binary = directory.path + "/bin/AxiomCrashProbe"
+        let store = directory.path + "/store"
+        let reports = directory.path + "/reports"
+        try FileManager.default.createDirectory(atPath: directory.path + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: unstrippedProbe, toPath: binary)
+
+        let added = ChildProcess.runAxiom(["symbols", "add", binary, "--store", store], outputIn: directory.path)
+        try #require(added.termination.exitCode == 0, "axiom symbols add: \(added.stderr)")
+        #expect(!elfHasDWARF(path: binary), "the shipped binary is stripped")
+        let buildID = try #require(elfBuildID(path: unstrippedProbe))
+        #expect(elfBuildID(path: binary) == buildID)
+        #expect(elfHasDWARF(path: binary + ".debug"))
+        let stored = store + "/.build-id/" + buildID.prefix(2) + "/" + buildID.dropFirst(2) + ".debug"
+        #expect(access(stored, R_OK) == 0, "the store holds \(stored)")
+
+        let termination = ChildProcess.run(
+            binary, [reports, "force-unwrap"], environment: childEnvironment, stdoutPath: "/dev/null",
+            stderrPath: directory.path + "/probe.stderr")
+        #expect(termination.signal != nil, "\(termination)")
+        let pending = try CrashReporter.pendingReports(in: reports)
+        let reportPath = try #require(pending.first)
+        let raw = try RawCrashReport(contentsOf: reportPath)
+        #expect(raw.modules.contains { $0.path == binary && $0.buildIDHex == buildID })
+        return StrippedCrash(
+            directory: directory, binary: binary, debugFile: binary + ".debug", store: store, reportPath: reportPath,
+            raw: raw, buildID: buildID)
+    }
+
+    // MARK: (a)–(d): every place debug info is found
+
+    @Test(
+        "From the .gnu_debuglink file beside the binary, in .debug/ beside it, or under a debug root's copy of its folder",
+        arguments: ["beside", ".debug", "root"])
+    func fromDebugLink(_ place: String) throws {
+        let crash = try Self.crashStrippedCopy()
+        defer { crash.directory.remove() }
+        let root = crash.path + "/root"
+        let moved: String
+        switch place {
+        case ".debug": moved = crash.path + "/bin/.debug/AxiomCrashProbe.debug"
+        case "root": moved = root + crash.path + "/bin/AxiomCrashProbe.debug"
+        default: moved = crash.debugFile
+        }
+        if moved != crash.debugFile {
+            try FileManager.default.createDirectory(
+                atPath: (moved as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.moveItem(atPath: crash.debugFile, toPath: moved)
+        }
+        let search = DebugInfoSearch(debugRoots: [root, "/usr/lib/debug"], symbolStores: [])
+        let report = SymbolicatedCrashReport(raw: crash.raw, symbolicator: Symbolicator(search: search))
+        let info = try #require(try report.debugInfo[crash.binary]?.get())
+        #expect(info.source == .debugLink)
+        #expect(info.debugFile == moved)
+        try expectMatchesUnstripped(FrameGroup.groups(of: report), crash: crash)
+    }
+
+    @Test("A debuglink file whose CRC differs is not used; the binary's symbol table still names functions")
+    func debugLinkChecksumIsChecked() throws {
+        let crash = try Self.crashStrippedCopy()
+        defer { crash.directory.remove() }
+        let file = try #require(fopen(crash.debugFile, "a"))
+        fputc(0, file)
+        fclose(file)
+        let search = DebugInfoSearch(debugRoots: [], symbolStores: [])
+        let report = SymbolicatedCrashReport(raw: crash.raw, symbolicator: Symbolicator(search: search))
+        let info = try #require(try report.debugInfo[crash.binary]?.get())
+        #expect(info.source == nil)
+        #expect(info.missingReason?.contains("\(crash.debugFile) (CRC differs from the debuglink's)") == true)
+        let own = report.frames.filter { $0.image == "AxiomCrashProbe" }
+        #expect(own.contains { $0.function?.contains("forceUnwrapNil") == true })
+        #expect(own.allSatisfy { $0.line == nil })
+        #expect(report.json.contains(#""missing": "no debug info found; looked in: "#))
+    }
+
+    @Test("From a debug root's .build-id folder, the binary's path absent")
+    func fromBuildIDDirectory() throws {
+        let crash = try Self.crashStrippedCopy()
+        defer { crash.directory.remove() }
+        let root = crash.path + "/root"
+        let file = root + "/.build-id/" + crash.buildID.prefix(2) + "/" + crash.buildID.dropFirst(2) + ".debug"
+        try FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: crash.debugFile, toPath: file)
+        crash.removeBinary()
+        let search = DebugInfoSearch(debugRoots: [root, "/usr/lib/debug"], symbolStores: [])
+        let report = SymbolicatedCrashReport(raw: crash.raw, symbolicator: Symbolicator(search: search))
+        let info = try #require(try report.debugInfo[crash.binary]?.get())
+        #expect(info.source == .buildIDDirectory)
+        #expect(info.debugFile == file)
+        try expectMatchesUnstripped(FrameGroup.groups(of: report), crash: crash)
+    }
+
+    @Test("From a symbol store: axiom symbolicate REPORT --symbols DIR, for a report from another machine")
+    func fromSymbolStoreOnTheCommandLine() throws {
+        let crash = try Self.crashStrippedCopy()
+        defer { crash.directory.remove() }
+        crash.removeBinary()
+        let output = crash.path + "/symbolicated.json"
+        let termination = ChildProcess.run(
+            ChildProcess.axiomPath, ["symbolicate", crash.reportPath, "--symbols", crash.store, "--json"],
+            environment: Self.childEnvironment, stdoutPath: output, stderrPath: crash.path + "/axiom.stderr")
+        try #require(termination.exitCode == 0, "\(ChildProcess.readText(crash.path + "/axiom.stderr"))")
+        let json = try JSONReport(path: output)
+        let stored = crash.store + "/.build-id/" + crash.buildID.prefix(2) + "/" + crash.buildID.dropFirst(2) + ".debug"
+        #expect(json.debugInfo(of: crash.binary) == ["source": "symbolStore", "file": stored])
+        try expectMatchesUnstripped(json.groups(), crash: crash)
+
+        // The text form says the same.
+        let text = crash.path + "/symbolicated.txt"
+        _ = ChildProcess.run(
+            ChildProcess.axiomPath, ["symbolicate", crash.reportPath, "--symbols", crash.store],
+            environment: Self.childEnvironment, stdoutPath: text)
+        #expect(ChildProcess.readText(text).contains("    debug info: symbolStore \(stored)"))
+    }
+
+    @Test("From a debuginfod server on loopback: axiom symbolicate REPORT --debuginfod URL")
+    func fromDebuginfod() throws {
+        try #require(access("/usr/bin/debuginfod", X_OK) == 0, "install Debian's debuginfod package")
+        let crash = try Self.crashStrippedCopy()
+        defer { crash.directory.remove() }
+        let served = crash.path + "/served"
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: crash.debugFile, toPath: served + "/AxiomCrashProbe.debug")
+        crash.removeBinary()
+
+        let output = crash.path + "/symbolicated.json"
+        let log = crash.path + "/debuginfod.log"
+        let termination = DebuginfodServer.run(
+            serving: served, buildID: crash.buildID, in: crash.path, log: log,
+            then: [
+                ChildProcess.axiomPath, "symbolicate", crash.reportPath, "--debuginfod", "http://127.0.0.1:$PORT",
+                "--debuginfod-timeout", "20", "--json",
+            ], environment: Self.childEnvironment + ["DEBUGINFOD_CACHE_PATH=\(crash.path)/cache"], stdoutPath: output)
+        try #require(termination.exitCode == 0, "\(termination)\n\(ChildProcess.readText(log).suffix(2000))")
+        let json = try JSONReport(path: output)
+        let info = try #require(json.debugInfo(of: crash.binary))
+        #expect(info["source"] == "debuginfod")
+        #expect(info["file"]?.hasPrefix(crash.path + "/cache/") == true, "\(info)")
+        try expectMatchesUnstripped(json.groups(), crash: crash)
+    }
+
+    // MARK: A rebuilt binary
+
+    @Test("A rebuilt binary (another build-id) gives no lines and says why; a store with the crash's build-id does")
+    func rebuiltBinaryIsNeverRead() throws {
+        let crash = try Self.crashStrippedCopy()
+        defer { crash.directory.remove() }
+        // The rebuilt binary: the unstripped probe, DWARF and all, with one byte of its build-id changed.
+        crash.removeBinary()
+        var bytes = try #require(readFileBytes(Self.unstrippedProbe))
+        let note = Array("GNU\0".utf8) + hexBytes(crash.buildID)
+        let at = try #require(bytes.firstRange(of: note)).lowerBound + 4
+        bytes[at] ^= 0xff
+        try Data(bytes).write(to: URL(fileURLWithPath: crash.binary))
+        chmod(crash.binary, 0o755)
+        let rebuiltID = try #require(elfBuildID(path: crash.binary))
+        #expect(rebuiltID != crash.buildID)
+
+        let report = SymbolicatedCrashReport(
+            raw: crash.raw, symbolicator: Symbolicator(search: DebugInfoSearch(debugRoots: [], symbolStores: [])))
+        let own = report.frames.filter { $0.image == "AxiomCrashProbe" }
+        try #require(!own.isEmpty)
+        let reason = "build-id differs: the file has \(rebuiltID), the report \(crash.buildID)"
+        for frame in own {
+            #expect(frame.function == nil && frame.line == nil && frame.file == nil, "\(frame)")
+            #expect(frame.imageOffset != nil)
+            #expect(frame.unsymbolicatedReason?.hasPrefix(reason) == true, "\(frame)")
+        }
+        #expect(report.changedModules.contains(crash.binary))
+        #expect(report.json.contains(#""unsymbolicated": "\#(reason)"#))
+        #expect(report.text.contains("(no symbol: \(reason)"))
+        #expect(report.text.contains("    debug info: none: \(reason)"))
+
+        // The same report with the symbol store: lines again, from the debug file with the crash's build-id.
+        let fromStore = SymbolicatedCrashReport(
+            raw: crash.raw, symbolicator: Symbolicator(search: DebugInfoSearch(symbolStores: [crash.store])))
+        #expect(try fromStore.debugInfo[crash.binary]?.get().source == .symbolStore)
+        try expectMatchesUnstripped(FrameGroup.groups(of: fromStore), crash: crash)
+    }
+
+    // MARK: Servers that are down or never answer
+
+    /// A report whose only module (`/usr/bin/app`, build-id `deadbeef`) exists nowhere: only debuginfod is asked.
+    static func reportOfAbsentModule() throws -> RawCrashReport {
+        var builder = RawReportBuilder()
+        builder.modules = [builder.modules[0]]
+        return try RawCrashReport(bytes: builder.bytes())
+    }
+
+    @Test("A debuginfod server that is down leaves module offsets, at once")
+    func debuginfodDown() throws {
+        let cache = TemporaryDirectory()
+        defer { cache.remove() }
+        // A port nothing listens on: bound, then closed.
+        let listener = try LoopbackListener()
+        let url = "http://127.0.0.1:\(listener.port)"
+        listener.close()
+        let (report, elapsed) = try symbolicateAbsentModule(url: url, cache: cache.path, timeoutSeconds: 5)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+        try expectOffsetsOnly(report, naming: url)
+    }
+
+    @Test("A debuginfod server that accepts and never answers leaves module offsets within the timeout")
+    func debuginfodSilent() throws {
+        let cache = TemporaryDirectory()
+        defer { cache.remove() }
+        // Listening, never accepting: the kernel completes the connection, nobody answers.
+        let listener = try LoopbackListener()
+        defer { listener.close() }
+        let url = "http://127.0.0.1:\(listener.port)"
+        let (report, elapsed) = try symbolicateAbsentModule(url: url, cache: cache.path, timeoutSeconds: 2)
+        #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(6), "\(elapsed)")
+        try expectOffsetsOnly(report, naming: url)
+        #expect(report.json.contains("no answer within 2 s"))
+    }
+
+    private func symbolicateAbsentModule(
+        url: String, cache: String, timeoutSeconds: Int
+    ) throws -> (SymbolicatedCrashReport, Duration) {
+        let raw = try Self.reportOfAbsentModule()
+        let search = DebugInfoSearch(
+            debugRoots: [], symbolStores: [],
+            debuginfod: .init(urls: [url], cachePath: cache, timeoutSeconds: timeoutSeconds))
+        let clock = ContinuousClock()
+        var report: SymbolicatedCrashReport? = nil
+        // Both frames lie in the module: the second must reuse the first's answer, not wait again.
+        let elapsed = clock.measure {
+            report = SymbolicatedCrashReport(raw: raw, symbolicator: Symbolicator(search: search))
+        }
+        return (try #require(report), elapsed)
+    }
+
+    private func expectOffsetsOnly(_ report: SymbolicatedCrashReport, naming url: String) throws {
+        try #require(report.frames.count == 2)
+        for frame in report.frames {
+            #expect(frame.function == nil && frame.line == nil)
+            #expect(frame.image == "app")
+            #expect(frame.imageOffset == frame.address - 0x5555_0000_0000)
+            #expect(frame.unsymbolicatedReason?.contains("looked in: debuginfod \(url) (") == true, "\(frame)")
+        }
+        #expect(report.json.contains(#""imageOffset": "0x0000000000001234", "unsymbolicated": "no such file; "#))
+        #expect(report.text.contains("in app +0x1234 (no symbol: no such file; "))
+    }
+
+    // MARK: Comparison with llvm-symbolizer on the unstripped probe
+
+    /// Every captured address of every module with a path: ours equal llvm-symbolizer's on the same file (the
+    /// unstripped probe for the stripped copy), and the crashing function has a source line.
+    func expectMatchesUnstripped(_ groups: [FrameGroup], crash: StrippedCrash) throws {
+        #expect(groups.count == crash.raw.frames.count)
+        let crashing = groups.first {
+            $0.modulePath == crash.binary && $0.locations.last?.contains("forceUnwrapNil") == true
+        }
+        #expect(crashing?.locations.contains { $0.contains("/Tests/AxiomCrashProbe/main.swift:") } == true, "\(groups)")
+        guard LLVMSymbolizerReference.isAvailable else { return }
+        var byModule: [String: [FrameGroup]] = [:]
+        for group in groups {
+            guard let path = group.modulePath, path.hasPrefix("/") else { continue }
+            byModule[path == crash.binary ? Self.unstrippedProbe : path, default: []].append(group)
+        }
+        #expect(byModule[Self.unstrippedProbe]?.isEmpty == false)
+        var mismatches: [String] = []
+        for (module, entries) in byModule {
+            let addresses = Array(Set(entries.map(\.address))).sorted()
+            let answers = try LLVMSymbolizerReference.symbolicate(
+                module: module, addresses: addresses, scratchDirectory: crash.path)
+            try #require(answers.count == addresses.count)
+            let answerByAddress = Dictionary(uniqueKeysWithValues: zip(addresses, answers))
+            for entry in entries {
+                let reference = answerByAddress[entry.address]!.Symbol.filter { $0.FunctionName != "??" }
+                // Without line info llvm-symbolizer names the file of the preceding STT_FILE symbol; the
+                // symbolicator reports no file instead.
+                let theirs = reference.map {
+                    "\($0.FunctionName) \($0.Line == 0 && entry.hasNoFile ? "" : $0.FileName):\($0.Line)"
+                }
+                if entry.locations != theirs {
+                    mismatches.append(
+                        "\(module)+0x\(String(entry.address, radix: 16)):\n  ours   \(entry.locations)\n  theirs \(theirs)"
+                    )
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) differ:\n\(mismatches.prefix(8).joined(separator: "\n"))")
+    }
+}
+
+/// The frames of one captured address: its module, its module-relative address (return addresses minus one),
+/// and `symbol file:line` per location, innermost inlined first.
+struct FrameGroup: CustomStringConvertible {
+    var modulePath: String?
+    var address: UInt64
+    var locations: [String]
+    var hasNoFile: Bool
+
+    var description: String { "\(modulePath ?? "?")+0x\(String(address, radix: 16)) \(locations)" }
+
+    static func groups(of report: SymbolicatedCrashReport) -> [FrameGroup] {
+        report.raw.frames.enumerated().map { index, pc in
+            let module = report.raw.module(containing: pc)
+            let frames = report.frames.filter { $0.index == index }
+            return FrameGroup(
+                modulePath: module?.path, address: pc &- (module?.bias ?? 0) - (index == 0 ? 0 : 1),
+                locations: frames.map { "\($0.symbol ?? "??") \($0.file ?? ""):\($0.line ?? 0)" },
+                hasNoFile: frames.allSatisfy { $0.file == nil })
+        }
+    }
+}
+
+/// `axiom symbolicate --json` output, read back.
+struct JSONReport {
+    let object: [String: Any]
+
+    init(path: String) throws {
+        let data = Data(try #require(readFileBytes(path)))
+        object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    var images: [[String: Any]] { object["images"] as? [[String: Any]] ?? [] }
+
+    func debugInfo(of path: String) -> [String: String]? {
+        images.first { $0["path"] as? String == path }?["debugInfo"] as? [String: String]
+    }
+
+    /// The frames grouped by captured address: an address's frames end with its physical (not inlined) frame.
+    func groups() throws -> [FrameGroup] {
+        let threads = try #require(object["threads"] as? [[String: Any]])
+        let frames = try #require(threads.first?["frames"] as? [[String: Any]])
+        var paths: [String: String] = [:]
+        for image in images {
+            if let name = image["name"] as? String, let path = image["path"] as? String { paths[name] = path }
+        }
+        var groups: [FrameGroup] = []
+        var pending: [[String: Any]] = []
+        for frame in frames {
+            pending.append(frame)
+            guard frame["inlined"] as? Bool == false else { continue }
+            let offset = (frame["imageOffset"] as? String).flatMap { UInt64($0.dropFirst(2), radix: 16) } ?? 0
+            let locations = pending.map { frame -> String in
+                let location = frame["sourceLocation"] as? [String: Any]
+                let file = location?["file"] as? String ?? ""
+                return "\(frame["symbol"] as? String ?? "??") \(file):\(location?["line"] as? Int ?? 0)"
+            }
+            groups.append(
+                FrameGroup(
+                    modulePath: (frame["image"] as? String).flatMap { paths[$0] },
+                    address: offset &- (groups.isEmpty ? 0 : 1), locations: locations,
+                    hasNoFile: pending.allSatisfy { $0["sourceLocation"] == nil }))
+            pending = []
+        }
+        return groups
+    }
+}
+
+/// A TCP socket listening on 127.0.0.1 at a free port, never accepting.
+final class LoopbackListener {
+    private var descriptor: Int32
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        descriptor = fd
+        port = UInt16(bigEndian: address.sin_port)
+        try #require(bound == 0 && listen(fd, 16) == 0 && named == 0)
+    }
+
+    func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { close() }
+}
+
+/// Runs Debian's `debuginfod` over a folder of debug files, waits until it serves `buildID`, runs one command
+/// against it, and stops it; all in a bash script, in a private network namespace when `unshare --net` is
+/// allowed (only its loopback exists there; debuginfod 0.188 cannot be told to listen on loopback alone).
+enum DebuginfodServer {
+    static let script = #"""
+        set -u
+        folder=$1 buildid=$2 port=$3 log=$4
+        shift 4
+        if [ -n "${AXIOM_IN_NETNS:-}" ]; then ip link set lo up; fi
+        debuginfod -p "$port" -F "$folder" -d "$folder/../debuginfod.sqlite" >"$log" 2>&1 &
+        server=$!
+        # SIGKILL: on SIGTERM debuginfod 0.188 waits for its scanner threads' next wake-up (minutes).
+        trap 'kill -KILL "$server" 2>/dev/null; wait "$server" 2>/dev/null' EXIT
+        ready=
+        for attempt in $(seq 1 200); do
+            if exec 3<>"/dev/tcp/127.0.0.1/$port"; then
+                printf 'GET /buildid/%s/debuginfo HTTP/1.0\r\n\r\n' "$buildid" >&3
+                status=$(head -1 <&3)
+                exec 3<&-
+                case "$status" in *" 200 "*) ready=1; break ;; esac
+            fi 2>/dev/null
+            sleep 0.1
+        done
+        [ -n "$ready" ] || { echo "debuginfod did not serve $buildid within 20 s" >>"$log"; exit 97; }
+        export PORT=$port
+        args=()
+        for argument in "$@"; do args+=("${argument//\$PORT/$port}"); done
+        timeout 60 "${args[@]}"
+        """#
+
+    static func run(
+        serving folder: String, buildID: String, in directory: String, log: String, then command: [String],
+        environment: [String], stdoutPath: String
+    ) -> Termination {
+        let isolated = ChildProcess.run("/usr/bin/unshare", ["--net", "true"], stdoutPath: "/dev/null") == .exited(0)
+        // In its own namespace any port is free; otherwise a free port of this one.
+        let port = isolated ? 8002 : (try? LoopbackListener())?.port ?? 8002
+        let arguments = ["-c", script, "bash", folder, buildID, String(port), log] + command
+        if isolated {
+            return ChildProcess.run(
+                "/usr/bin/unshare", ["--net", "/bin/bash"] + arguments, environment: environment + ["AXIOM_IN_NETNS=1"],
+                stdoutPath: stdoutPath, stderrPath: directory + "/server-script.stderr")
+        }
+        return ChildProcess.run(
+            "/bin/bash", arguments, environment: environment, stdoutPath: stdoutPath,
+            stderrPath: directory + "/server-script.stderr")
+    }
+}
+
+extension Termination {
+    static func exited(_ code: Int32) -> Termination {
+        var termination = Termination(waitStatus: 0)
+        termination.exitCode = code
+        return termination
+    }
+}
+
+private func hexBytes(_ hex: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+        let next = hex.index(index, offsetBy: 2)
+        bytes.append(UInt8(hex[index..<next], radix: 16)!)
+        index = next
+    }
+    return bytes
+}
