@@ -47,7 +47,9 @@ public struct DebugInfoSearch: Sendable, Hashable {
     /// libdebuginfod reads its servers, cache folder and timeout from the environment only
     /// (`DEBUGINFOD_URLS`, `DEBUGINFOD_CACHE_PATH`, `DEBUGINFOD_TIMEOUT`), so a query sets those variables of
     /// this process to the values given here (queries are serialized; a value equal to the current one is not
-    /// written again). Downloaded files are kept in the cache folder, by build-id.
+    /// written again). Downloaded files are kept in the cache folder, by build-id; so is, for 10 minutes
+    /// (libdebuginfod's `cache_miss_s`), the fact that no server gave a build-id, a timeout included: a query for
+    /// it then answers "not found" at once.
     public struct Debuginfod: Sendable, Hashable {
         /// Server base URLs, e.g. `https://debuginfod.debian.net`.
         public var urls: [String]

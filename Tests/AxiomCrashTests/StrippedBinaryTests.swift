@@ -51,7 +51,9 @@ struct StrippedBinaryTests {
         let reports = directory.path + "/reports"
         try FileManager.default.createDirectory(atPath: directory.path + "/bin", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: unstrippedProbe, toPath: binary)
+        // Copied by cp, not in this process: a file this process had open for writing could be inherited by a child
+        // another test spawns at that moment, and executing the copy would then fail with ETXTBSY.
+        try #require(ChildProcess.run("/bin/cp", [unstrippedProbe, binary], stdoutPath: "/dev/null") == .exited(0))
 
         let added = ChildProcess.runAxiom(["symbols", "add", binary, "--store", store], outputIn: directory.path)
         try #require(added.termination.exitCode == 0, "axiom symbols add: \(added.stderr)")
@@ -229,66 +231,77 @@ struct StrippedBinaryTests {
 
     // MARK: Servers that are down or never answer
 
-    /// A report whose only module (`/usr/bin/app`, build-id `deadbeef`) exists nowhere: only debuginfod is asked.
-    static func reportOfAbsentModule() throws -> RawCrashReport {
+    // Through `axiom symbolicate` in a child process: libdebuginfod reads its servers from the environment, so a
+    // query sets environment variables, which is not something to do while other tests run threads in this process.
+
+    /// `axiom symbolicate --debuginfod URL --json` on a report whose only module (`/usr/bin/app`, build-id
+    /// `deadbeef`) exists nowhere: the JSON report, and how long the command took.
+    private func symbolicateAbsentModule(
+        url: String, timeoutSeconds: Int, in directory: TemporaryDirectory
+    ) throws -> (json: String, text: String, elapsed: Duration) {
         var builder = RawReportBuilder()
         builder.modules = [builder.modules[0]]
-        return try RawCrashReport(bytes: builder.bytes())
+        let report = directory.path + "/absent.axcrash"
+        try Data(builder.bytes()).write(to: URL(fileURLWithPath: report))
+        let environment = Self.childEnvironment + ["DEBUGINFOD_CACHE_PATH=\(directory.path)/cache"]
+        let arguments = [
+            "symbolicate", report, "--debuginfod", url, "--debuginfod-timeout", String(timeoutSeconds), "--debug-dir",
+            directory.path + "/no-debug-root",
+        ]
+        let clock = ContinuousClock()
+        let output = directory.path + "/absent.json"
+        let elapsed = clock.measure {
+            let termination = ChildProcess.run(
+                ChildProcess.axiomPath, arguments + ["--json"], environment: environment, stdoutPath: output)
+            #expect(termination.exitCode == 0, "\(termination)")
+        }
+        // A cache of its own: libdebuginfod remembers a build-id that no server gave (a timeout included) in its
+        // cache for 10 minutes, and would answer "not found" at once.
+        let text = directory.path + "/absent.txt"
+        _ = ChildProcess.run(
+            ChildProcess.axiomPath, arguments,
+            environment: Self.childEnvironment + ["DEBUGINFOD_CACHE_PATH=\(directory.path)/text-cache"],
+            stdoutPath: text)
+        return (ChildProcess.readText(output), ChildProcess.readText(text), elapsed)
     }
 
     @Test("A debuginfod server that is down leaves module offsets, at once")
     func debuginfodDown() throws {
-        let cache = TemporaryDirectory()
-        defer { cache.remove() }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
         // A port nothing listens on: bound, then closed.
         let listener = try LoopbackListener()
         let url = "http://127.0.0.1:\(listener.port)"
         listener.close()
-        let (report, elapsed) = try symbolicateAbsentModule(url: url, cache: cache.path, timeoutSeconds: 5)
+        let (json, text, elapsed) = try symbolicateAbsentModule(url: url, timeoutSeconds: 5, in: directory)
         #expect(elapsed < .seconds(5), "\(elapsed)")
-        try expectOffsetsOnly(report, naming: url)
+        expectOffsetsOnly(
+            json: json, text: text,
+            reason: "looked in: \(directory.path)/no-debug-root/.build-id/de/adbeef.debug, debuginfod \(url) (")
     }
 
     @Test("A debuginfod server that accepts and never answers leaves module offsets within the timeout")
     func debuginfodSilent() throws {
-        let cache = TemporaryDirectory()
-        defer { cache.remove() }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
         // Listening, never accepting: the kernel completes the connection, nobody answers.
         let listener = try LoopbackListener()
         defer { listener.close() }
         let url = "http://127.0.0.1:\(listener.port)"
-        let (report, elapsed) = try symbolicateAbsentModule(url: url, cache: cache.path, timeoutSeconds: 2)
+        let (json, text, elapsed) = try symbolicateAbsentModule(url: url, timeoutSeconds: 2, in: directory)
+        // One wait for the module, not one per frame (the report has two frames in it).
         #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(6), "\(elapsed)")
-        try expectOffsetsOnly(report, naming: url)
-        #expect(report.json.contains("no answer within 2 s"))
+        expectOffsetsOnly(json: json, text: text, reason: "debuginfod \(url) (no answer within 2 s)")
     }
 
-    private func symbolicateAbsentModule(
-        url: String, cache: String, timeoutSeconds: Int
-    ) throws -> (SymbolicatedCrashReport, Duration) {
-        let raw = try Self.reportOfAbsentModule()
-        let search = DebugInfoSearch(
-            debugRoots: [], symbolStores: [],
-            debuginfod: .init(urls: [url], cachePath: cache, timeoutSeconds: timeoutSeconds))
-        let clock = ContinuousClock()
-        var report: SymbolicatedCrashReport? = nil
-        // Both frames lie in the module: the second must reuse the first's answer, not wait again.
-        let elapsed = clock.measure {
-            report = SymbolicatedCrashReport(raw: raw, symbolicator: Symbolicator(search: search))
-        }
-        return (try #require(report), elapsed)
-    }
-
-    private func expectOffsetsOnly(_ report: SymbolicatedCrashReport, naming url: String) throws {
-        try #require(report.frames.count == 2)
-        for frame in report.frames {
-            #expect(frame.function == nil && frame.line == nil)
-            #expect(frame.image == "app")
-            #expect(frame.imageOffset == frame.address - 0x5555_0000_0000)
-            #expect(frame.unsymbolicatedReason?.contains("looked in: debuginfod \(url) (") == true, "\(frame)")
-        }
-        #expect(report.json.contains(#""imageOffset": "0x0000000000001234", "unsymbolicated": "no such file; "#))
-        #expect(report.text.contains("in app +0x1234 (no symbol: no such file; "))
+    private func expectOffsetsOnly(json: String, text: String, reason: String) {
+        let unsymbolicated =
+            #""imageOffset": "0x0000000000001234", "unsymbolicated": "no such file; no debug file with build-id deadbeef found; "#
+        #expect(json.contains(unsymbolicated), "\(json)")
+        #expect(json.contains(reason), "\(json)")
+        #expect(!json.contains(#""sourceLocation""#))
+        #expect(text.contains("0x0000555500001234 <unknown> in app +0x1234 (no symbol: no such file; "), "\(text)")
+        #expect(text.contains(reason), "\(text)")
     }
 
     // MARK: Comparison with llvm-symbolizer on the unstripped probe
