@@ -162,6 +162,17 @@ struct StrippedBinaryTests {
             ChildProcess.axiomPath, ["symbolicate", crash.reportPath, "--symbols", crash.store],
             environment: Self.childEnvironment, stdoutPath: text)
         #expect(ChildProcess.readText(text).contains("    debug info: symbolStore \(stored)"))
+
+        // `axiom crash-reports` takes the same options, and its processed report agrees.
+        let reports = (crash.reportPath as NSString).deletingLastPathComponent
+        let processed = ChildProcess.run(
+            ChildProcess.axiomPath, ["crash-reports", "--dir", reports, "--symbols", crash.store],
+            environment: Self.childEnvironment, stdoutPath: "/dev/null")
+        #expect(processed.exitCode == 0)
+        let name = ((crash.reportPath as NSString).lastPathComponent as NSString).deletingPathExtension
+        let fromProcessor = try JSONReport(path: reports + "/processed/" + name + ".json")
+        #expect(fromProcessor.debugInfo(of: crash.binary) == ["source": "symbolStore", "file": stored])
+        try expectMatchesUnstripped(fromProcessor.groups(), crash: crash)
     }
 
     @Test("From a debuginfod server on loopback: axiom symbolicate REPORT --debuginfod URL")
