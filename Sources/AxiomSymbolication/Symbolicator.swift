@@ -6,10 +6,10 @@ import Synchronization
 /// file found by build-id (see ``DebugInfoSearch``); where DWARF does not cover an address, from the ELF
 /// `.symtab` (or `.dynsym`): the nearest preceding function symbol, with an offset.
 ///
-/// Everything is cached: a module is opened once and kept (one that cannot be used, with its reason, too); a compile unit's line table and function
-/// scopes are built the first time an address falls in it; demangled names and per-address results are
-/// kept. Thread-safe: the state sits behind one mutex (libdwarf itself is not thread-safe), so concurrent
-/// callers serialize.
+/// Everything is cached: a module is opened once and kept (one that cannot be used, with its reason, too); a
+/// compile unit's line table and function scopes are built the first time an address falls in it; demangled
+/// names and per-address results are kept. Thread-safe: the state sits behind one mutex (libdwarf itself is not
+/// thread-safe), so concurrent callers serialize, a debuginfod query included (bounded by its timeout).
 public final class Symbolicator: Sendable {
     struct State: ~Copyable {
         var modules: [ModuleKey: Result<SymbolicatedModule, SymbolicationError>] = [:]
