@@ -23,8 +23,9 @@ static int64_t monotonic_ms(void) {
     return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-// libdebuginfod calls this while it waits on its servers (about once a second, and on every chunk received);
-// a non-zero answer abandons the query. This is what bounds a server that accepts and never answers.
+// libdebuginfod calls this from its transfer loop as it waits on its servers; a non-zero answer abandons the
+// query. With DEBUGINFOD_TIMEOUT (connecting, and a transfer that stalls) it bounds the whole query, a slow
+// trickle of bytes included, which DEBUGINFOD_TIMEOUT alone would not.
 static int past_deadline(debuginfod_client *client, long done, long total) {
     (void)done;
     (void)total;
