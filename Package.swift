@@ -121,11 +121,11 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        // Symbolication: libdwarf through a small C shim (no libunwind here: linking it interposes
-        // _Unwind_* for the whole process; only the crash module may).
+        // Symbolication: libdwarf, and libdebuginfod for debug files from debuginfod servers, through a small C
+        // shim (no libunwind here: linking it interposes _Unwind_* for the whole process; only the crash module may).
         .target(
             name: "CAxiomDwarf",
-            linkerSettings: [.linkedLibrary("dwarf")]
+            linkerSettings: [.linkedLibrary("dwarf"), .linkedLibrary("debuginfod")]
         ),
         .target(
             name: "AxiomSymbolication",

@@ -6,7 +6,10 @@ extension SymbolicatedCrashReport {
     /// The report as JSON, in the shape of the Swift runtime backtracer's JSON
     /// (`SWIFT_BACKTRACE=format=json`): `timestamp`, `kind`, `description`,
     /// `faultAddress`, `platform`, `architecture`, `threads`, `images`; addresses are
-    /// hexadecimal strings. `pid`, `tid`, `signal` and `code` are added.
+    /// hexadecimal strings. `pid`, `tid`, `signal` and `code` are added; a frame adds
+    /// `imageOffset` (its address in the module's file) and, when it has no symbol,
+    /// `unsymbolicated` (why); an image adds `debugInfo`: `source` and `file` where its
+    /// DWARF came from, or `missing` (why it has none, and where it was looked for).
     public var json: String {
         var json = JSONWriter()
         json.beginObject()
@@ -44,6 +47,19 @@ extension SymbolicatedCrashReport {
             json.field("path", module.path)
             json.field("baseAddress", hex(module.base))
             json.field("endOfText", hex(module.endOfText))
+            if let status = debugInfo[module.path] {
+                json.key("debugInfo")
+                json.beginObject()
+                switch status {
+                case .success(let info):
+                    if let source = info.source { json.field("source", source.rawValue) }
+                    if let file = info.debugFile { json.field("file", file) }
+                    if let reason = info.missingReason { json.field("missing", reason) }
+                case .failure(let error):
+                    json.field("missing", error.message)
+                }
+                json.endObject()
+            }
             json.endObject()
         }
         json.endArray()
@@ -60,6 +76,8 @@ extension SymbolicatedCrashReport {
         if let offset = frame.offset.flatMap({ Int(exactly: $0) }) { json.field("offset", offset) }
         if let description = frame.description { json.field("description", description) }
         if let image = frame.image { json.field("image", image) }
+        if let offset = frame.imageOffset { json.field("imageOffset", hex(offset)) }
+        if let reason = frame.unsymbolicatedReason { json.field("unsymbolicated", reason) }
         if let file = frame.file {
             json.key("sourceLocation")
             json.beginObject()
@@ -92,6 +110,10 @@ extension SymbolicatedCrashReport {
                 if let number = frame.line { line += ":\(number)" }
                 if let column = frame.column { line += ":\(column)" }
             }
+            if let reason = frame.unsymbolicatedReason {
+                if let offset = frame.imageOffset { line += " +0x" + String(offset, radix: 16) }
+                line += " (no symbol: \(reason))"
+            }
             lines.append(line)
         }
         if raw.framesTruncated { lines.append("... (deeper frames not captured)") }
@@ -104,9 +126,19 @@ extension SymbolicatedCrashReport {
         lines.append("")
         for module in raw.modules {
             let buildID = module.buildIDHex.isEmpty ? "<no build ID>" : module.buildIDHex
-            let changed = changedModules.contains(module.path) ? " (file changed since the crash)" : ""
+            let changed = changedModules.contains(module.path) ? " (file here differs or is absent)" : ""
             lines.append(
                 "\(hex(module.base))–\(hex(module.endOfText)) \(buildID) \(module.name) \(module.path)\(changed)")
+            switch debugInfo[module.path] {
+            case .success(let info):
+                if let source = info.source, let file = info.debugFile {
+                    lines.append("    debug info: \(source.rawValue) \(file)")
+                } else if let reason = info.missingReason {
+                    lines.append("    debug info: none: \(reason)")
+                }
+            case .failure(let error): lines.append("    debug info: none: \(error.message)")
+            case nil: break
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -6,8 +6,10 @@ import Glibc
 
 /// A raw crash report with its frames turned into functions, files and lines.
 ///
-/// Frames of modules whose file on disk no longer has the build-id recorded at crash
-/// time (rebuilt or replaced since) are left unsymbolicated rather than named wrongly.
+/// A module is identified by the build-id recorded at crash time: its debug info comes from its file
+/// when that still has the build-id, else from a debug file with the build-id (see `DebugInfoSearch`).
+/// Frames of a module with neither keep their module and offset and say why they have no symbol,
+/// rather than being named wrongly.
 public struct SymbolicatedCrashReport: Sendable, Hashable {
     /// The report as the signal handler wrote it.
     public var raw: RawCrashReport
@@ -16,9 +18,12 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
     public var frames: [Frame]
     /// The operating system, as `/etc/os-release` names it where the report was processed.
     public var platform: String
-    /// Paths of modules whose file no longer has the build-id recorded at crash time;
-    /// their frames are left unsymbolicated.
+    /// Paths of modules whose file here does not have the build-id recorded at crash time
+    /// (rebuilt, replaced or absent); the file is not read.
     public var changedModules: Set<String>
+    /// Per module path (of the modules frames fell in): where its debug info came from, or
+    /// why it could not be used at all.
+    public var debugInfo: [String: Result<ModuleDebugInfo, SymbolicationError>]
 
     /// One frame of the crashed thread.
     public struct Frame: Sendable, Hashable {
@@ -44,6 +49,11 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         public var offset: UInt64?
         /// File name of the module the address lies in.
         public var image: String?
+        /// The address in the module's file (run-time address minus the load bias), when the
+        /// module is known: with the module's build-id, enough to symbolicate later.
+        public var imageOffset: UInt64?
+        /// Why the frame has no function name, when it has none.
+        public var unsymbolicatedReason: String?
         public var file: String?
         public var line: Int?
         public var column: Int?
@@ -61,31 +71,44 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         self.raw = raw
         self.platform = platform
         var buildIDMatches: [String: Bool] = [:]
+        var debugInfo: [String: Result<ModuleDebugInfo, SymbolicationError>] = [:]
         var frames: [Frame] = []
         for (index, pc) in raw.frames.enumerated() {
             let kind: Frame.Kind = index == 0 ? .programCounter : .returnAddress
             var frame = Frame(kind: kind, index: index, address: pc, isInlined: false)
             guard let module = raw.module(containing: pc) else {
+                frame.unsymbolicatedReason = "the address lies in no module the report lists"
                 frames.append(frame)
                 continue
             }
             frame.image = module.name
+            frame.imageOffset = pc &- module.bias
             if buildIDMatches[module.path] == nil {
                 buildIDMatches[module.path] =
                     module.buildID.isEmpty || elfBuildID(path: module.path) == module.buildIDHex
             }
-            let matches = buildIDMatches[module.path] == true
-            guard matches,
-                let symbolicated = try? symbolicator.symbolicate(
-                    pc: pc, loadBias: module.bias, modulePath: module.path, isReturnAddress: kind == .returnAddress)
-            else {
-                frames.append(frame)
-                continue
+            let buildID = module.buildID.isEmpty ? nil : module.buildIDHex
+            if debugInfo[module.path] == nil {
+                do throws(SymbolicationError) {
+                    debugInfo[module.path] = .success(
+                        try symbolicator.debugInfo(modulePath: module.path, buildID: buildID))
+                } catch {
+                    debugInfo[module.path] = .failure(error)
+                }
             }
-            frames += frame.expanded(by: symbolicated)
+            do throws(SymbolicationError) {
+                let symbolicated = try symbolicator.symbolicate(
+                    pc: pc, loadBias: module.bias, modulePath: module.path, buildID: buildID,
+                    isReturnAddress: kind == .returnAddress)
+                frames += frame.expanded(by: symbolicated)
+            } catch {
+                frame.unsymbolicatedReason = error.message
+                frames.append(frame)
+            }
         }
         self.frames = frames
         self.changedModules = Set(buildIDMatches.filter { !$0.value }.keys)
+        self.debugInfo = debugInfo
     }
 
     /// What went wrong, in the Swift backtracer's words for the signal.

@@ -38,20 +38,17 @@ final class DwarfReader {
         return true
     }()
 
-    /// Opens the DWARF of `path`; nil when the file has none.
+    /// Opens the DWARF of `path` (a module or its separate debug file); nil when the file has none.
     init?(path: String) throws(SymbolicationError) {
         precondition(Self.allocationTrackingOff)
         self.path = path
         var debug: Dwarf_Debug? = nil
         var error: Dwarf_Error? = nil
-        // A true-path buffer lets libdwarf follow .gnu_debuglink to separate debug files (/usr/lib/debug,
-        // e.g. Debian's libc6-dbg), as llvm-symbolizer does.
-        var truePath = [CChar](repeating: 0, count: 4096)
-        let result = truePath.withUnsafeMutableBufferPointer { buffer in
-            dwarf_init_path(
-                path, buffer.baseAddress, UInt32(buffer.count), Dwarf_Unsigned(DW_DLC_READ), UInt32(DW_GROUPNUMBER_ANY),
-                nil, nil, &debug, nil, 0, nil, &error)
-        }
+        // No true-path buffer: with one, libdwarf follows .gnu_debuglink on its own, without checking the
+        // build-id. DebugInfoLocator has already chosen the file that holds the DWARF.
+        let result = dwarf_init_path(
+            path, nil, 0, Dwarf_Unsigned(DW_DLC_READ), UInt32(DW_GROUPNUMBER_ANY), nil, nil, &debug, nil, 0, nil,
+            &error)
         if result == DW_DLV_NO_ENTRY { return nil }
         guard result == DW_DLV_OK, let debug else {
             let text = Self.takeMessage(nil, error)

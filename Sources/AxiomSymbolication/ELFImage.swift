@@ -1,3 +1,5 @@
+import CAxiomDwarf
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -131,11 +133,34 @@ final class ELFImage {
         self.sections = sections
     }
 
-    /// True when the file has DWARF (possibly compressed) or points to a separate debug file.
-    var mayHaveDebugInfo: Bool {
+    /// True when the file carries DWARF (possibly compressed). A stripped file may keep the section header with
+    /// no bytes (`SHT_NOBITS`): that is no DWARF.
+    var hasDWARF: Bool {
         sections.contains {
-            $0.name == ".debug_info" || $0.name == ".zdebug_info" || $0.name == ".gnu_debuglink"
+            ($0.name == ".debug_info" || $0.name == ".zdebug_info") && $0.type != 8 && $0.size > 0  // SHT_NOBITS
         }
+    }
+
+    /// True when the file has a full symbol table (`.symtab`), not only the dynamic symbols.
+    var hasSymbolTable: Bool {
+        sections.contains { $0.type == 2 && $0.size > 0 }  // SHT_SYMTAB
+    }
+
+    /// The `.gnu_debuglink` section: the separate debug file's name and the CRC-32 of its contents.
+    func debugLink() -> (name: String, crc: UInt32)? {
+        guard let section = sections.first(where: { $0.name == ".gnu_debuglink" && $0.type != 8 }),
+            fits(section.offset, section.size), section.size >= 8,
+            let name = string(at: Int(section.offset)), !name.isEmpty, !name.contains("/")
+        else { return nil }
+        // The name, its NUL, padding to 4 bytes, then the CRC.
+        let crcOffset = (UInt64(name.utf8.count) + 1 + 3) & ~3
+        guard crcOffset + 4 <= section.size else { return nil }
+        return (name, read(section.offset + crcOffset, as: UInt32.self))
+    }
+
+    /// The CRC-32 of the whole file, as `.gnu_debuglink` records it (libdwarf's implementation).
+    func checksum() -> UInt32 {
+        UInt32(dwarf_basic_crc32(base.assumingMemoryBound(to: UInt8.self), UInt(fileSize), 0))
     }
 
     // MARK: Symbols
@@ -283,4 +308,11 @@ final class ELFImage {
 /// Returns nil when the file is missing, is not a 64-bit little-endian ELF file, or has no build-id.
 public func elfBuildID(path: String) -> String? {
     (try? ELFImage(path: path))?.buildID()
+}
+
+/// Whether an ELF file on disk carries DWARF (`.debug_info`, possibly compressed), as opposed to a stripped file.
+///
+/// Returns false when the file is missing or not a 64-bit little-endian ELF file.
+public func elfHasDWARF(path: String) -> Bool {
+    (try? ELFImage(path: path))?.hasDWARF ?? false
 }

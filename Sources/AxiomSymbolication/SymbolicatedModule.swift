@@ -1,7 +1,10 @@
 /// One opened module: its ELF image (symbol tables), its DWARF (when present) and the per-address
 /// results already computed. Lives inside the ``Symbolicator``'s mutex; never shared outside it.
 final class SymbolicatedModule {
+    /// The file whose symbol table is used (the module's, or its debug file's when the module is stripped or
+    /// absent).
     let path: String
+    let debugInfo: ModuleDebugInfo
     private let image: ELFImage
     private let dwarf: DwarfReader?
     private lazy var functionSymbols = image.functionSymbols()
@@ -13,10 +16,15 @@ final class SymbolicatedModule {
     /// Where the module's code lies (its executable sections), or nil when it has no section headers.
     private let code: [Range<UInt64>]?
 
-    init(path: String) throws(SymbolicationError) {
-        self.path = path
-        self.image = try ELFImage(path: path)
-        self.dwarf = image.mayHaveDebugInfo ? try DwarfReader(path: path) : nil
+    init(_ found: DebugInfoLocator.Found) throws(SymbolicationError) {
+        self.path = found.symbols.path
+        self.image = found.symbols
+        self.debugInfo = found.info
+        if let dwarfPath = found.dwarfPath {
+            self.dwarf = try DwarfReader(path: dwarfPath)
+        } else {
+            self.dwarf = nil
+        }
         let shfExecInstr: UInt64 = 0x4
         let executable = image.sections.filter { $0.flags & shfExecInstr != 0 && $0.size > 0 }
         // address + size comes from the file: a sum past the top of the address space ends there.

@@ -19,6 +19,9 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
         case noSymbolInformation
         /// libdwarf reported an error; the message carries libdwarf's text.
         case dwarfError
+        /// The module file's build-id differs from the one recorded at crash time (rebuilt or replaced since),
+        /// and no debug file with the recorded build-id was found: its lines would be wrong, so it is not read.
+        case buildIDMismatch
     }
 
     /// The reason.
@@ -66,6 +69,14 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
             ? "neither DWARF nor the symbol tables cover address \(hex)"
             : "no debug info, and no symbol table entry covers address \(hex)"
         return Self(code: .noSymbolInformation, modulePath: path, message: detail)
+    }
+
+    static func buildIDMismatch(_ path: String, file: String?, report: String) -> Self {
+        Self(
+            code: .buildIDMismatch, modulePath: path,
+            message:
+                "build-id differs: the file has \(file ?? "none"), the report \(report) (rebuilt or replaced since the crash)"
+        )
     }
 
     static func dwarf(_ path: String, _ what: String, _ text: String) -> Self {

@@ -3,39 +3,90 @@ import Synchronization
 
 /// Turns code addresses into functions, files, lines and columns, inlined frames included.
 ///
-/// Names and locations come from the module's DWARF (read with libdwarf); where DWARF does not cover an
-/// address, from the ELF `.symtab` (or `.dynsym`): the nearest preceding function symbol, with an offset.
+/// Names and locations come from the module's DWARF (read with libdwarf), from its own file or a separate debug
+/// file found by build-id (see ``DebugInfoSearch``); where DWARF does not cover an address, from the ELF
+/// `.symtab` (or `.dynsym`): the nearest preceding function symbol, with an offset.
 ///
-/// Everything is cached: a module is opened once and kept; a compile unit's line table and function
-/// scopes are built the first time an address falls in it; demangled names and per-address results are
-/// kept. Thread-safe: the state sits behind one mutex (libdwarf itself is not thread-safe), so concurrent
-/// callers serialize.
+/// Everything is cached: a module is opened once and kept (one that cannot be used, with its reason, too); a
+/// compile unit's line table and function scopes are built the first time an address falls in it; demangled
+/// names and per-address results are kept. Thread-safe: the state sits behind one mutex (libdwarf itself is not
+/// thread-safe), so concurrent callers serialize, a debuginfod query included (bounded by its timeout).
 public final class Symbolicator: Sendable {
     struct State: ~Copyable {
-        var modules: [String: SymbolicatedModule] = [:]
+        var modules: [ModuleKey: Result<SymbolicatedModule, SymbolicationError>] = [:]
         var demangler = DemangleCache()
         /// The last module used: consecutive frames of one module skip the dictionary lookup.
-        var lastModule: SymbolicatedModule?
+        var lastModule: (key: ModuleKey, module: SymbolicatedModule)?
 
-        /// The module of a file, opened on first use and kept.
-        mutating func module(_ path: String) throws(SymbolicationError) -> SymbolicatedModule {
-            if let last = lastModule, last.path == path { return last }
-            let module: SymbolicatedModule
-            if let known = modules[path] {
-                module = known
+        /// The module of a file, opened on first use and kept; a module that cannot be used is remembered too, so
+        /// a slow debuginfod server or a long search is paid once per module, not once per frame.
+        mutating func module(
+            _ key: ModuleKey, locator: DebugInfoLocator
+        ) throws(SymbolicationError) -> SymbolicatedModule {
+            if let last = lastModule, last.key == key { return last.module }
+            let result: Result<SymbolicatedModule, SymbolicationError>
+            if let known = modules[key] {
+                result = known
             } else {
-                module = try SymbolicatedModule(path: path)
-                modules[path] = module
+                do throws(SymbolicationError) {
+                    let found = try locator.locate(path: key.path, buildID: key.buildID)
+                    result = .success(try SymbolicatedModule(found))
+                } catch {
+                    result = .failure(error)
+                }
+                modules[key] = result
             }
-            lastModule = module
+            let module = try result.get()
+            lastModule = (key, module)
             return module
         }
     }
 
+    /// A module as a crash report names it: its path where it crashed, and the build-id it had then.
+    struct ModuleKey: Hashable {
+        var path: String
+        var buildID: String?
+    }
+
     private let state = Mutex(State())
+    private let locator: DebugInfoLocator
 
     /// Creates a symbolicator with empty caches.
-    public init() {}
+    ///
+    /// - Parameter search: where to look for debug info a module's file does not carry. The default looks
+    ///   locally only (the module's debuglink, `/usr/lib/debug`).
+    public init(search: DebugInfoSearch = .local) {
+        self.locator = DebugInfoLocator(search: search)
+    }
+
+    /// Symbolicates an address of a module identified by its build-id.
+    ///
+    /// - Parameters:
+    ///   - modulePath: the module's path where it ran; it may not exist here.
+    ///   - buildID: the build-id recorded with the address (lowercase hex), or nil to trust the file at
+    ///     `modulePath` as it is. A file with another build-id is never read; debug info is then looked for by
+    ///     build-id alone (see ``DebugInfoSearch``).
+    ///   - address: an address in the module's virtual address space (runtime pc minus the load bias), already
+    ///     adjusted for return addresses.
+    /// - Throws: ``SymbolicationError``: `.buildIDMismatch` or `.fileNotFound` (with the places looked at) when no
+    ///   file with the build-id was found, or as ``symbolicate(modulePath:address:)`` does.
+    public func symbolicate(
+        modulePath: String, buildID: String?, address: UInt64
+    ) throws(SymbolicationError) -> [SymbolicatedFrame] {
+        let key = ModuleKey(path: modulePath, buildID: buildID)
+        return try withState { state throws(SymbolicationError) in
+            try state.module(key, locator: locator).symbolicate(address, demangler: &state.demangler)
+        }
+    }
+
+    /// Where a module's debug info comes from, or why it has none; throws when the module cannot be used at all
+    /// (see ``symbolicate(modulePath:buildID:address:)``). Opens the module when not yet open.
+    public func debugInfo(modulePath: String, buildID: String?) throws(SymbolicationError) -> ModuleDebugInfo {
+        let key = ModuleKey(path: modulePath, buildID: buildID)
+        return try withState { state throws(SymbolicationError) in
+            try state.module(key, locator: locator).debugInfo
+        }
+    }
 
     /// Runs `body` with the state locked, and tells ThreadSanitizer so (see `axiom_tsan_acquire`).
     private func withState<R: Sendable>(
@@ -60,9 +111,7 @@ public final class Symbolicator: Sendable {
     /// - Throws: ``SymbolicationError`` when the file is missing, not ELF, malformed, or has no symbol
     ///   information at all for the address.
     public func symbolicate(modulePath: String, address: UInt64) throws(SymbolicationError) -> [SymbolicatedFrame] {
-        try withState { state throws(SymbolicationError) in
-            try state.module(modulePath).symbolicate(address, demangler: &state.demangler)
-        }
+        try symbolicate(modulePath: modulePath, buildID: nil, address: address)
     }
 
     /// Symbolicates a runtime program counter.
@@ -71,20 +120,22 @@ public final class Symbolicator: Sendable {
     ///   - pc: the runtime address.
     ///   - loadBias: the module's load bias (`dlpi_addr`), subtracted from `pc`.
     ///   - modulePath: the ELF file of the module.
+    ///   - buildID: the module's build-id when the pc was recorded (see
+    ///     ``symbolicate(modulePath:buildID:address:)``), or nil to trust the file as it is.
     ///   - isReturnAddress: true for every frame but the crashing one: a return address points after the
     ///     call, so 1 is subtracted to land inside the call instruction (and the right inlined scope/line).
     public func symbolicate(
-        pc: UInt64, loadBias: UInt64, modulePath: String, isReturnAddress: Bool
+        pc: UInt64, loadBias: UInt64, modulePath: String, buildID: String? = nil, isReturnAddress: Bool
     ) throws(SymbolicationError) -> [SymbolicatedFrame] {
         var address = pc &- loadBias
         if isReturnAddress && address > 0 { address -= 1 }
-        return try symbolicate(modulePath: modulePath, address: address)
+        return try symbolicate(modulePath: modulePath, buildID: buildID, address: address)
     }
 
     /// Opens a module ahead of time (so a later symbolication does not pay for it). Optional.
     public func preload(modulePath: String) throws(SymbolicationError) {
         try withState { state throws(SymbolicationError) in
-            _ = try state.module(modulePath)
+            _ = try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator)
         }
     }
 
@@ -92,7 +143,7 @@ public final class Symbolicator: Sendable {
     /// address. Meant for tools and tests that sample a module.
     public func functionSymbols(modulePath: String) throws(SymbolicationError) -> [FunctionSymbol] {
         try withState { state throws(SymbolicationError) in
-            try state.module(modulePath).allFunctionSymbols()
+            try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator).allFunctionSymbols()
         }
     }
 }

@@ -6,7 +6,7 @@ struct AxiomCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "axiom",
         abstract: "Tools for Axiom applications: error identities, plugins, crash reports.",
-        subcommands: [Explain.self, Plugins.self, Symbolicate.self, CrashReports.self]
+        subcommands: [Explain.self, Plugins.self, Symbolicate.self, CrashReports.self, Symbols.self]
     )
 
     /// Runs the command. A negative number ("-32003", a numeric alias) is an argument, not a cluster of short

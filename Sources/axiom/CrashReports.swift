@@ -3,7 +3,8 @@ import AxiomCrash
 import AxiomSymbolication
 import Foundation
 
-/// `axiom symbolicate REPORT [--json]`: one raw crash report, symbolicated, on standard output.
+/// `axiom symbolicate REPORT [--json] [--symbols DIR]... [--debuginfod URL]...`: one raw crash report,
+/// symbolicated, on standard output.
 struct Symbolicate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Symbolicate one raw crash report.",
@@ -11,6 +12,14 @@ struct Symbolicate: AsyncParsableCommand {
             Prints the readable text form, or with --json the JSON form (the Swift backtracer's shape). The report \
             is only read: it is not moved or changed. A report that cannot be read or is malformed is an error \
             (exit 1).
+
+            Each module is identified by the build-id recorded at crash time; the report may come from another \
+            machine. Its debug info is taken from the first place holding a file with that build-id: the module's \
+            file (when it carries DWARF), its .gnu_debuglink file (beside it, in .debug/ beside it, under \
+            /usr/lib/debug/<its folder>), /usr/lib/debug/.build-id/xx/rest.debug, each --symbols folder \
+            (same layout: DIR/.build-id/xx/rest.debug, as `axiom symbols add` fills it), then the debuginfod \
+            servers of --debuginfod or DEBUGINFOD_URLS (cache: DEBUGINFOD_CACHE_PATH). A module file with another \
+            build-id is never read: its frames keep module and offset, and say why.
             """
     )
 
@@ -19,6 +28,8 @@ struct Symbolicate: AsyncParsableCommand {
 
     @Flag(help: "Print the JSON report instead of text.")
     var json = false
+
+    @OptionGroup var debugInfo: DebugInfoOptions
 
     func run() async throws {
         let raw: RawCrashReport
@@ -31,7 +42,7 @@ struct Symbolicate: AsyncParsableCommand {
             }
             throw ExitCode(1)
         }
-        let symbolicated = SymbolicatedCrashReport(raw: raw, symbolicator: Symbolicator())
+        let symbolicated = SymbolicatedCrashReport(raw: raw, symbolicator: Symbolicator(search: debugInfo.search))
         if json {
             print(symbolicated.json)
         } else {
@@ -48,7 +59,8 @@ struct CrashReports: AsyncParsableCommand {
         discussion: """
             Each pending raw report is symbolicated into DIR/processed (JSON and text, the raw report moved beside \
             them); a malformed one is moved to DIR/rejected with a .reason file. Nothing is deleted. Exits 0 when \
-            every report was processed, 1 when one was rejected or could not be written.
+            every report was processed, 1 when one was rejected or could not be written. Debug info is found as \
+            `axiom symbolicate` finds it.
             """
     )
 
@@ -57,6 +69,8 @@ struct CrashReports: AsyncParsableCommand {
 
     @Flag(help: "Print one JSON object listing processed and rejected reports.")
     var json = false
+
+    @OptionGroup var debugInfo: DebugInfoOptions
 
     func run() async throws {
         var isDirectory: ObjCBool = false
@@ -67,7 +81,9 @@ struct CrashReports: AsyncParsableCommand {
         }
         let outcomes: [CrashReportProcessor.Outcome]
         do {
-            outcomes = try CrashReportProcessor(directory: directory).processPendingReports()
+            outcomes = try CrashReportProcessor(
+                directory: directory, symbolicator: Symbolicator(search: debugInfo.search)
+            ).processPendingReports()
         } catch {
             printError("axiom: \(error)")
             throw ExitCode(1)
@@ -145,5 +161,36 @@ struct CrashReportsSummary: Encodable {
         for report in failed { lines.append("failed    \(report.rawReport): \(report.reason) (left pending)") }
         if lines.isEmpty { lines.append("no pending crash reports in \(directory)") }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Where debug info is looked for, shared by `symbolicate` and `crash-reports`.
+struct DebugInfoOptions: ParsableArguments {
+    @Option(name: .customLong("symbols"), help: "A symbol store folder laid out by build-id (repeatable).")
+    var symbolStores: [String] = []
+
+    @Option(
+        name: .customLong("debug-dir"),
+        help: "A global debug folder instead of /usr/lib/debug (repeatable; gdb's debug-file-directory).")
+    var debugRoots: [String] = []
+
+    @Option(name: .customLong("debuginfod"), help: "A debuginfod server URL (repeatable); default: DEBUGINFOD_URLS.")
+    var debuginfodURLs: [String] = []
+
+    @Option(
+        name: .customLong("debuginfod-timeout"),
+        help: "Seconds one module's debuginfod query may take (default: DEBUGINFOD_TIMEOUT, else 10).")
+    var debuginfodTimeout: Int?
+
+    /// The search the options describe.
+    var search: DebugInfoSearch {
+        var servers = DebugInfoSearch.Debuginfod.fromEnvironment()
+        if !debuginfodURLs.isEmpty {
+            servers = DebugInfoSearch.Debuginfod(urls: debuginfodURLs, timeoutSeconds: servers?.timeoutSeconds ?? 10)
+        }
+        if let debuginfodTimeout { servers?.timeoutSeconds = max(1, debuginfodTimeout) }
+        return DebugInfoSearch(
+            debugRoots: debugRoots.isEmpty ? DebugInfoSearch.local.debugRoots : debugRoots, symbolStores: symbolStores,
+            debuginfod: servers)
     }
 }

@@ -27,6 +27,15 @@ char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *ou
 int axiom_dwarf_find_loaded_module(uintptr_t address, char *pathBuffer, size_t pathBufferSize,
                                    uint64_t *loadBias);
 
+/// Asks debuginfod servers (libdebuginfod) for the debug file of `buildID` (raw bytes). `urls`
+/// (space-separated) and `cachePath` replace `DEBUGINFOD_URLS` and `DEBUGINFOD_CACHE_PATH` in the
+/// process environment (libdebuginfod reads them only from there); NULL keeps the environment's value.
+/// The whole query gives up after `timeoutSeconds` (at least 1), a server that is down or never answers
+/// included. Queries are serialized. On success returns 0 and stores the cached file's path, malloc'ed, in
+/// `pathOut` (the caller frees it); otherwise returns a negative errno (`-ENOENT`: no server has it).
+int axiom_debuginfod_find_debuginfo(const unsigned char *buildID, int buildIDSize, const char *urls,
+                                    const char *cachePath, int timeoutSeconds, char **pathOut);
+
 /// ThreadSanitizer cannot see `Synchronization.Mutex` on Linux: its lock is a futex taken inside the Swift
 /// runtime, which is not instrumented, so TSan takes the data a mutex guards for racy. These tell TSan that a
 /// critical section starts (acquire) and ends (release) on `lock`. Without TSan the runtime's functions are

@@ -1,0 +1,294 @@
+import CAxiomDwarf
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where the ``Symbolicator`` looks for a module's debug info (DWARF) when it is not in the module's own file.
+///
+/// A module is identified by its GNU build-id. Its debug info is taken from the first of these places that
+/// holds a file with the same build-id, the way gdb, `llvm-symbolizer` and Debian's toolchain look:
+///
+/// 1. the module's file itself, when it carries DWARF;
+/// 2. the file its `.gnu_debuglink` names (with the CRC-32 it records): beside the module, in a `.debug/`
+///    folder beside it, then `ROOT/<folder of the module>/` for each of ``debugRoots``;
+/// 3. `ROOT/.build-id/xx/rest.debug` for each of ``debugRoots`` (`xx`: the first two hex digits of the
+///    build-id, `rest`: the others);
+/// 4. `STORE/.build-id/xx/rest.debug` for each of ``symbolStores``: the same layout, in folders a deployment
+///    pipeline fills (`axiom symbols add`);
+/// 5. the ``debuginfod`` servers, when given.
+///
+/// A module file whose build-id differs from the one recorded at crash time (rebuilt or replaced since) is
+/// never read: its lines would be wrong. Steps 3 to 5 need only the build-id, so a report from another
+/// machine, whose module paths do not exist here, is symbolicated from them.
+public struct DebugInfoSearch: Sendable, Hashable {
+    /// Global debug folders (gdb's `debug-file-directory`). Default: `/usr/lib/debug`.
+    public var debugRoots: [String]
+    /// Symbol store folders, laid out by build-id like a debug root's `.build-id` folder.
+    public var symbolStores: [String]
+    /// The debuginfod servers to ask last, or nil to ask none.
+    public var debuginfod: Debuginfod?
+
+    /// Creates a search; by default the system's `/usr/lib/debug`, no symbol store and no debuginfod server.
+    public init(debugRoots: [String] = ["/usr/lib/debug"], symbolStores: [String] = [], debuginfod: Debuginfod? = nil) {
+        self.debugRoots = debugRoots
+        self.symbolStores = symbolStores
+        self.debuginfod = debuginfod
+    }
+
+    /// Local files only: the module, its debuglink and `/usr/lib/debug`. What `Symbolicator()` uses: a process
+    /// symbolicating its own crash reports at start-up should not wait on the network.
+    public static let local = DebugInfoSearch()
+
+    /// The debuginfod servers to ask, through libdebuginfod.
+    ///
+    /// libdebuginfod reads its servers, cache folder and timeout from the environment only
+    /// (`DEBUGINFOD_URLS`, `DEBUGINFOD_CACHE_PATH`, `DEBUGINFOD_TIMEOUT`), so a query sets those variables of
+    /// this process to the values given here (queries are serialized; a value equal to the current one is not
+    /// written again). Downloaded files are kept in the cache folder, by build-id; so is, for 10 minutes
+    /// (libdebuginfod's `cache_miss_s`), the fact that no server gave a build-id, a timeout included: a query for
+    /// it then answers "not found" at once.
+    public struct Debuginfod: Sendable, Hashable {
+        /// Server base URLs, e.g. `https://debuginfod.debian.net`.
+        public var urls: [String]
+        /// The client's cache folder; nil keeps `DEBUGINFOD_CACHE_PATH` (default `~/.cache/debuginfod_client`).
+        public var cachePath: String?
+        /// How long one module's query may take in all, whole seconds (at least 1). A server that is down or
+        /// never answers costs at most this, once per module: the answer, found or not, is kept.
+        public var timeoutSeconds: Int
+
+        /// Creates a server list.
+        public init(urls: [String], cachePath: String? = nil, timeoutSeconds: Int = 10) {
+            self.urls = urls
+            self.cachePath = cachePath
+            self.timeoutSeconds = max(1, timeoutSeconds)
+        }
+
+        /// The servers of `DEBUGINFOD_URLS` (space-separated) with `DEBUGINFOD_TIMEOUT` (seconds, default 10),
+        /// or nil when `DEBUGINFOD_URLS` is unset or empty.
+        public static func fromEnvironment() -> Debuginfod? {
+            let urls = environment("DEBUGINFOD_URLS")?.split(separator: " ").map(String.init) ?? []
+            guard !urls.isEmpty else { return nil }
+            let timeout = environment("DEBUGINFOD_TIMEOUT").flatMap { Int($0) } ?? 10
+            return Debuginfod(urls: urls, timeoutSeconds: timeout)
+        }
+
+        private static func environment(_ name: String) -> String? {
+            getenv(name).map { String(cString: $0) }
+        }
+    }
+}
+
+/// Where a module's debug info came from, or why it has none.
+public struct ModuleDebugInfo: Sendable, Hashable {
+    /// The place a debug file was found (see ``DebugInfoSearch``).
+    public enum Source: String, Sendable, Hashable {
+        /// The module's own file.
+        case binary
+        /// The file named by the module's `.gnu_debuglink`.
+        case debugLink
+        /// A debug root's `.build-id` folder.
+        case buildIDDirectory
+        /// A symbol store folder.
+        case symbolStore
+        /// A debuginfod server (the file is in the client's cache).
+        case debuginfod
+    }
+
+    /// Where the DWARF was found; nil when none was, and names come from the symbol tables only.
+    public var source: Source?
+    /// The file the DWARF is read from.
+    public var debugFile: String?
+    /// The file whose symbol table names functions.
+    public var symbolFile: String
+    /// Why there is no DWARF, with the places looked at; nil when there is.
+    public var missingReason: String?
+}
+
+/// Finds a module's files: the one to read symbols from and the one to read DWARF from.
+struct DebugInfoLocator {
+    struct Found {
+        /// The file whose symbol table and section layout are used.
+        var symbols: ELFImage
+        /// The file with the DWARF, when there is one.
+        var dwarfPath: String?
+        var info: ModuleDebugInfo
+    }
+
+    let search: DebugInfoSearch
+
+    /// Resolves a module. `buildID` (lowercase hex) is the one recorded at crash time; nil trusts the file at
+    /// `path` as it is (a live process, or a report without build-ids).
+    func locate(path: String, buildID: String?) throws(SymbolicationError) -> Found {
+        var searched: [String] = []
+        var binary: ELFImage? = nil
+        var binaryProblem: SymbolicationError? = nil
+        do {
+            let image = try ELFImage(path: path)
+            let own = image.buildID()
+            if let buildID, own != buildID {
+                binaryProblem = .buildIDMismatch(path, file: own, report: buildID)
+            } else {
+                binary = image
+            }
+        } catch {
+            // Without a build-id there is nothing else to look for: the file's own error is the answer.
+            guard buildID != nil else { throw error }
+            binaryProblem = error
+        }
+        let wanted = buildID ?? binary?.buildID()
+
+        if let binary {
+            if binary.hasDWARF {
+                return Found(
+                    symbols: binary, dwarfPath: path,
+                    info: ModuleDebugInfo(source: .binary, debugFile: path, symbolFile: path))
+            }
+            searched.append("\(path) (no DWARF)")
+            if let link = binary.debugLink() {
+                let folder = Self.folder(of: path)
+                let candidates =
+                    [folder + "/" + link.name, folder + "/.debug/" + link.name]
+                    + search.debugRoots.map { $0 + folder + "/" + link.name }
+                for candidate in candidates {
+                    if let image = Self.open(candidate, buildID: wanted, crc: link.crc, searched: &searched) {
+                        return found(binary: binary, debug: image, source: .debugLink)
+                    }
+                }
+            }
+        }
+        if let wanted {
+            let relative = Self.buildIDPath(wanted)
+            for (folders, source) in [
+                (search.debugRoots, ModuleDebugInfo.Source.buildIDDirectory), (search.symbolStores, .symbolStore),
+            ] {
+                for folder in folders {
+                    if let image = Self.open(folder + "/" + relative, buildID: wanted, crc: nil, searched: &searched) {
+                        return found(binary: binary, debug: image, source: source)
+                    }
+                }
+            }
+            if let servers = search.debuginfod, !servers.urls.isEmpty {
+                switch Self.ask(servers, buildID: wanted) {
+                case .success(let file):
+                    if let image = Self.open(file, buildID: wanted, crc: nil, searched: &searched) {
+                        return found(binary: binary, debug: image, source: .debuginfod)
+                    }
+                case .failure(let reason):
+                    searched.append("debuginfod \(servers.urls.joined(separator: " ")) (\(reason.text))")
+                }
+            }
+        }
+        let looked = searched.isEmpty ? "" : "; looked in: " + searched.joined(separator: ", ")
+        guard let binary else {
+            let problem = binaryProblem ?? .fileNotFound(path)
+            throw SymbolicationError(
+                code: problem.code, modulePath: path,
+                message: problem.message + "; no debug file with build-id \(wanted ?? "?") found" + looked)
+        }
+        return Found(
+            symbols: binary, dwarfPath: nil,
+            info: ModuleDebugInfo(
+                source: nil, debugFile: nil, symbolFile: path, missingReason: "no debug info found" + looked))
+    }
+
+    /// The module's own symbol tables when its file is usable, as `llvm-symbolizer` does (a system library's
+    /// debug file may name a function by another alias, or with a symbol version); the debug file's `.symtab`
+    /// (`objcopy --only-keep-debug` keeps it) when the module's file is absent or rebuilt.
+    private func found(binary: ELFImage?, debug: ELFImage, source: ModuleDebugInfo.Source) -> Found {
+        let symbols = binary ?? debug
+        return Found(
+            symbols: symbols, dwarfPath: debug.path,
+            info: ModuleDebugInfo(source: source, debugFile: debug.path, symbolFile: symbols.path))
+    }
+
+    /// The debug file at `path` when it exists, carries DWARF and matches: same build-id (when both have one)
+    /// and, for a debuglink, the recorded CRC. Records what it looked at.
+    private static func open(
+        _ path: String, buildID: String?, crc: UInt32?, searched: inout [String]
+    ) -> ELFImage? {
+        guard access(path, F_OK) == 0 else {
+            searched.append(path)
+            return nil
+        }
+        guard let image = try? ELFImage(path: path) else {
+            searched.append("\(path) (not a readable ELF file)")
+            return nil
+        }
+        let own = image.buildID()
+        if let buildID, let own, own != buildID {
+            searched.append("\(path) (build-id \(own))")
+            return nil
+        }
+        if let crc, image.checksum() != crc {
+            searched.append("\(path) (CRC differs from the debuglink's)")
+            return nil
+        }
+        guard image.hasDWARF else {
+            searched.append("\(path) (no DWARF)")
+            return nil
+        }
+        return image
+    }
+
+    /// `xx/rest.debug` for a build-id.
+    static func buildIDPath(_ buildID: String) -> String {
+        ".build-id/" + buildID.prefix(2) + "/" + buildID.dropFirst(2) + ".debug"
+    }
+
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "" : String(path[..<slash])
+    }
+
+    /// Asks the servers; the cached file's path, or why not.
+    private static func ask(_ servers: DebugInfoSearch.Debuginfod, buildID: String) -> Result<String, Failure> {
+        guard let bytes = bytes(fromHex: buildID) else { return .failure(Failure(text: "bad build-id")) }
+        var path: UnsafeMutablePointer<CChar>? = nil
+        let urls = servers.urls.joined(separator: " ")
+        let start = ContinuousClock.now
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            axiom_debuginfod_find_debuginfo(
+                buffer.baseAddress, Int32(buffer.count), urls, servers.cachePath,
+                Int32(clamping: servers.timeoutSeconds),
+                &path)
+        }
+        guard result == 0, let path else {
+            // libdebuginfod's answer for a server that is down or too slow varies by cause (curl's code, or
+            // "not found" once the deadline abandoned the query); the time spent tells which it was.
+            if ContinuousClock.now - start >= .seconds(servers.timeoutSeconds) {
+                return .failure(Failure(text: "no answer within \(servers.timeoutSeconds) s"))
+            }
+            return .failure(Failure(text: result == -ENOENT ? "not found" : String(cString: strerror(-result))))
+        }
+        defer { free(path) }
+        return .success(String(cString: path))
+    }
+
+    struct Failure: Error {
+        var text: String
+    }
+
+    private static func bytes(fromHex hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
