@@ -58,7 +58,7 @@ struct LoggingPathTests {
     @Test("logger metadata, provided metadata and attached errors are redacted too")
     func everyPath() {
         let memory = InMemoryLogHandler()
-        let provider = Logger.MetadataProvider { ["session": "Bearer abcdefgh12345678"] }
+        let provider = Logger.MetadataProvider { ["request": "Bearer abcdefgh12345678"] }
         var handler = RedactingLogHandler(wrapping: memory, metadataProvider: provider)
         handler[metadataKey: "owner"] = "alice@example.com"
         handler.log(
@@ -68,7 +68,7 @@ struct LoggingPathTests {
                 source: "t", file: #fileID,
                 function: #function, line: #line))
         let entry = memory.entries[0]
-        #expect(entry.metadata["session"] == "Bearer [REDACTED]")
+        #expect(entry.metadata["request"] == "Bearer [REDACTED]")
         #expect(entry.metadata["owner"] == "[REDACTED]")
         #expect(entry.metadata["api_key"] == "[REDACTED]")
         #expect("\(entry.error!)" == "nwc/X: password=[REDACTED]")
