@@ -163,6 +163,7 @@ if Context.environment["AXIOM_FUZZ"] != nil {
         )
     }
     package.targets += [
-        fuzzTarget("DomainError", ["Axiom"])
+        fuzzTarget("DomainError", ["Axiom"]),
+        fuzzTarget("Redactor", ["Axiom"]),
     ]
 }

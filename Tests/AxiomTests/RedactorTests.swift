@@ -170,6 +170,40 @@ struct RedactorTests {
         }
     }
 
+    @Test("a redacted line redacted again is the same line (fuzzer findings)")
+    func idempotent() {
+        for text in [
+            // Found by the fuzzer: the second pass took `Basic` for the value.
+            "Authorization: Basic dXNlcjpwYXNz", "Authorization: Basic dXNlcjpw\u{01}\u{00}YXNz",
+            "Authorization: Bearer abc", "authorization=basic x y",
+            // The second pass went from `wss%3A%2F%2F` through the marker to the `@` of `lud16`.
+            "x wss%3A%2F%2Frelay.example.com&secret=3f1c9a7b2e5d\u{01}?7f3a8c5b&lud16=a@b.c-----BEGIN#^ P",
+            // A long "header" the first pass shortened by redacting a URL in it: still no header.
+            "-----BEGIN OPENSSH PRIVATE s://alice\u{FF}B4cr3t@apiCharaple.com\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}"
+                + "\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}\u{FF}cb=https%3l"
+                + "\u{FF}e%3As3cr3t%40db.examChKEY-----\nb3BlbnNzaC1rZXktdjEAAAAA",
+            // A bearer token that swallowed the `%2F` ending an encoded URL's authority.
+            "=cbhttps%3A%2F%2Falice%3As3cr3t%40db\u{1E}.3A+Bearer+abcDEttps%6A%2F%2Falice%7exampl\u{FF}154%6322Bxyz"
+                + "%7example.clice%3As3cr3t%40db\u{1E}.3A+Bearer+abcDEttps%3A%2F%2Falice%7exampl\u{FF}15om%2Fx",
+            // A JWT-like scheme whose authority the first pass redacted: the second must see the same URL.
+            "Ber eyJhbGciOiJSUzI1NiJ9.eyJzdt://32e5d48f0\u{00}\u{FF}8%40db.ex plcb",
+            "bearer -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----",
+        ] {
+            let once = redactor.redact(text)
+            #expect(redactor.redact(once) == once, "\(text) → \(once)")
+        }
+        #expect(redactor.redact("Authorization: Bearer abc") == "Authorization: Bearer [REDACTED]")
+        // After a real space a `+` belongs to the token (the fuzzer's `Bearer ++++…` kept its pluses).
+        #expect(redactor.redact("Authorization: Bearer +++abc/def== x") == "Authorization: Bearer [REDACTED] x")
+        #expect(redactor.redact("sent bearer ++++++++++++ x") == "sent bearer [REDACTED] x")
+        #expect(redactor.redact(" passwd=++++++++ ") == " passwd=[REDACTED] ")
+        #expect(redactor.redact("h=Authorization%3A+Bearer+abc") == "h=Authorization%3A+Bearer+[REDACTED]")
+        #expect(
+            redactor.redact(
+                "bearer -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----")
+                == "bearer -----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----")
+    }
+
     @Test("metadata: sensitive keys whole, other values scanned, recursively")
     func metadata() {
         let redacted = redactor.redact([

@@ -320,13 +320,14 @@ private struct Scan {
         return (input[index], 1)
     }
 
-    /// Past blanks between a name, its separator and its value: spaces, tabs, and `+` or `%20` in URL-encoded
-    /// text.
+    /// Past blanks between a name, its separator and its value: spaces, tabs and `%20`, or else `+` (a space in
+    /// URL-encoded text, where a `+` of the value itself is written `%2B`). Not both: after a real space, a `+`
+    /// is the value's (`Bearer +abc/def==`).
     func skipBlanks(_ index: Int) -> Int {
         var p = index
-        while let (byte, length) = decoded(at: p), byte == 0x20 || byte == 0x09 || (byte == 0x2B && length == 1) {
-            p += length
-        }
+        while let (byte, length) = decoded(at: p), byte == 0x20 || byte == 0x09 { p += length }
+        if p > index { return p }
+        while p < count && input[p] == 0x2B { p += 1 }
         return p
     }
 
@@ -392,15 +393,20 @@ private struct Scan {
         }
         guard slashes else { return nil }
         // The authority ends at `/`, `?` or `#`, plain or encoded; its last `@` (or `%40`) ends the credentials.
+        // It also ends at `&`, which starts the next query field of the text around an encoded URL, and at `[`,
+        // which credentials never hold (an IPv6 host starts with it, after the `@`): text that another rule
+        // redacted (`&secret=…?…`, `Bearer …%2F…`) must not let a second pass run on to a later `@`. The marker
+        // that this rule itself left at the start of the authority is passed over.
         var p = bodyStart
         var at = -1
+        if hasExactPrefix("[REDACTED]", at: p) { p += markerBytes.count }
         while p < count {
             let b = input[p]
-            if endsURI(b) || b == 0x2F || b == 0x3F || b == 0x23 { break }
+            if endsURI(b) || b == 0x2F || b == 0x3F || b == 0x23 || b == 0x26 || b == 0x5B { break }
             if b == 0x40 {
                 at = p
             } else if b == 0x25, let byte = escape(at: p) {
-                if endsURI(byte) || byte == 0x2F || byte == 0x3F || byte == 0x23 { break }
+                if endsURI(byte) || byte == 0x2F || byte == 0x3F || byte == 0x23 || byte == 0x26 { break }
                 if byte == 0x40 { at = p }
                 p += 3
                 continue
@@ -470,7 +476,11 @@ private struct Scan {
             return nil  // a URL: its scheme is not a field name
         }
         guard Redactor.isSensitiveKey(input[i..<keyEnd]) else { return nil }
-        let v = skipBlanks(p + separator.length)
+        // After a plain `=` or `:`, a `+` starts the value (`passwd=+x`); after an encoded one it is a space.
+        let valueStart = p + separator.length
+        var v =
+            separator.length == 1 && valueStart < count && input[valueStart] == 0x2B
+            ? valueStart : skipBlanks(valueStart)
         guard v < count else { return nil }
 
         // A quoted value up to its closing quote: the same quote, after as many backslashes as the opening one
@@ -495,8 +505,15 @@ private struct Scan {
             replace(contentStart..<contentEnd)
             return min(close + opening.length, count)
         }
-        // `Authorization: Bearer abc`: the scheme word stays, the credentials go. A PEM key keeps its header.
-        if let next = authScheme(v) ?? pem(afterDashes: v) { return next }
+        // `Authorization: Bearer abc`: the scheme word stays, the credentials go, up to where any unquoted value
+        // ends (not where a token's characters end, as for a bare `Bearer …`: a redacted line redacted again must
+        // come out the same, and its second pass sees `Basic [REDACTED]…`, no token).
+        if let schemeEnd = authSchemeWordEnd(v) {
+            let credentials = skipBlanks(schemeEnd)
+            if credentials > schemeEnd && credentials < count { v = credentials }
+        }
+        // A PEM key keeps its header.
+        if let next = pem(afterDashes: v) { return next }
         // An unquoted value ends where the next field starts. An encoded `&` ends it only when the separator was
         // encoded too: in a form body, `%26` is part of the value.
         var end = v
@@ -596,17 +613,23 @@ private struct Scan {
         return end
     }
 
+    /// Where `Bearer` or `Basic` (any case) ends, if a whole word of the two starts at `i`.
+    func authSchemeWordEnd(_ i: Int) -> Int? {
+        guard lower(input[i]) == 0x62 else { return nil }  // b
+        if hasPrefix("bearer", at: i) && !(i + 6 < count && isAlnum(input[i + 6])) { return i + 6 }
+        if hasPrefix("basic", at: i) && !(i + 5 < count && isAlnum(input[i + 5])) { return i + 5 }
+        return nil
+    }
+
     /// `Bearer <token>`, `Basic <base64>`: the scheme stays, the credentials go. In URL-encoded text the blank
     /// may be `+` or `%20`, and the credentials may hold `%2B`, `%2F` and `%3D`.
     mutating func authScheme(_ i: Int) -> Int? {
-        let first = lower(input[i])
-        guard first == 0x62 else { return nil }  // b
-        let isBearer = hasPrefix("bearer", at: i) && !(i + 6 < count && isAlnum(input[i + 6]))
-        let isBasic = !isBearer && hasPrefix("basic", at: i) && !(i + 5 < count && isAlnum(input[i + 5]))
-        guard isBearer || isBasic else { return nil }
-        let schemeEnd = i + (isBearer ? 6 : 5)
+        guard let schemeEnd = authSchemeWordEnd(i) else { return nil }
+        let isBasic = schemeEnd == i + 5
         let p = skipBlanks(schemeEnd)
-        guard p > schemeEnd else { return nil }
+        guard p > schemeEnd, p < count else { return nil }
+        // Dashes are token characters, but `bearer -----BEGIN … PRIVATE KEY-----` is a key, not a token.
+        if input[p] == 0x2D, let next = pem(afterDashes: p) { return next }
         var end = p
         while end < count {
             if isTokenChar(input[end]) {
@@ -642,8 +665,12 @@ private struct Scan {
         var p = i + 5
         var isPrivate = false
         let limit = min(count, i + 96)
+        // A header is words and blanks (`RSA PRIVATE KEY`, `EC+PRIVATE+KEY`, `OPENSSH%20PRIVATE%20KEY`); anything
+        // else is not one, so a rule that shortens the text after `BEGIN` cannot make a header of it.
         while p < limit && input[p] != 0x2D {
-            if lower(input[p]) == 0x70 && hasPrefix("private", at: p) { isPrivate = true }
+            let b = input[p]
+            guard isAlnum(b) || b == 0x20 || b == 0x2B || b == 0x25 || b == 0x5F else { return nil }
+            if lower(b) == 0x70 && hasPrefix("private", at: p) { isPrivate = true }
             p += 1
         }
         guard isPrivate, p < limit else { return nil }
