@@ -323,6 +323,7 @@ private struct Scan {
     /// Past blanks between a name, its separator and its value: spaces, tabs and `%20`, or else `+` (a space in
     /// URL-encoded text, where a `+` of the value itself is written `%2B`). Not both: after a real space, a `+`
     /// is the value's (`Bearer +abc/def==`).
+    @inline(__always)
     func skipBlanks(_ index: Int) -> Int {
         var p = index
         while let (byte, length) = decoded(at: p), byte == 0x20 || byte == 0x09 { p += length }
@@ -332,6 +333,10 @@ private struct Scan {
     }
 
     /// Tries every rule at the start of a word; returns where scanning resumes, or nil if none matched.
+    ///
+    /// Every word of every line comes here, so each rule is called only when the bytes around the word allow
+    /// it: a `:` or an escape after the run for URLs, an `@` or an escape for emails, a separator in reach for
+    /// keys, and the first letter for the shapes.
     mutating func wordStart(_ i: Int) -> Int? {
         if i >= runChecked {
             // Like `run(from:while: isLocalPart)`, but a `%XX` escape ends the run: `jane%40example.com`.
@@ -343,19 +348,32 @@ private struct Scan {
                 runEnd += 1
             }
             runChecked = runEnd
-            if let next = uri(i, schemeEnd: runEnd) ?? email(i, localEnd: runEnd) { return next }
+            if runEnd < count {
+                let after = input[runEnd]
+                if after == 0x3A || after == 0x25, let next = uri(i, schemeEnd: runEnd) { return next }
+                if after == 0x40 || after == 0x25, let next = email(i, localEnd: runEnd) { return next }
+            }
         }
         if i >= keyChecked {
             let keyEnd = run(from: i, while: isKeyChar)
             keyChecked = keyEnd
             if let next = keyValue(i, keyEnd: keyEnd) { return next }
         }
-        return hex(i) ?? lightning(i) ?? apiKey(i) ?? authScheme(i) ?? pem(i)
+        let first = input[i]
+        if isHex(first), let next = hex(i) { return next }
+        switch first {
+        case 0x6C, 0x4C: return lightning(i)  // l L
+        case 0x62, 0x42: return authScheme(i) ?? pem(i)  // b B
+        case 0x73, 0x72, 0x70, 0x67, 0x78, 0x41, 0x4B, 0x6E, 0x4E, 0x65: return apiKey(i)  // s r p g x A K n N e
+        default: return nil
+        }
     }
 
     /// `nostr+walletconnect://…` whole; `scheme://user:pass@host` up to the `@`. Also URL-encoded:
     /// `nostr%2Bwalletconnect%3A%2F%2F…`, `https%3A%2F%2Fuser%3Apass%40host`.
     mutating func uri(_ i: Int, schemeEnd: Int) -> Int? {
+        // Every word of a line ends a run: leave at once unless a `:` or an escape follows it.
+        guard schemeEnd < count, input[schemeEnd] == 0x3A || input[schemeEnd] == 0x25 else { return nil }
         var schemeEnd = schemeEnd
         var isNWC = false
         var encoded = false
@@ -454,6 +472,7 @@ private struct Scan {
     /// Where the quote around a name or value is, in any of its spellings: `"` or `'`, JSON-escaped once or
     /// more (`\"`, `\\\"`), or percent-encoded (`%22`, `%27`). Returns the backslashes before it, where the quote
     /// starts, and the quote's byte and length.
+    @inline(__always)
     func quote(at index: Int) -> (backslashes: Int, at: Int, byte: UInt8, length: Int)? {
         var p = index
         while p < count && input[p] == 0x5C { p += 1 }
@@ -464,6 +483,15 @@ private struct Scan {
     /// `password=…`, `"api_key": "…"`, `Authorization: Bearer …`, `\"token\":\"…\"`, `api_key%3D…`,
     /// `%22api_key%22%3A%22…%22`.
     mutating func keyValue(_ i: Int, keyEnd: Int) -> Int? {
+        // Most words of a clean line are followed by a blank and another word: before parsing the spellings of
+        // quotes, blanks and separators, check that a separator can follow at all.
+        var q = keyEnd
+        while q < count {
+            let b = input[q]
+            guard b == 0x20 || b == 0x09 || b == 0x2B || b == 0x5C || isQuote(b) else { break }
+            q += 1
+        }
+        guard q < count, input[q] == 0x3D || input[q] == 0x3A || input[q] == 0x25 else { return nil }  // = : %
         var p = keyEnd
         if let closing = quote(at: p) { p = closing.at + closing.length }
         p = skipBlanks(p)
