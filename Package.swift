@@ -175,5 +175,6 @@ if Context.environment["AXIOM_FUZZ"] == nil {
         fuzzTarget("PluginDescriptor", ["AxiomPlugins", "CAxiomPluginABI"]),
         fuzzTarget("RawCrashReport", ["AxiomCrash"]),
         fuzzTarget("Symbolication", ["AxiomSymbolication"]),
+        fuzzTarget("Redactor", ["Axiom"]),
     ]
 }

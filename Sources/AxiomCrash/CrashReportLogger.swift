@@ -54,11 +54,11 @@ public final class CrashReportLogger: ErrorObserver {
     ///   - crashFrameLimit: how many frames of a crash report its entry lists.
     ///   - metricsFactory: counts crash reports (the bootstrapped factory by default).
     public init(
-        logger: Logger = Logger(label: "axiom.crash"), symbolicator: Symbolicator = Symbolicator(),
+        logger: Logger = .axiom("axiom.crash"), symbolicator: Symbolicator = Symbolicator(),
         minimumSeverity: ErrorSeverity = .error, crashFrameLimit: Int = 16,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
-        self.logger = logger
+        self.logger = logger.redacting()
         self.symbolicator = symbolicator
         self.minimumSeverity = minimumSeverity
         self.crashFrameLimit = max(1, crashFrameLimit)

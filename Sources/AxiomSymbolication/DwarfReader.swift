@@ -55,11 +55,9 @@ final class DwarfReader {
             throw .dwarf(path, "cannot open the DWARF", text)
         }
         self.debug = debug
-        // The file libdwarf opened, which is a separate debug file when it followed .gnu_debuglink.
-        let opened = truePath.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let debugFile = opened.isEmpty ? path : opened
-        // A throw from here on runs deinit, which calls dwarf_finish.
-        if let problem = try ELFImage(path: debugFile).rangeListProblem() {
+        // A throw from here on runs deinit, which calls dwarf_finish. `path` is the file libdwarf opened: it no
+        // longer follows .gnu_debuglink on its own.
+        if let problem = try ELFImage(path: path).rangeListProblem() {
             throw .dwarf(path, "not handed to libdwarf, whose reader frees a bad range-list header twice", problem)
         }
         try indexUnits()

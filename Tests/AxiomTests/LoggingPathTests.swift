@@ -58,7 +58,7 @@ struct LoggingPathTests {
     @Test("logger metadata, provided metadata and attached errors are redacted too")
     func everyPath() {
         let memory = InMemoryLogHandler()
-        let provider = Logger.MetadataProvider { ["session": "Bearer abcdefgh12345678"] }
+        let provider = Logger.MetadataProvider { ["request": "Bearer abcdefgh12345678"] }
         var handler = RedactingLogHandler(wrapping: memory, metadataProvider: provider)
         handler[metadataKey: "owner"] = "alice@example.com"
         handler.log(
@@ -68,10 +68,80 @@ struct LoggingPathTests {
                 source: "t", file: #fileID,
                 function: #function, line: #line))
         let entry = memory.entries[0]
-        #expect(entry.metadata["session"] == "Bearer [REDACTED]")
+        #expect(entry.metadata["request"] == "Bearer [REDACTED]")
         #expect(entry.metadata["owner"] == "[REDACTED]")
         #expect(entry.metadata["api_key"] == "[REDACTED]")
         #expect("\(entry.error!)" == "nwc/X: password=[REDACTED]")
+    }
+
+    /// Not a secret shape: only the key names it (`token=`), so only the redactor can take it out.
+    static let orderSecret = "q7Wm2Zr9Lp4Xc"
+
+    @Test("pipelines, observers and breakers made before the bootstrap log redacted; a second bootstrap moves them")
+    func constructionOrder() async throws {
+        // Other tests run in this process: every line of this test carries a unique operation name, and only
+        // those lines are checked.
+        let marker = "order\(UInt64.random(in: 1...UInt64.max))"
+        let registry = ErrorRegistry()
+        try registry.register(
+            ErrorCatalog(
+                source: "test.order", domains: ["orderx"],
+                descriptors: [ErrorDescriptor(code: ErrorCode("orderx", "FAILED"), category: .api)],
+                messages: ["en": ["error.api.FAILED": "Failed."]]))
+        func event() -> ErrorEvent {
+            ErrorEvent(
+                error: DomainError(domain: "orderx", code: "FAILED", message: "token=\(Self.orderSecret) x"),
+                layer: .client, operation: marker, metadata: ["api_key": Self.orderSecret], registry: registry)
+        }
+
+        // Made before the bootstrap: the default observers, a pipeline with its default configuration's observers,
+        // and an observer given a logger whose handler is not redacting.
+        let observer = LoggingObserver()
+        let pipeline = ErrorPipeline(
+            layer: .client, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: registry, observers: [LoggingObserver()])
+        ) {
+            Ignore(CancellationError.self)
+        }
+        let defaultConfiguration = PipelineConfiguration(registry: registry)
+        var plain = InMemoryLogHandler()
+        plain.logLevel = .trace
+        let captured = plain
+        let given = LoggingObserver(logger: Logger(label: "app.before") { _ in captured })
+
+        let first = InMemoryLogLineSink()
+        RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: first, timestamp: { "T" }) }
+
+        observer.observe(event(), resolution: .handled)
+        _ = try await pipeline.run(marker) { () throws -> Int in
+            throw DomainError(domain: "orderx", code: "FAILED", message: "password=\(Self.orderSecret)")
+        }
+        for observer in defaultConfiguration.observers { observer.observe(event(), resolution: .handled) }
+        given.observe(event(), resolution: .handled)
+        // A logger swift-log makes after the bootstrap is redacting too.
+        Logger(label: "app.after").error("login \(marker) password=\(Self.orderSecret)")
+
+        let firstLines = first.lines.filter { $0.contains(marker) }
+        #expect(firstLines.count == 4, "\(firstLines)")
+        for line in firstLines {
+            #expect(!line.contains(Self.orderSecret), "\(line)")
+            #expect(line.hasPrefix("[ERROR][T] "), "not the bootstrapped format: \(line)")
+        }
+        let givenEntries = plain.entries.filter { $0.metadata["operation"] == .string(marker) }
+        #expect(givenEntries.count == 1)
+        for entry in givenEntries {
+            #expect(!"\(entry.metadata)".contains(Self.orderSecret))
+        }
+
+        // A second bootstrap does not trap; the same objects now write to the new backend.
+        let second = InMemoryLogLineSink()
+        RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: second, timestamp: { "T2" }) }
+        observer.observe(event(), resolution: .handled)
+        Logger(label: "app.after").error("login \(marker) password=\(Self.orderSecret)")
+        let secondLines = second.lines.filter { $0.contains(marker) }
+        #expect(secondLines.count == 2, "\(secondLines)")
+        #expect(secondLines.allSatisfy { $0.hasPrefix("[ERROR][T2] ") && !$0.contains(Self.orderSecret) })
+        #expect(first.lines.filter { $0.contains(marker) }.count == 4)
     }
 
     @Test("a corpus of 10,000+ log lines with secrets of every kind leaks none, and keeps the rest")

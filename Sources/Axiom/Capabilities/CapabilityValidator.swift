@@ -35,11 +35,11 @@ public final class CapabilityValidator: Sendable {
     /// Creates a validator without capabilities.
     public init(
         configuration: Configuration = Configuration(), clock: some Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "axiom.capabilities")
+        logger: Logger = .axiom("axiom.capabilities")
     ) {
         self.configuration = configuration
         self.clock = RuntimeClock(clock)
-        self.logger = logger
+        self.logger = logger.redacting()
     }
 
     /// Registers `capability` under its name, replacing any earlier one of that name, with `fallbacks` to try

@@ -37,13 +37,13 @@ public actor FeatureLevelMonitor {
     /// Creates a monitor at `full`, checking the policy's capabilities with `validator`.
     public init(
         validator: CapabilityValidator, policy: FeaturePolicy = FeaturePolicy(),
-        health: any SystemHealthSource = LinuxSystemHealth(), logger: Logger = Logger(label: "axiom.features"),
+        health: any SystemHealthSource = LinuxSystemHealth(), logger: Logger = .axiom("axiom.features"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.validator = validator
         self.policy = policy
         self.healthSource = health
-        self.logger = logger
+        self.logger = logger.redacting()
         self.metrics = metrics
         self.gauge = Gauge(label: "axiom_feature_level", factory: metrics)
         gauge.record(FeatureLevel.full.degradation)

@@ -12,12 +12,16 @@ public protocol ErrorObserver: Sendable {
 ///
 /// Ignored errors log at debug, recoveries at info, escalations at debug (the next layer logs the rest),
 /// defaults at the descriptor's severity. The error's own text is never logged for sensitive descriptors.
+///
+/// Every line is redacted, whenever the observer was made: the default logger finds its backend per line (see
+/// ``FrameworkLogHandler``), and a logger passed in is put behind a ``RedactingLogHandler`` unless it already
+/// redacts.
 public struct LoggingObserver: ErrorObserver {
-    /// The logger it writes to.
+    /// The logger it writes to (behind redaction).
     public let logger: Logger
 
-    /// Logs to `logger`.
-    public init(logger: Logger = Logger(label: "axiom.errors")) { self.logger = logger }
+    /// Logs to `logger`, or by default to the framework's `axiom.errors` logger.
+    public init(logger: Logger = .axiom("axiom.errors")) { self.logger = logger.redacting() }
 
     public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
         let level = Self.level(event, resolution)

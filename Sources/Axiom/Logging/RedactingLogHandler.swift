@@ -7,6 +7,9 @@ import Logging
 /// RedactingLogHandler.bootstrap { label in StructuredLogHandler(label: label) }
 /// ```
 ///
+/// The framework's own lines are redacted even without that bootstrap, and even when the object that logs was
+/// made before it: see ``FrameworkLogHandler``.
+///
 /// The wrapper owns the metadata (logger-level, provider and per-call) and hands the wrapped handler one
 /// merged, redacted dictionary, so metadata set on a `Logger` is redacted too. The wrapped handler's own
 /// metadata and provider are taken over at creation for the same reason.
@@ -75,17 +78,21 @@ public struct RedactingLogHandler: LogHandler {
         }
     }
 
-    /// Bootstraps swift-log so that every logger's handler is `makeHandler(label)` behind redaction.
+    /// Bootstraps logging so that every logger's handler is `makeHandler(label)` behind redaction: the loggers
+    /// swift-log makes from now on, and the framework's own loggers whenever they were made.
     ///
     /// The wrapper evaluates `metadataProvider` itself, so provided metadata is redacted too.
+    ///
+    /// It may be called more than once: a later call replaces the backend for every logger that came from
+    /// swift-log after the first call and for every framework logger (each looks its backend up per line, see
+    /// ``FrameworkLogHandler``). swift-log's own `LoggingSystem.bootstrap` traps on a second call, so it is
+    /// called once, with a factory that reads the latest configuration. Do not also call
+    /// `LoggingSystem.bootstrap` yourself: that would be its second call.
     public static func bootstrap(
         redactor: Redactor = Redactor(), metadataProvider: Logger.MetadataProvider? = nil,
         _ makeHandler: @escaping @Sendable (String) -> any LogHandler
     ) {
-        LoggingSystem.bootstrap(
-            { label, provider in
-                RedactingLogHandler(wrapping: makeHandler(label), redactor: redactor, metadataProvider: provider)
-            }, metadataProvider: metadataProvider)
+        LoggingBackend.configure(redactor: redactor, metadataProvider: metadataProvider, makeHandler)
     }
 }
 

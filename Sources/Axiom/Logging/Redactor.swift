@@ -3,19 +3,26 @@ import Logging
 // How a line is scanned, once, left to right, over its UTF-8 bytes:
 //
 //   byte ──not a word start──▶ copied (lazily: nothing is copied until the first redaction)
+//     │                        (a `%XX` escape counts as one punctuation byte: URL-encoded text has words too)
 //     │
 //     └─word start─▶ scheme://… (NWC URI: all of it; other URLs: user:pass@)
 //                    local@domain.tld (email)
 //                    sensitive-key [=:] value (password=…, "token": "…", Authorization: Bearer …)
 //                    64+ hex digits (NWC secret, preimage): a 16-character prefix is kept
 //                    lnbc…/lntb…/lnbcrt…/lnurl… (Lightning): a 16-character prefix is kept
-//                    sk_live_…, ghp_…, AKIA…, eyJ… (API keys, JWTs): the prefix is kept
+//                    sk_live_…, ghp_…, AKIA…/ASIA…, nsec1…, eyJ… (API keys, JWTs): the prefix is kept
 //                    Bearer …/Basic … (tokens)
+//                    -----BEGIN … PRIVATE KEY----- (PEM): the body, up to the END line
+//
+// Separators and quotes may come plain (`=`, `:`, `"`), JSON-escaped inside a string (`\"`) or percent-encoded
+// (`%3D`, `%3A`, `%22`, `%20` or `+` for a space), so `api_key%3D…` and `%22api_key%22%3A%22…%22` are found
+// like `api_key=…`.
 //
 // A line without secrets costs one pass and no allocation: the original string is returned.
 
-/// Removes secrets from log text: API keys, bearer tokens, passwords, NWC connection URIs and secrets,
-/// Lightning invoices and preimages beyond a short prefix, credentials in URLs, and email addresses.
+/// Removes secrets from log text: API keys, bearer and basic credentials, passwords, PEM private keys, cloud
+/// access keys, NWC connection URIs and secrets, Lightning invoices and preimages beyond a short prefix,
+/// credentials in URLs, and email addresses, in plain, JSON-escaped and URL-encoded text.
 ///
 /// It is a hand-written scanner over UTF-8 bytes, not a set of regular expressions: a line without secrets
 /// is returned as it came, without a copy. ``RedactingLogHandler`` runs it on every message and metadata
@@ -83,8 +90,9 @@ public struct Redactor: Sendable {
     }
 
     /// Whether a field name names a secret: it contains `pass` (password, passwd, passphrase), `secret`,
-    /// `token`, `api_key`/`apikey`/`api-key`, `authorization`, `access_key`, `credential`, `cookie` or
-    /// `private` (any case), or is `auth`, `pwd` or `pin`.
+    /// `token`, `api_key`/`apikey`/`api-key`/`api.key`, `authorization`, `access_key`, `credential`, `cookie`,
+    /// `private`, `signature` or `mnemonic` (any case); ends in `session`, `session_id` or `sessid` (`PHPSESSID`,
+    /// `JSESSIONID`; not `session_count`); or is `auth`, `pwd`, `pin` or `sig`.
     public static func isSensitiveKey(_ key: String) -> Bool {
         var key = key
         return key.withUTF8 { isSensitiveKey($0[...]) }
@@ -94,8 +102,9 @@ public struct Redactor: Sendable {
         let count = key.count
         if count <= 4 {
             return matches(key, key.startIndex, "auth") || matches(key, key.startIndex, "pass")
-                || matches(key, key.startIndex, "pwd") && count == 3
-                || matches(key, key.startIndex, "pin") && count == 3
+                || count == 3
+                    && (matches(key, key.startIndex, "pwd") || matches(key, key.startIndex, "pin")
+                        || matches(key, key.startIndex, "sig"))
         }
         // Every name is checked on every log line: dispatch on the first letter of the needles instead of
         // trying each needle at each position.
@@ -105,24 +114,49 @@ public struct Redactor: Sendable {
             case 0x70:  // p
                 if matches(key, index, "pass") || matches(key, index, "private") { return true }
             case 0x73:  // s
-                if matches(key, index, "secret") { return true }
+                if matches(key, index, "secret") || matches(key, index, "signature") { return true }
+                if matches(key, index, "session") && isSessionEnd(key, index + 7)
+                    || matches(key, index, "sessid") && isSessionEnd(key, index + 6)
+                {
+                    return true
+                }
             case 0x74:  // t
                 if matches(key, index, "token") { return true }
             case 0x61:  // a
-                if matches(key, index, "apikey") || matches(key, index, "api_key") || matches(key, index, "api-key")
-                    || matches(key, index, "authorization") || matches(key, index, "access_key")
-                    || matches(key, index, "accesskey")
+                if matches(key, index, "api") && matchesAfterSeparator(key, index + 3, "key")
+                    || matches(key, index, "access") && matchesAfterSeparator(key, index + 6, "key")
+                    || matches(key, index, "authorization")
                 {
                     return true
                 }
             case 0x63:  // c
                 if matches(key, index, "credential") || matches(key, index, "cookie") { return true }
+            case 0x6D:  // m
+                if matches(key, index, "mnemonic") { return true }
             default:
                 break
             }
             index += 1
         }
         return false
+    }
+
+    /// Whether `lowercase` follows at `index`, directly or after one `_`, `-` or `.` (`api_key`, `apiKey`).
+    private static func matchesAfterSeparator(
+        _ key: Slice<UnsafeBufferPointer<UInt8>>, _ index: Int, _ lowercase: StaticString
+    ) -> Bool {
+        if matches(key, index, lowercase) { return true }
+        guard index < key.endIndex, key[index] == 0x5F || key[index] == 0x2D || key[index] == 0x2E else { return false }
+        return matches(key, index + 1, lowercase)
+    }
+
+    /// Whether a session name ends at `index`, or after an `id` or `key` suffix: `session_id` names a secret,
+    /// `session_count` does not.
+    private static func isSessionEnd(_ key: Slice<UnsafeBufferPointer<UInt8>>, _ index: Int) -> Bool {
+        var index = index
+        if index < key.endIndex, key[index] == 0x5F || key[index] == 0x2D || key[index] == 0x2E { index += 1 }
+        return index == key.endIndex || (matches(key, index, "id") && index + 2 == key.endIndex)
+            || (matches(key, index, "key") && index + 3 == key.endIndex)
     }
 
     /// Whether `key` holds `lowercase` (lower-case ASCII) at `index`, in any case. For a whole short key
@@ -166,6 +200,8 @@ public struct Redactor: Sendable {
 }
 /// Where an unquoted value ends: also at `&`, the next query parameter.
 @inline(__always) private func endsValue(_ b: UInt8) -> Bool { endsURI(b) || b == 0x26 }
+/// The value of a hex digit (the caller checked `isHex`).
+@inline(__always) private func hexValue(_ b: UInt8) -> UInt8 { isDigit(b) ? b &- 0x30 : (b | 0x20) &- 0x57 }
 
 // MARK: - Scanner
 
@@ -177,9 +213,12 @@ private struct Scan {
     var redacted = false
     /// Input before this index is already in `output` (or replaced).
     var copied = 0
-    /// Word starts before this index lie inside a run already checked for URLs, emails and keys: a suffix
-    /// of a run ends at the same byte, so it cannot match where the whole run did not.
+    /// Word starts before this index lie inside a run already checked for URLs and emails: a suffix of a run
+    /// ends at the same byte, so it cannot match where the whole run did not.
     var runChecked = 0
+    /// The same for field names: a suffix of a name holds no needle the whole name lacks. Names stop at `+` and
+    /// `%`, runs do not, so `msg=hello+api_key%3D…` still checks `api_key`.
+    var keyChecked = 0
 
     init(input: UnsafeBufferPointer<UInt8>, prefixLength: Int) {
         self.input = input
@@ -195,6 +234,17 @@ private struct Scan {
             let b = input[i]
             guard isAlnum(b) else {
                 previousIsAlnum = false
+                // `%22api_key%22`: the escape is punctuation, and the key after it starts a word. The hex digits
+                // of an escape may also begin a long hex secret (`…%` then 64 digits): that is checked first.
+                if b == 0x25, escape(at: i) != nil {
+                    if let next = hex(i + 1) {
+                        i = next
+                        previousIsAlnum = isAlnum(input[next - 1])
+                    } else {
+                        i += 3
+                    }
+                    continue
+                }
                 i += 1
                 continue
             }
@@ -253,95 +303,252 @@ private struct Scan {
         return true
     }
 
-    /// Tries every rule at the start of a word; returns where scanning resumes, or nil if none matched.
-    mutating func wordStart(_ i: Int) -> Int? {
-        if i >= runChecked {
-            let runEnd = run(from: i, while: isLocalPart)
-            runChecked = runEnd
-            if let next = uri(i, schemeEnd: runEnd) ?? email(i, localEnd: runEnd) ?? keyValue(i) { return next }
+    /// The byte a `%XX` escape at `index` stands for, or nil if there is none.
+    @inline(__always)
+    func escape(at index: Int) -> UInt8? {
+        guard index + 2 < count, input[index] == 0x25, isHex(input[index + 1]), isHex(input[index + 2]) else {
+            return nil
         }
-        return hex(i) ?? lightning(i) ?? apiKey(i) ?? authScheme(i)
+        return hexValue(input[index + 1]) << 4 | hexValue(input[index + 2])
     }
 
-    /// `nostr+walletconnect://…` whole; `scheme://user:pass@host` up to the `@`.
+    /// The byte at `index` as URL-encoded text means it, and how many bytes it takes (1, or 3 for `%XX`).
+    @inline(__always)
+    func decoded(at index: Int) -> (byte: UInt8, length: Int)? {
+        guard index < count else { return nil }
+        if let byte = escape(at: index) { return (byte, 3) }
+        return (input[index], 1)
+    }
+
+    /// Past blanks between a name, its separator and its value: spaces, tabs and `%20`, or else `+` (a space in
+    /// URL-encoded text, where a `+` of the value itself is written `%2B`). Not both: after a real space, a `+`
+    /// is the value's (`Bearer +abc/def==`).
+    @inline(__always)
+    func skipBlanks(_ index: Int) -> Int {
+        var p = index
+        while let (byte, length) = decoded(at: p), byte == 0x20 || byte == 0x09 { p += length }
+        if p > index { return p }
+        while p < count && input[p] == 0x2B { p += 1 }
+        return p
+    }
+
+    /// Tries every rule at the start of a word; returns where scanning resumes, or nil if none matched.
+    ///
+    /// Every word of every line comes here, so each rule is called only when the bytes around the word allow
+    /// it: a `:` or an escape after the run for URLs, an `@` or an escape for emails, a separator in reach for
+    /// keys, and the first letter for the shapes.
+    mutating func wordStart(_ i: Int) -> Int? {
+        if i >= runChecked {
+            // Like `run(from:while: isLocalPart)`, but a `%XX` escape ends the run: `jane%40example.com`.
+            var runEnd = i
+            while runEnd < count {
+                let b = input[runEnd]
+                if b == 0x25 && escape(at: runEnd) != nil { break }
+                guard isLocalPart(b) else { break }
+                runEnd += 1
+            }
+            runChecked = runEnd
+            if runEnd < count {
+                let after = input[runEnd]
+                if after == 0x3A || after == 0x25, let next = uri(i, schemeEnd: runEnd) { return next }
+                if after == 0x40 || after == 0x25, let next = email(i, localEnd: runEnd) { return next }
+            }
+        }
+        if i >= keyChecked {
+            let keyEnd = run(from: i, while: isKeyChar)
+            keyChecked = keyEnd
+            if let next = keyValue(i, keyEnd: keyEnd) { return next }
+        }
+        let first = input[i]
+        if isHex(first), let next = hex(i) { return next }
+        switch first {
+        case 0x6C, 0x4C: return lightning(i)  // l L
+        case 0x62, 0x42: return authScheme(i) ?? pem(i)  // b B
+        case 0x73, 0x72, 0x70, 0x67, 0x78, 0x41, 0x4B, 0x6E, 0x4E, 0x65: return apiKey(i)  // s r p g x A K n N e
+        default: return nil
+        }
+    }
+
+    /// `nostr+walletconnect://…` whole; `scheme://user:pass@host` up to the `@`. Also URL-encoded:
+    /// `nostr%2Bwalletconnect%3A%2F%2F…`, `https%3A%2F%2Fuser%3Apass%40host`.
     mutating func uri(_ i: Int, schemeEnd: Int) -> Int? {
-        guard schemeEnd < count, input[schemeEnd] == 0x3A else { return nil }  // :
-        let slashes = schemeEnd + 2 < count && input[schemeEnd + 1] == 0x2F && input[schemeEnd + 2] == 0x2F
-        let length = schemeEnd - i
-        let isNWC =
-            (length == 19 && hasPrefix("nostr+walletconnect", at: i))
-            || (length == 18 && hasPrefix("nostrwalletconnect", at: i))
+        // Every word of a line ends a run: leave at once unless a `:` or an escape follows it.
+        guard schemeEnd < count, input[schemeEnd] == 0x3A || input[schemeEnd] == 0x25 else { return nil }
+        var schemeEnd = schemeEnd
+        var isNWC = false
+        var encoded = false
+        // The run stops at an escaped `+`: `nostr%2Bwalletconnect`.
+        if schemeEnd - i >= 5, hasPrefix("%2bwalletconnect", at: schemeEnd), hasPrefix("nostr", at: schemeEnd - 5) {
+            schemeEnd += 16
+            isNWC = true
+            encoded = true
+        }
+        guard let colon = decoded(at: schemeEnd), colon.byte == 0x3A else { return nil }  // :
+        encoded = encoded || colon.length == 3
+        // The scheme ends the run, which may begin earlier: `connecting+nostr+walletconnect:` in a form body.
+        isNWC =
+            isNWC || (schemeEnd - i >= 19 && hasPrefix("nostr+walletconnect", at: schemeEnd - 19))
+            || (schemeEnd - i >= 18 && hasPrefix("nostrwalletconnect", at: schemeEnd - 18))
+        var bodyStart = schemeEnd + colon.length
+        var slashes = false
+        if let first = decoded(at: bodyStart), first.byte == 0x2F,
+            let second = decoded(at: bodyStart + first.length), second.byte == 0x2F
+        {
+            slashes = true
+            bodyStart += first.length + second.length
+        }
         if isNWC {
-            let bodyStart = schemeEnd + (slashes ? 3 : 1)
-            let end = run(from: bodyStart) { !endsURI($0) }
+            var end = bodyStart
+            // A backslash is no part of a URI: it escapes the quote that ends one inside a JSON string.
+            while end < count && !endsURI(input[end]) && input[end] != 0x5C {
+                // In URL-encoded text the URI ends where an encoded quote, blank or bracket does.
+                if encoded, let byte = escape(at: end), endsURI(byte) { break }
+                end += 1
+            }
             guard end > bodyStart else { return nil }
             replace(bodyStart..<end)
             return end
         }
         guard slashes else { return nil }
-        let authorityStart = schemeEnd + 3
-        let authorityEnd = run(from: authorityStart) { b in
-            !(endsURI(b) || b == 0x2F || b == 0x3F || b == 0x23)  // / ? #
+        // The authority ends at `/`, `?` or `#`, plain or encoded; its last `@` (or `%40`) ends the credentials.
+        // It also ends at `&`, which starts the next query field of the text around an encoded URL, and at `[`,
+        // which credentials never hold (an IPv6 host starts with it, after the `@`): text that another rule
+        // redacted (`&secret=…?…`, `Bearer …%2F…`) must not let a second pass run on to a later `@`. The marker
+        // that this rule itself left at the start of the authority is passed over.
+        var p = bodyStart
+        var at = -1
+        if hasExactPrefix("[REDACTED]", at: p) { p += markerBytes.count }
+        while p < count {
+            let b = input[p]
+            if endsURI(b) || b == 0x2F || b == 0x3F || b == 0x23 || b == 0x26 || b == 0x5B { break }
+            if b == 0x40 {
+                at = p
+            } else if b == 0x25, let byte = escape(at: p) {
+                if endsURI(byte) || byte == 0x2F || byte == 0x3F || byte == 0x23 || byte == 0x26 { break }
+                if byte == 0x40 { at = p }
+                p += 3
+                continue
+            }
+            p += 1
         }
-        var at = authorityEnd - 1
-        while at >= authorityStart && input[at] != 0x40 { at -= 1 }  // @
-        guard at > authorityStart else { return nil }
-        replace(authorityStart..<at)
+        guard at > bodyStart else { return nil }
+        replace(bodyStart..<at)
         return at
     }
 
-    /// `local@domain.tld`, whole.
+    /// `local@domain.tld` (or `local%40domain.tld`), whole; in URL-encoded text the local part may hold `%2B`
+    /// (`jane%2Bwallet%40example.com`).
     mutating func email(_ i: Int, localEnd: Int) -> Int? {
-        guard localEnd < count, input[localEnd] == 0x40 else { return nil }
-        var end = run(from: localEnd + 1, while: isDomainChar)
-        while end > localEnd + 1 && !isAlnum(input[end - 1]) { end -= 1 }
+        guard localEnd < count else { return nil }
+        let domainStart: Int
+        if input[localEnd] == 0x40 {
+            domainStart = localEnd + 1
+        } else if escape(at: localEnd) == 0x40 {
+            domainStart = localEnd + 3
+        } else {
+            return nil
+        }
+        var end = run(from: domainStart, while: isDomainChar)
+        while end > domainStart && !isAlnum(input[end - 1]) { end -= 1 }
         // The last label is the top-level domain: two letters at least, after a dot.
         var dot = end - 1
-        while dot > localEnd + 1 && input[dot] != 0x2E { dot -= 1 }
-        guard dot > localEnd + 1, end - dot > 2 else { return nil }
+        while dot > domainStart && input[dot] != 0x2E { dot -= 1 }
+        guard dot > domainStart, end - dot > 2 else { return nil }
         for k in (dot + 1)..<end where !isAlpha(input[k]) { return nil }
-        replace(i..<end)
+        var start = i
+        while start - 3 >= copied, escape(at: start - 3) == 0x2B {
+            let before = start - 3
+            var wordStart = before
+            while wordStart > copied && isLocalPart(input[wordStart - 1]) && input[wordStart - 1] != 0x25 {
+                wordStart -= 1
+            }
+            guard wordStart < before else { break }
+            start = wordStart
+        }
+        replace(start..<end)
         return end
     }
 
-    /// `password=…`, `"api_key": "…"`, `Authorization: Bearer …`, `\"token\":\"…\"`.
-    mutating func keyValue(_ i: Int) -> Int? {
-        let keyEnd = run(from: i, while: isKeyChar)
+    /// Where the quote around a name or value is, in any of its spellings: `"` or `'`, JSON-escaped once or
+    /// more (`\"`, `\\\"`), or percent-encoded (`%22`, `%27`). Returns the backslashes before it, where the quote
+    /// starts, and the quote's byte and length.
+    @inline(__always)
+    func quote(at index: Int) -> (backslashes: Int, at: Int, byte: UInt8, length: Int)? {
+        var p = index
+        while p < count && input[p] == 0x5C { p += 1 }
+        guard let (byte, length) = decoded(at: p), isQuote(byte) else { return nil }
+        return (p - index, p, byte, length)
+    }
+
+    /// `password=…`, `"api_key": "…"`, `Authorization: Bearer …`, `\"token\":\"…\"`, `api_key%3D…`,
+    /// `%22api_key%22%3A%22…%22`.
+    mutating func keyValue(_ i: Int, keyEnd: Int) -> Int? {
+        // Most words of a clean line are followed by a blank and another word: before parsing the spellings of
+        // quotes, blanks and separators, check that a separator can follow at all.
+        var q = keyEnd
+        while q < count {
+            let b = input[q]
+            guard b == 0x20 || b == 0x09 || b == 0x2B || b == 0x5C || isQuote(b) else { break }
+            q += 1
+        }
+        guard q < count, input[q] == 0x3D || input[q] == 0x3A || input[q] == 0x25 else { return nil }  // = : %
         var p = keyEnd
-        if p < count && input[p] == 0x5C { p += 1 }  // a backslash of JSON inside a string
-        if p < count && isQuote(input[p]) { p += 1 }
-        while p < count && (input[p] == 0x20 || input[p] == 0x09) { p += 1 }
-        guard p < count else { return nil }
-        let separator = input[p]
-        guard separator == 0x3D || separator == 0x3A else { return nil }  // = :
-        if separator == 0x3A && p + 2 < count && input[p + 1] == 0x2F && input[p + 2] == 0x2F { return nil }
+        if let closing = quote(at: p) { p = closing.at + closing.length }
+        p = skipBlanks(p)
+        guard let separator = decoded(at: p), separator.byte == 0x3D || separator.byte == 0x3A else {
+            return nil  // = :
+        }
+        if separator.byte == 0x3A, let first = decoded(at: p + separator.length), first.byte == 0x2F,
+            let second = decoded(at: p + separator.length + first.length), second.byte == 0x2F
+        {
+            return nil  // a URL: its scheme is not a field name
+        }
         guard Redactor.isSensitiveKey(input[i..<keyEnd]) else { return nil }
-        var v = p + 1
-        while v < count && (input[v] == 0x20 || input[v] == 0x09) { v += 1 }
+        // After a plain `=` or `:`, a `+` starts the value (`passwd=+x`); after an encoded one it is a space.
+        let valueStart = p + separator.length
+        var v =
+            separator.length == 1 && valueStart < count && input[valueStart] == 0x2B
+            ? valueStart : skipBlanks(valueStart)
         guard v < count else { return nil }
 
-        // A quoted value up to its closing quote; inside a string, JSON's quotes arrive escaped (`\"`).
-        let escaped = input[v] == 0x5C && v + 1 < count && isQuote(input[v + 1])
-        if escaped || isQuote(input[v]) {
-            let quoteAt = escaped ? v + 1 : v
-            let quote = input[quoteAt]
-            let contentStart = quoteAt + 1
+        // A quoted value up to its closing quote: the same quote, after as many backslashes as the opening one
+        // (JSON inside a string escapes its quotes; a quote inside the value is escaped once more).
+        if let opening = quote(at: v) {
+            let contentStart = opening.at + opening.length
             var close = contentStart
             while close < count {
-                if input[close] == quote {
-                    let backslashed = close > contentStart && input[close - 1] == 0x5C
-                    if escaped == backslashed { break }
+                if opening.length == 3 {
+                    if escape(at: close) == opening.byte { break }
+                } else if input[close] == opening.byte {
+                    var backslashes = 0
+                    while close - backslashes > contentStart && input[close - backslashes - 1] == 0x5C {
+                        backslashes += 1
+                    }
+                    if backslashes == opening.backslashes { break }
                 }
                 close += 1
             }
-            let contentEnd = escaped && close < count ? close - 1 : close
+            let contentEnd = close < count && opening.length == 1 ? close - opening.backslashes : close
             guard contentEnd > contentStart else { return nil }
             replace(contentStart..<contentEnd)
-            return min(close + 1, count)
+            return min(close + opening.length, count)
         }
-        // `Authorization: Bearer abc`: the scheme word stays, the credentials go.
-        if let next = authScheme(v) { return next }
-        let end = run(from: v) { !endsValue($0) }
+        // `Authorization: Bearer abc`: the scheme word stays, the credentials go, up to where any unquoted value
+        // ends (not where a token's characters end, as for a bare `Bearer …`: a redacted line redacted again must
+        // come out the same, and its second pass sees `Basic [REDACTED]…`, no token).
+        if let schemeEnd = authSchemeWordEnd(v) {
+            let credentials = skipBlanks(schemeEnd)
+            if credentials > schemeEnd && credentials < count { v = credentials }
+        }
+        // A PEM key keeps its header.
+        if let next = pem(afterDashes: v) { return next }
+        // An unquoted value ends where the next field starts. An encoded `&` ends it only when the separator was
+        // encoded too: in a form body, `%26` is part of the value.
+        var end = v
+        while end < count && !endsValue(input[end]) {
+            if separator.length == 3, escape(at: end) == 0x26 { break }
+            end += 1
+        }
         guard end > v else { return nil }
         replace(v..<end)
         return end
@@ -349,7 +556,7 @@ private struct Scan {
 
     /// 64 or more hex digits: an NWC secret, a preimage, a private key. A prefix stays for correlation.
     mutating func hex(_ i: Int) -> Int? {
-        guard isHex(input[i]) else { return nil }
+        guard i < count, isHex(input[i]) else { return nil }
         let hexEnd = run(from: i, while: isHex)
         guard hexEnd - i >= 64 else { return nil }
         let end = run(from: hexEnd, while: isAlnum)
@@ -357,7 +564,7 @@ private struct Scan {
         return end
     }
 
-    /// BOLT 11 invoices (`lnbc`, `lntb`, `lnbcrt`, `lntbs`, `lnsb`) and LNURLs: a prefix stays.
+    /// BOLT 11 invoices (`lnbc`, `lntb`, `lnbcrt`, `lntbs`, `lnsb`) and LNURLs, any case: a prefix stays.
     mutating func lightning(_ i: Int) -> Int? {
         guard lower(input[i]) == 0x6C, i + 1 < count, lower(input[i + 1]) == 0x6E else { return nil }  // l n
         guard
@@ -370,7 +577,8 @@ private struct Scan {
         return end
     }
 
-    /// Keys with a recognisable prefix: Stripe, OpenAI, GitHub, Slack, AWS, Google, Telnyx, GitLab, npm, JWTs.
+    /// Keys with a recognisable prefix: Stripe, OpenAI, GitHub, Slack, AWS (long-lived `AKIA` and temporary
+    /// `ASIA`), Google, Telnyx, GitLab, npm, Nostr private keys (`nsec1`), JWTs.
     mutating func apiKey(_ i: Int) -> Int? {
         let keep: Int
         switch input[i] {
@@ -405,44 +613,68 @@ private struct Scan {
             else { return nil }
             keep = 5
         case 0x41:  // A
-            guard hasExactPrefix("AKIA", at: i) || hasExactPrefix("AIza", at: i) else { return nil }
+            guard hasExactPrefix("AKIA", at: i) || hasExactPrefix("ASIA", at: i) || hasExactPrefix("AIza", at: i)
+            else { return nil }
             keep = 4
         case 0x4B:  // K
             guard hasExactPrefix("KEY", at: i), i + 3 < count, isDigit(input[i + 3]) else { return nil }
             keep = 3
-        case 0x6E:  // n
-            guard hasExactPrefix("npm_", at: i) else { return nil }
-            keep = 4
+        case 0x6E, 0x4E:  // n N
+            if hasExactPrefix("npm_", at: i) {
+                keep = 4
+            } else if hasPrefix("nsec1", at: i) {  // bech32: either case
+                keep = 5
+            } else {
+                return nil
+            }
         case 0x65:  // e
             guard hasExactPrefix("eyJ", at: i) else { return nil }
             keep = 0
         default:
             return nil
         }
-        let end = run(from: i, while: isTokenChar)
+        // These keys are letters, digits, `_`, `-` and `.` (JWTs): a `+` (a space in a form body) or `/` ends one,
+        // so a key written next to it (`AKIA…+aws_secret_access_key%3D…`) is still checked.
+        let end = run(from: i, while: isKeyChar)
         guard end - i >= keep + 16 else { return nil }
         replace((i + keep)..<end)
         return end
     }
 
-    /// `Bearer <token>`, `Basic <base64>`: the scheme stays, the credentials go.
+    /// Where `Bearer` or `Basic` (any case) ends, if a whole word of the two starts at `i`.
+    func authSchemeWordEnd(_ i: Int) -> Int? {
+        guard lower(input[i]) == 0x62 else { return nil }  // b
+        if hasPrefix("bearer", at: i) && !(i + 6 < count && isAlnum(input[i + 6])) { return i + 6 }
+        if hasPrefix("basic", at: i) && !(i + 5 < count && isAlnum(input[i + 5])) { return i + 5 }
+        return nil
+    }
+
+    /// `Bearer <token>`, `Basic <base64>`: the scheme stays, the credentials go. In URL-encoded text the blank
+    /// may be `+` or `%20`, and the credentials may hold `%2B`, `%2F` and `%3D`.
     mutating func authScheme(_ i: Int) -> Int? {
-        let first = lower(input[i])
-        guard first == 0x62 else { return nil }  // b
-        let isBearer = hasPrefix("bearer", at: i) && !(i + 6 < count && isAlnum(input[i + 6]))
-        let isBasic = !isBearer && hasPrefix("basic", at: i) && !(i + 5 < count && isAlnum(input[i + 5]))
-        guard isBearer || isBasic else { return nil }
-        var p = i + (isBearer ? 6 : 5)
-        guard p < count, input[p] == 0x20 || input[p] == 0x09 else { return nil }
-        while p < count && (input[p] == 0x20 || input[p] == 0x09) { p += 1 }
-        let end = run(from: p, while: isTokenChar)
+        guard let schemeEnd = authSchemeWordEnd(i) else { return nil }
+        let isBasic = schemeEnd == i + 5
+        let p = skipBlanks(schemeEnd)
+        guard p > schemeEnd, p < count else { return nil }
+        // Dashes are token characters, but `bearer -----BEGIN … PRIVATE KEY-----` is a key, not a token.
+        if input[p] == 0x2D, let next = pem(afterDashes: p) { return next }
+        var end = p
+        while end < count {
+            if isTokenChar(input[end]) {
+                end += 1
+            } else if let byte = escape(at: end), isTokenChar(byte) {
+                end += 3
+            } else {
+                break
+            }
+        }
         guard end - p >= 8 else { return nil }
         if isBasic {
             // Prose ("Basic authentication") is not base64: demand a digit, a symbol or an inner capital.
             var looksEncoded = false
             for k in p..<end {
                 let b = input[k]
-                if isDigit(b) || b == 0x3D || b == 0x2B || b == 0x2F || (k > p && (b &- 0x41) < 26) {
+                if isDigit(b) || b == 0x3D || b == 0x2B || b == 0x2F || b == 0x25 || (k > p && (b &- 0x41) < 26) {
                     looksEncoded = true
                     break
                 }
@@ -451,6 +683,39 @@ private struct Scan {
         }
         replace(p..<end)
         return end
+    }
+
+    /// `-----BEGIN RSA PRIVATE KEY-----`, `-----BEGIN+PRIVATE+KEY-----`: the body up to `-----END`, whatever it
+    /// holds (newlines, `\n` written by a JSON encoder, `%0A`). A key cut off before its END line is cut off in
+    /// the output too: everything after the header goes.
+    mutating func pem(_ i: Int) -> Int? {
+        guard lower(input[i]) == 0x62, i > 0, input[i - 1] == 0x2D, hasPrefix("begin", at: i) else { return nil }
+        var p = i + 5
+        var isPrivate = false
+        let limit = min(count, i + 96)
+        // A header is words and blanks (`RSA PRIVATE KEY`, `EC+PRIVATE+KEY`, `OPENSSH%20PRIVATE%20KEY`); anything
+        // else is not one, so a rule that shortens the text after `BEGIN` cannot make a header of it.
+        while p < limit && input[p] != 0x2D {
+            let b = input[p]
+            guard isAlnum(b) || b == 0x20 || b == 0x2B || b == 0x25 || b == 0x5F else { return nil }
+            if lower(b) == 0x70 && hasPrefix("private", at: p) { isPrivate = true }
+            p += 1
+        }
+        guard isPrivate, p < limit else { return nil }
+        let bodyStart = run(from: p) { $0 == 0x2D }
+        var end = bodyStart
+        while end < count && !(input[end] == 0x2D && hasPrefix("-----end", at: end)) { end += 1 }
+        guard end > bodyStart else { return nil }
+        replace(bodyStart..<end)
+        return end
+    }
+
+    /// ``pem(_:)`` for a value that starts with the header's dashes.
+    mutating func pem(afterDashes v: Int) -> Int? {
+        guard input[v] == 0x2D else { return nil }
+        let begin = run(from: v) { $0 == 0x2D }
+        guard begin < count else { return nil }
+        return pem(begin)
     }
 }
 

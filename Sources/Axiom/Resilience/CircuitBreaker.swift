@@ -117,7 +117,7 @@ public final class CircuitBreaker: Sendable {
     /// Creates a breaker for `key`.
     public convenience init(
         key: String, configuration: Configuration = .standard, clock: some Clock<Duration> = ContinuousClock(),
-        metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = Logger(label: "axiom.resilience")
+        metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
     ) {
         self.init(
             key: key, configuration: configuration, runtimeClock: RuntimeClock(clock), metrics: metrics, logger: logger)
@@ -126,14 +126,14 @@ public final class CircuitBreaker: Sendable {
     /// Creates a breaker for `key` on an already wrapped clock.
     public init(
         key: String, configuration: Configuration = .standard, runtimeClock: RuntimeClock,
-        metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = Logger(label: "axiom.resilience")
+        metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
     ) {
         self.key = key
         self.configuration = configuration
         self.clock = runtimeClock
         self.machine = Mutex(Machine(mode: configuration.mode))
         self.metrics = Metrics(key: key, factory: metrics)
-        self.logger = logger
+        self.logger = logger.redacting()
         self.metrics.state.record(State.closed.gaugeValue)
     }
 
@@ -404,7 +404,7 @@ public final class CircuitBreakers: Sendable {
     /// Creates an empty set of breakers; each new key gets a breaker with `configuration`.
     public init(
         configuration: CircuitBreaker.Configuration = .standard, clock: some Clock<Duration> = ContinuousClock(),
-        metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = Logger(label: "axiom.resilience")
+        metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
     ) {
         let runtimeClock = RuntimeClock(clock)
         make = { key in

@@ -1,0 +1,145 @@
+import Logging
+import Synchronization
+
+// Why the framework does not keep the handler swift-log gives it:
+//
+//   Logger(label:) ──picks its handler now──▶ StreamLogHandler   (before any bootstrap: unredacted, default format)
+//
+// A pipeline, an observer or a circuit breaker is often made before the application bootstraps logging (a
+// `static let`, a test fixture, a library's own set-up), and would keep that handler for its whole life. So the
+// framework's loggers hold a `FrameworkLogHandler`, which looks the backend up at each line:
+//
+//   line ──▶ FrameworkLogHandler ──▶ RedactingLogHandler ──▶ the backend RedactingLogHandler.bootstrap configured
+//                                                         └─▶ (no such bootstrap yet) the handler swift-log makes now
+//
+// and the redactor runs on every line whatever was created first.
+
+/// The log handler of the framework's own loggers: it resolves its backend when a line is written, not when the
+/// logger is made, and redacts every line.
+///
+/// After ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)``, lines go to the handler that bootstrap
+/// configures, made once per label and bootstrap and kept; a later bootstrap replaces it. Before it (or when the
+/// application bootstraps swift-log directly), each line asks swift-log for the handler a new `Logger` of this
+/// label would get, and puts a ``RedactingLogHandler`` in front of it. Either way no line of the framework escapes
+/// the redactor, whatever was created before the bootstrap.
+///
+/// The framework's types use it by default (``Logging/Logger/axiom(_:)``); a logger passed to them explicitly is
+/// made redacting with ``Logging/Logger/redacting()``.
+public struct FrameworkLogHandler: LogHandler {
+    /// The logger's label, passed to the backend's factory.
+    public let label: String
+    /// Logger-level metadata, redacted when logged.
+    public var metadata: Logger.Metadata = [:]
+    /// Contextual metadata, redacted when logged.
+    public var metadataProvider: Logger.MetadataProvider?
+    /// A level set on this logger; without one, the backend's level applies.
+    private var levelOverride: Logger.Level?
+    /// The resolved backend, shared by copies of this handler (a `Logger` is a value and copies its handler).
+    private let cache: Cache
+
+    /// A handler for `label`; `metadataProvider` adds to the one the bootstrap configures.
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
+        self.label = label
+        self.metadataProvider = metadataProvider
+        self.cache = Cache()
+    }
+
+    /// The level set on this logger, or else the backend's.
+    public var logLevel: Logger.Level {
+        get { levelOverride ?? backend().logLevel }
+        set { levelOverride = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var event = event
+        // This logger's own metadata goes in as per-call metadata: the redacting backend merges it under the
+        // bootstrap's provider and redacts it with the rest.
+        let merged = RedactingLogHandler.merge(metadata, metadataProvider?.get(), event.metadata)
+        event.metadata = merged.isEmpty ? nil : merged
+        backend().log(event: event)
+    }
+
+    /// The redacting handler lines go to now.
+    private func backend() -> RedactingLogHandler {
+        guard let configuration = LoggingBackend.configuration.withLock({ $0 }) else {
+            // No framework bootstrap: swift-log's handler of the moment, which a later bootstrap (ours or the
+            // application's own) changes. Lines before a bootstrap are few; the handler is not kept.
+            return RedactingLogHandler(wrapping: Logger(label: label).handler)
+        }
+        return cache.handler.withLock { cached in
+            if let cached, cached.generation == configuration.generation { return cached.handler }
+            let handler = configuration.makeRedactingHandler(label)
+            cached = (configuration.generation, handler)
+            return handler
+        }
+    }
+
+    /// The backend resolved for the current bootstrap.
+    private final class Cache: Sendable {
+        let handler = Mutex<(generation: Int, handler: RedactingLogHandler)?>(nil)
+    }
+}
+
+/// What ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)`` configured, read by every
+/// ``FrameworkLogHandler`` at each line.
+enum LoggingBackend {
+    struct Configuration: Sendable {
+        /// Increases with each bootstrap, so handlers made for an earlier one are replaced.
+        let generation: Int
+        let makeHandler: @Sendable (String) -> any LogHandler
+        let redactor: Redactor
+        let metadataProvider: Logger.MetadataProvider?
+
+        func makeRedactingHandler(_ label: String) -> RedactingLogHandler {
+            RedactingLogHandler(wrapping: makeHandler(label), redactor: redactor, metadataProvider: metadataProvider)
+        }
+    }
+
+    static let configuration = Mutex<Configuration?>(nil)
+    /// Whether swift-log's factory is installed: `LoggingSystem.bootstrap` traps when called twice.
+    static let installed = Atomic<Bool>(false)
+
+    /// Makes `makeHandler` the backend of every framework logger and of every logger made by swift-log from now
+    /// on.
+    static func configure(
+        redactor: Redactor, metadataProvider: Logger.MetadataProvider?,
+        _ makeHandler: @escaping @Sendable (String) -> any LogHandler
+    ) {
+        configuration.withLock { current in
+            current = Configuration(
+                generation: (current?.generation ?? 0) + 1, makeHandler: makeHandler, redactor: redactor,
+                metadataProvider: metadataProvider)
+        }
+        guard installed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        // Once per process: every `Logger(label:)` from now on gets a handler that follows later bootstraps too.
+        LoggingSystem.bootstrap(
+            { label, provider in FrameworkLogHandler(label: label, metadataProvider: provider) },
+            metadataProvider: nil)
+    }
+}
+
+extension Logger {
+    /// A logger of the framework: its lines go to the backend of the latest
+    /// ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)`` (or swift-log's current one), redacted,
+    /// whenever it was made. See ``FrameworkLogHandler``.
+    public static func axiom(_ label: String) -> Logger {
+        Logger(label: label) { label in FrameworkLogHandler(label: label) }
+    }
+
+    /// This logger if its handler already redacts, or the same logger behind a ``RedactingLogHandler``.
+    ///
+    /// The framework's types call it on a logger they are given, so a logger made before the bootstrap, or
+    /// with a handler of its own, still writes no secret.
+    public func redacting(with redactor: Redactor = Redactor()) -> Logger {
+        if handler is RedactingLogHandler || handler is FrameworkLogHandler { return self }
+        var logger = self
+        logger.handler = RedactingLogHandler(wrapping: handler, redactor: redactor)
+        return logger
+    }
+}
