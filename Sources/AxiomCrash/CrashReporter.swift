@@ -13,18 +13,35 @@ import Glibc
 public enum CrashReporter {
     /// Installs the reporter, writing raw reports into `directory`.
     ///
-    /// Creates the directory with mode 0700 when it is missing (its parent must exist),
-    /// and checks that it is writable. Also gives the calling thread an alternate
+    /// Creates the directory and every missing folder above it with mode 0700 (folders
+    /// that exist keep their mode), and checks that it is writable. Also gives the calling thread an alternate
     /// signal stack (so a stack overflow can be reported) and snapshots the loaded
     /// modules. A second call changes nothing and does not throw, whatever directory it
     /// names.
     ///
     /// Threads whose stack overflows without an alternate signal stack die without a
     /// report: call ``prepareCurrentThread()`` on threads you create.
-    public static func install(directory: String) throws(CrashReporterError) {
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw CrashReporterError(.cannotCreateDirectory(path: directory, errno: errno))
+    /// Creates `path` and every missing folder above it, each with mode 0700 (`mkdir -p`, private to the
+    /// user); folders that exist are left as they are. A component that exists and is not a folder is an error
+    /// naming it.
+    static func createPrivateDirectory(_ path: String) throws(CrashReporterError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) == 0 { continue }
+            let failure = errno
+            var info = stat()
+            guard failure == EEXIST, stat(prefix, &info) == 0 else {
+                throw CrashReporterError(.cannotCreateDirectory(path: prefix, errno: failure))
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw CrashReporterError(.cannotCreateDirectory(path: prefix, errno: ENOTDIR))
+            }
         }
+    }
+
+    public static func install(directory: String) throws(CrashReporterError) {
+        try createPrivateDirectory(directory)
         let result = axiom_crash_install(directory)
         switch result {
         case Int32(AXIOM_CRASH_INSTALLED), Int32(AXIOM_CRASH_ALREADY_INSTALLED):

@@ -1,6 +1,7 @@
-import AxiomCrash
 import AxiomSymbolication
 import Testing
+
+@testable import AxiomCrash
 
 #if canImport(Glibc)
 import Glibc
@@ -157,8 +158,9 @@ struct CrashCaptureTests {
     @Test func installingIntoAnUnusableDirectoryFailsClearly() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
+        #expect(writeFile(directory.path + "/file", [0x78]))
         let (termination, stderr) = ChildProcess.runProbe(
-            directory: directory.path + "/missing/parent", kind: "none", stderrPath: directory.path + "/stderr")
+            directory: directory.path + "/file/reports", kind: "none", stderrPath: directory.path + "/stderr")
         #expect(termination.exitCode == 3)
         #expect(stderr.contains("cannot create crash report directory"), "stderr: \(stderr)")
     }
@@ -173,6 +175,42 @@ struct CrashCaptureTests {
         #expect(stat(reports, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o700)
         #expect(try CrashReporter.pendingReports(in: reports).isEmpty)
+    }
+
+    /// The README's `/var/lib/myapp/crashes` when `/var/lib/myapp` does not exist yet: every missing folder
+    /// is made, private to the user; one that exists keeps its mode.
+    @Test func installCreatesTheWholePathPrivate() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(chmod(directory.path, 0o755) == 0)
+        let reports = directory.path + "/var/lib/myapp/crashes"
+        let (termination, _) = ChildProcess.runProbe(
+            directory: reports, kind: "none", stderrPath: directory.path + "/stderr")
+        #expect(termination.exitCode == 0)
+        for folder in ["/var", "/var/lib", "/var/lib/myapp", "/var/lib/myapp/crashes"] {
+            var info = stat()
+            #expect(stat(directory.path + folder, &info) == 0, "\(folder)")
+            #expect(info.st_mode & 0o777 == 0o700, "\(folder)")
+        }
+        var parent = stat()
+        #expect(stat(directory.path, &parent) == 0)
+        #expect(parent.st_mode & 0o777 == 0o755, "a folder that existed keeps its mode")
+        #expect(try CrashReporter.pendingReports(in: reports).isEmpty)
+    }
+
+    @Test func installRefusesAPathThroughAFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(writeFile(directory.path + "/file", [0x78]))
+        #expect(throws: CrashReporterError.self) {
+            try CrashReporter.createPrivateDirectory(directory.path + "/file/crashes")
+        }
+        do {
+            try CrashReporter.createPrivateDirectory(directory.path + "/file/crashes")
+        } catch {
+            #expect(error.errno == ENOTDIR)
+            #expect(error.description.contains(directory.path + "/file"))
+        }
     }
 
     /// The probe function each frame lies in; the first frame is the faulting pc, the
