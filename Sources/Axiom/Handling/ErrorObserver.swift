@@ -153,15 +153,15 @@ public final class MetricsObserver: ErrorObserver {
         let key = FastKey(
             descriptor: UInt(bitPattern: event.descriptorReference.toOpaque()), disposition: resolution.disposition,
             layer: event.layer)
-        if case .counter(let counter)? = fast.lookup(key, hash: key.slotHash) {
-            counter.increment()
-            return
+        switch fast.lookup(key, hash: key.slotHash) {
+        case .counter(let counter)?: counter.increment()
+        case .unregistered?: counter(domain: event.code.domain, code: nil, key).increment()
+        case nil: countFirst(event, key)
         }
-        countSlowly(event, key)
     }
 
-    /// The first event of a registered descriptor, disposition and layer, or any unregistered code.
-    private func countSlowly(_ event: ErrorEvent, _ key: FastKey) {
+    /// The first event of a descriptor, disposition and layer.
+    private func countFirst(_ event: ErrorEvent, _ key: FastKey) {
         let descriptor = event.descriptor
         let code = event.code
         if descriptor.code == ErrorCatalog.unknownCode && code != ErrorCatalog.unknownCode {
@@ -175,7 +175,8 @@ public final class MetricsObserver: ErrorObserver {
         if case .counter(let counter)? = found { counter.increment() }
     }
 
-    /// The counter of a series, made on first use. A nil `code` is the unregistered series of `domain`.
+    /// The counter of a series, made on first use. A registered code comes here once per series; an unregistered
+    /// one every time, since its series depends on its domain. A nil `code` is the unregistered series of `domain`.
     private func counter(domain: String, code: String?, _ fastKey: FastKey) -> Counter {
         state.withLock { state in
             var domain = domain
