@@ -129,8 +129,12 @@ struct HostileInputTests {
         #expect(series.dimensions.contains { $0 == ("code", MetricsObserver.unregisteredCode) })
         #expect(series.dimensions.contains { $0 == ("domain", "peer") })
         #expect(series.totalValue == 100_000)
-        // Tests run in parallel in this process, so this bound is loose; before, 5,000 codes took 1.8 GB.
-        #expect(residentAfter - residentBefore < 64 << 20, "resident memory grew by \(residentAfter - residentBefore)")
+        // Tests run in parallel in this process, so this bound is loose; before, 5,000 codes took 1.8 GB. Under
+        // AddressSanitizer freed memory waits in its quarantine (256 MB), so resident memory says nothing there.
+        if dlsym(nil, "__asan_init") == nil {
+            #expect(
+                residentAfter - residentBefore < 64 << 20, "resident memory grew by \(residentAfter - residentBefore)")
+        }
     }
 
     @Test("a registration forgets remembered misses, so a code registered later is found")
