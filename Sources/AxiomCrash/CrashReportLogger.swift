@@ -130,7 +130,7 @@ public final class CrashReportLogger: ErrorObserver {
 
     private func count(outcome: String, signal: String) {
         let key = outcome + "/" + signal
-        let counter = counters.withLock { counters in
+        let counter = counters.withTrackedLock { counters in
             if let counter = counters[key] { return counter }
             let counter = Counter(
                 label: Self.counterLabel, dimensions: [("outcome", outcome), ("signal", signal)], factory: factory)

@@ -12,12 +12,12 @@ final class FastForwardClock: Clock, Sendable {
 
     fileprivate let current = Mutex(Instant(offset: .zero))
 
-    var now: Instant { current.withLock { $0 } }
+    var now: Instant { current.withTrackedLock { $0 } }
     var minimumResolution: Duration { .zero }
 
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        current.withLock { now in now = max(now, deadline) }
+        current.withTrackedLock { now in now = max(now, deadline) }
     }
 
     /// Simulated time since the start, for the transcript.
@@ -27,6 +27,6 @@ final class FastForwardClock: Clock, Sendable {
 extension FastForwardClock {
     /// Lets simulated time pass without anyone sleeping (the user waiting before trying again).
     func advance(by duration: Duration) {
-        current.withLock { now in now = now.advanced(by: duration) }
+        current.withTrackedLock { now in now = now.advanced(by: duration) }
     }
 }

@@ -25,11 +25,11 @@ final class TallyObserver: ErrorObserver {
     private let counts = Mutex<[String: [Disposition: Int]]>([:])
 
     func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        counts.withLock { $0[event.code.domain, default: [:]][resolution.disposition, default: 0] += 1 }
+        counts.withTrackedLock { $0[event.code.domain, default: [:]][resolution.disposition, default: 0] += 1 }
     }
 
     func printTable() {
-        let snapshot = counts.withLock { $0 }
+        let snapshot = counts.withTrackedLock { $0 }
         let columns = Disposition.allCases
         let header =
             "domain".padding(toLength: 18, withPad: " ", startingAt: 0)

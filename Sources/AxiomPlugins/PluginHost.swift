@@ -47,7 +47,7 @@ public final class PluginHost: Sendable {
     }
 
     /// Every plugin this host has loaded, in load order.
-    public var loaded: [LoadedPlugin] { state.withLock { $0.loaded } }
+    public var loaded: [LoadedPlugin] { state.withTrackedLock { $0.loaded } }
 
     /// Discovers and loads plugins; see ``PluginSearch`` for where it looks.
     public func load(_ search: PluginSearch) -> PluginLoadReport {
@@ -83,7 +83,7 @@ public final class PluginHost: Sendable {
     ///   plugin file already loaded through another path.
     func load(file path: String, quietUnlessPlugin quiet: Bool) -> Outcome {
         // Loads are serialized: two threads must not both pass the identity check for one file.
-        state.withLock { state in
+        state.withTrackedLock { state in
             func refuse(_ reason: PluginRejection.Reason, _ detail: String) -> Outcome {
                 .rejected(PluginRejection(path: path, reason: reason, detail: detail))
             }

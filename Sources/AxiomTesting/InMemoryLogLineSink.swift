@@ -9,12 +9,12 @@ public final class InMemoryLogLineSink: LogLineSink {
     public init() {}
 
     public func write(_ line: String) {
-        storage.withLock { $0.append(line) }
+        storage.withTrackedLock { $0.append(line) }
     }
 
     /// Every line written so far, in order.
-    public var lines: [String] { storage.withLock { $0 } }
+    public var lines: [String] { storage.withTrackedLock { $0 } }
 
     /// Forgets the lines written so far.
-    public func clear() { storage.withLock { $0.removeAll() } }
+    public func clear() { storage.withTrackedLock { $0.removeAll() } }
 }

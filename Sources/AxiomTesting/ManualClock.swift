@@ -45,20 +45,20 @@ public final class ManualClock: Clock, Sendable {
     public init() {}
 
     /// The current instant.
-    public var now: Instant { state.withLock { $0.now } }
+    public var now: Instant { state.withTrackedLock { $0.now } }
 
     /// Manual time has no resolution limit.
     public var minimumResolution: Duration { .zero }
 
     /// Every duration slept for, in the order the sleeps began (a sleep that ends at once included).
-    public var requestedSleeps: [Duration] { state.withLock { $0.requested } }
+    public var requestedSleeps: [Duration] { state.withTrackedLock { $0.requested } }
 
     /// How many tasks are sleeping now.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    public var sleeperCount: Int { state.withTrackedLock { $0.sleepers.count } }
 
     /// Suspends until `deadline`, which only `advance` can bring. Throws `CancellationError` when cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id: UInt64? = state.withLock { state in
+        let id: UInt64? = state.withTrackedLock { state in
             state.requested.append(state.now.duration(to: deadline))
             guard deadline > state.now else { return nil }
             state.nextID += 1
@@ -70,7 +70,7 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { state in
+                let resumeNow: Bool = state.withTrackedLock { state in
                     if Task.isCancelled { return true }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     let count = state.sleepers.count
@@ -82,7 +82,7 @@ public final class ManualClock: Clock, Sendable {
                 if resumeNow { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            let sleeper: Sleeper? = state.withLock { state in
+            let sleeper: Sleeper? = state.withTrackedLock { state in
                 guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.sleepers.remove(at: index)
             }
@@ -92,7 +92,7 @@ public final class ManualClock: Clock, Sendable {
 
     /// Moves time forward and wakes every sleeper whose deadline has come, earliest first.
     public func advance(by duration: Duration) {
-        let due: [Sleeper] = state.withLock { state in
+        let due: [Sleeper] = state.withTrackedLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
             let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
@@ -105,7 +105,7 @@ public final class ManualClock: Clock, Sendable {
     /// Moves time forward to the earliest sleeper's deadline and wakes it. Returns false if nobody sleeps.
     @discardableResult
     public func advanceToNextDeadline() -> Bool {
-        let next: Instant? = state.withLock { state in state.sleepers.map(\.deadline).min() }
+        let next: Instant? = state.withTrackedLock { state in state.sleepers.map(\.deadline).min() }
         guard let next else { return false }
         advance(by: now.duration(to: next))
         return true
@@ -114,7 +114,7 @@ public final class ManualClock: Clock, Sendable {
     /// Suspends until at least `count` tasks are sleeping on this clock. No polling, no real sleeps.
     public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
+            let ready = state.withTrackedLock { state in
                 if state.sleepers.count >= count { return true }
                 state.waiters.append((count, continuation))
                 return false

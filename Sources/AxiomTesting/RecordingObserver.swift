@@ -17,11 +17,11 @@ public final class RecordingObserver: ErrorObserver {
     public init() {}
 
     public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        storage.withLock { $0.append(Record(event: event, resolution: resolution)) }
+        storage.withTrackedLock { $0.append(Record(event: event, resolution: resolution)) }
     }
 
     /// Everything observed so far, in order.
-    public var records: [Record] { storage.withLock { $0 } }
+    public var records: [Record] { storage.withTrackedLock { $0 } }
 
     /// The resolutions observed so far, in order.
     public var resolutions: [ErrorResolution] { records.map(\.resolution) }

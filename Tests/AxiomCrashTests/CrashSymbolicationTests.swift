@@ -40,7 +40,13 @@ struct CrashSymbolicationTests {
         #expect(own.file?.hasSuffix(crash.sourceFile) == true, "top own frame: \(own)")
         let marked = try #require(crashLine(crash.marker, in: crash.sourceFile))
         let expectedLines = (marked + crash.lineOffsets.lowerBound)...(marked + crash.lineOffsets.upperBound)
-        #expect(expectedLines.contains(own.line ?? 0), "top own frame: \(own), crash marked at \(marked)")
+        // Under a sanitizer the probe is instrumented too, and a stack overflow may fault in the instrumentation's
+        // prologue call, which the line table puts at line 0 (llvm-symbolizer agrees: compared below).
+        let sanitized = dlsym(nil, "__tsan_init") != nil || dlsym(nil, "__asan_init") != nil
+        let inInstrumentation = sanitized && crash.kind.hasSuffix("stack-overflow") && (own.line ?? 0) == 0
+        #expect(
+            inInstrumentation || expectedLines.contains(own.line ?? 0),
+            "top own frame: \(own), crash marked at \(marked)")
 
         try checkJSON(processed, report: report)
         try compareWithLLVMSymbolizer(report, scratchDirectory: directory.path)

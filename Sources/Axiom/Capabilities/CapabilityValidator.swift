@@ -46,7 +46,7 @@ public final class CapabilityValidator: Sendable {
     /// in order when it is unavailable.
     public func register(_ capability: some Capability, fallbacks: [any Capability] = []) {
         let slot = self.slot(for: capability.name)
-        slot.state.withLock { state in
+        slot.state.withTrackedLock { state in
             state.capability = capability
             state.fallbacks = fallbacks
         }
@@ -55,12 +55,13 @@ public final class CapabilityValidator: Sendable {
 
     /// The names of every registered capability, sorted.
     public var names: [String] {
-        slots.withLock { slots in slots.values.filter { $0.isRegistered }.map(\.name).sorted() }
+        slots.withTrackedLock { slots in slots.values.filter { $0.isRegistered }.map(\.name).sorted() }
     }
 
     /// Makes the next check of `name` (of every capability when nil) validate again.
     public func invalidate(_ name: String? = nil) {
-        let targets = slots.withLock { slots in name.map { slots[$0].map { [$0] } ?? [] } ?? Array(slots.values) }
+        let targets = slots.withTrackedLock { slots in name.map { slots[$0].map { [$0] } ?? [] } ?? Array(slots.values)
+        }
         for slot in targets { slot.clear() }
     }
 
@@ -91,7 +92,7 @@ public final class CapabilityValidator: Sendable {
     /// The slot of `name`, created empty when nobody registered it yet, so stages can hold it from the start.
     @usableFromInline
     func slot(for name: String) -> CapabilitySlot {
-        slots.withLock { slots in
+        slots.withTrackedLock { slots in
             if let slot = slots[name] { return slot }
             let slot = CapabilitySlot(name: name)
             slots[name] = slot
@@ -102,7 +103,7 @@ public final class CapabilityValidator: Sendable {
     /// Validates the slot's capability and fallbacks, caches and returns the result.
     @usableFromInline
     func refresh(_ slot: CapabilitySlot) async -> CapabilityStatus {
-        let (capability, fallbacks) = slot.state.withLock { ($0.capability, $0.fallbacks) }
+        let (capability, fallbacks) = slot.state.withTrackedLock { ($0.capability, $0.fallbacks) }
         let status: CapabilityStatus
         if let capability {
             status = await validateWithFallbacks(capability, fallbacks)
@@ -182,11 +183,11 @@ final class CapabilitySlot: Sendable {
 
     init(name: String) { self.name = name }
 
-    var isRegistered: Bool { state.withLock { $0.capability != nil } }
+    var isRegistered: Bool { state.withTrackedLock { $0.capability != nil } }
 
     /// The cached status if it has not expired.
     func fresh(at now: Duration) -> CapabilityStatus? {
-        state.withLock { state in
+        state.withTrackedLock { state in
             guard let cached = state.cached, now < cached.expires else { return nil }
             return cached.status
         }
@@ -196,7 +197,7 @@ final class CapabilitySlot: Sendable {
     ///
     /// - Returns: whether the previous result was "available" (nil when there was none).
     func store(_ status: CapabilityStatus, now: Duration, ttl: Duration, clock: RuntimeClock) -> Bool? {
-        state.withLock { state in
+        state.withTrackedLock { state in
             let previous = state.cached?.status.isAvailable
             state.expiry?.cancel()
             state.expiry = nil
@@ -220,7 +221,7 @@ final class CapabilitySlot: Sendable {
 
     /// Ends the cached "available" of `generation`, unless a newer result replaced it.
     private func expire(_ generation: Int) {
-        state.withLock { state in
+        state.withTrackedLock { state in
             guard state.generation == generation else { return }
             state.expiry = nil
             freshlyAvailable.store(false, ordering: .releasing)
@@ -229,7 +230,7 @@ final class CapabilitySlot: Sendable {
 
     /// Forgets the cached result.
     func clear() {
-        state.withLock { state in
+        state.withTrackedLock { state in
             state.expiry?.cancel()
             state.expiry = nil
             state.generation += 1

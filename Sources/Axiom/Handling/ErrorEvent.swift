@@ -21,7 +21,7 @@ public struct Layer: Hashable, Sendable, CustomStringConvertible {
 
     /// Creates (or finds) the layer with this name.
     public init(_ name: String) {
-        storage = Self.interned.withLock { interned in
+        storage = Self.interned.withTrackedLock { interned in
             if let known = interned[name] { return known }
             let made = Unmanaged.passRetained(Name(name))
             interned[name] = made

@@ -178,7 +178,7 @@ public final class MetricsObserver: ErrorObserver {
     /// The counter of a series, made on first use. A registered code comes here once per series; an unregistered
     /// one every time, since its series depends on its domain. A nil `code` is the unregistered series of `domain`.
     private func counter(domain: String, code: String?, _ fastKey: FastKey) -> Counter {
-        state.withLock { state in
+        state.withTrackedLock { state in
             var domain = domain
             if code == nil && !state.unregisteredDomains.contains(domain) {
                 if state.unregisteredDomains.count < Self.maximumUnregisteredDomains {
@@ -203,5 +203,5 @@ public final class MetricsObserver: ErrorObserver {
     }
 
     /// How many series this observer has made (for tests of its bounds).
-    var seriesCount: Int { state.withLock { $0.counters.count } }
+    var seriesCount: Int { state.withTrackedLock { $0.counters.count } }
 }

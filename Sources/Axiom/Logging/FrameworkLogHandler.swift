@@ -66,12 +66,12 @@ public struct FrameworkLogHandler: LogHandler {
 
     /// The redacting handler lines go to now.
     private func backend() -> RedactingLogHandler {
-        guard let configuration = LoggingBackend.configuration.withLock({ $0 }) else {
+        guard let configuration = LoggingBackend.configuration.withTrackedLock({ $0 }) else {
             // No framework bootstrap: swift-log's handler of the moment, which a later bootstrap (ours or the
             // application's own) changes. Lines before a bootstrap are few; the handler is not kept.
             return RedactingLogHandler(wrapping: Logger(label: label).handler)
         }
-        return cache.handler.withLock { cached in
+        return cache.handler.withTrackedLock { cached in
             if let cached, cached.generation == configuration.generation { return cached.handler }
             let handler = configuration.makeRedactingHandler(label)
             cached = (configuration.generation, handler)
@@ -110,7 +110,7 @@ enum LoggingBackend {
         redactor: Redactor, metadataProvider: Logger.MetadataProvider?,
         _ makeHandler: @escaping @Sendable (String) -> any LogHandler
     ) {
-        configuration.withLock { current in
+        configuration.withTrackedLock { current in
             current = Configuration(
                 generation: (current?.generation ?? 0) + 1, makeHandler: makeHandler, redactor: redactor,
                 metadataProvider: metadataProvider)

@@ -60,7 +60,7 @@ public final class RecoveryMetricsObserver: ErrorObserver {
         // A later attempt means a retry ran; a recovered first attempt means a fallback value was used.
         let attempted = recovered || event.attempt > 1
         guard entered || attempted else { return }
-        let counters = state.withLock { state in
+        let counters = state.withTrackedLock { state in
             if entered { state.tallies[domain, default: Tally()].errors += 1 }
             if attempted { state.tallies[domain, default: Tally()].recoveryAttempts += 1 }
             if recovered { state.tallies[domain, default: Tally()].recoverySuccesses += 1 }
@@ -80,7 +80,7 @@ public final class RecoveryMetricsObserver: ErrorObserver {
 
     /// The counts of a domain so far.
     public func tally(domain: String) -> Tally {
-        state.withLock { $0.tallies[domain] ?? Tally() }
+        state.withTrackedLock { $0.tallies[domain] ?? Tally() }
     }
 
     /// Successful recoveries ÷ recovery attempts in a domain, or nil before the first attempt.

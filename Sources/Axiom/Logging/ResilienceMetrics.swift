@@ -52,7 +52,7 @@ public final class ResilienceMetrics: Sendable {
 
     /// Records that the breaker of `breaker` (its key: usually a domain, `nwc`) is now in `state`.
     public func breakerStateChanged(_ breaker: String, to state: BreakerState) {
-        let (gauge, transitions) = handles.withLock { all in
+        let (gauge, transitions) = handles.withTrackedLock { all in
             var handles = all[breaker] ?? makeHandles(breaker)
             let counter =
                 handles.transitions[state]
@@ -69,7 +69,7 @@ public final class ResilienceMetrics: Sendable {
 
     /// Records that the breaker of `breaker` refused a call.
     public func callRejected(_ breaker: String) {
-        let counter = handles.withLock { all in
+        let counter = handles.withTrackedLock { all in
             let handles = all[breaker] ?? makeHandles(breaker)
             all[breaker] = handles
             return handles.rejections

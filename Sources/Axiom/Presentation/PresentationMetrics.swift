@@ -34,7 +34,7 @@ public final class PresentationMetrics: Sendable {
     }
 
     private func counter(_ label: String, _ style: PresentationStyle, _ name: String, _ value: String) -> Counter {
-        counters.withLock { counters in
+        counters.withTrackedLock { counters in
             let key = Key(label: label, style: style, detail: value)
             if let counter = counters[key] { return counter }
             let counter = Counter(

@@ -75,7 +75,7 @@ public final class PresentationQueue<C: Clock>: Sendable where C.Duration == Dur
     }
 
     deinit {
-        state.withLock { state in
+        state.withTrackedLock { state in
             for timer in state.timers.values { timer.cancel() }
             for subscriber in state.subscribers.values { subscriber.finish() }
         }
@@ -84,27 +84,27 @@ public final class PresentationQueue<C: Clock>: Sendable where C.Duration == Dur
     /// Everything on screen: the modal or full-screen alert, the banner, the toasts oldest first, the
     /// inline messages. Waiting alerts are not included.
     public var visible: [ShownPresentation] {
-        state.withLock { state in
+        state.withTrackedLock { state in
             [state.blocking, state.banner].compactMap { $0 } + state.toasts + state.inline
         }
     }
 
     /// The toasts on screen, oldest first.
-    public var toasts: [ShownPresentation] { state.withLock { $0.toasts } }
+    public var toasts: [ShownPresentation] { state.withTrackedLock { $0.toasts } }
 
     /// Modals and full-screen alerts waiting for the one on screen to be dismissed, next first.
-    public var waiting: [ShownPresentation] { state.withLock { $0.waiting } }
+    public var waiting: [ShownPresentation] { state.withTrackedLock { $0.waiting } }
 
     /// A stream of every change from now on. Each call gives an independent stream.
     public func changes() -> AsyncStream<PresentationChange> {
         let (stream, continuation) = AsyncStream<PresentationChange>.makeStream()
-        let id = state.withLock { state in
+        let id = state.withTrackedLock { state in
             state.nextSubscriber += 1
             state.subscribers[state.nextSubscriber] = continuation
             return state.nextSubscriber
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+            self?.state.withTrackedLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -113,7 +113,7 @@ public final class PresentationQueue<C: Clock>: Sendable where C.Duration == Dur
     @discardableResult
     public func present(_ presentation: ErrorPresentation) -> PresentationID {
         var changes: [PresentationChange] = []
-        let id = state.withLock { state in
+        let id = state.withTrackedLock { state in
             state.nextID += 1
             let item = ShownPresentation(id: PresentationID(value: state.nextID), presentation: presentation)
             switch presentation.style {
@@ -160,7 +160,7 @@ public final class PresentationQueue<C: Clock>: Sendable where C.Duration == Dur
 
     private func remove(_ id: PresentationID, reason: DismissReason) {
         var changes: [PresentationChange] = []
-        state.withLock { state in
+        state.withTrackedLock { state in
             if let index = state.toasts.firstIndex(where: { $0.id == id }) {
                 end(state.toasts.remove(at: index), reason, &state, &changes)
             } else if let index = state.inline.firstIndex(where: { $0.id == id }) {

@@ -54,7 +54,7 @@ public final class ErrorRegistry: Sendable {
         // No reader can exist once the registry is gone: release the current and every retired snapshot (the
         // published tables release their own).
         Unmanaged<Snapshot>.fromOpaque(Self.pointer(snapshotPointer.load(ordering: .acquiring))).release()
-        writer.withLock { state in
+        writer.withTrackedLock { state in
             for address in state.retired { Unmanaged<AnyObject>.fromOpaque(Self.pointer(address)).release() }
         }
     }
@@ -199,7 +199,7 @@ public final class ErrorRegistry: Sendable {
     ///   numeric alias is taken twice, a descriptor lies outside the declared domains, or the source is
     ///   already registered. Nothing of a refused catalog is registered.
     public func register(_ catalog: ErrorCatalog) throws(RegistrationError) {
-        try writer.withLock { state throws(RegistrationError) in
+        try writer.withTrackedLock { state throws(RegistrationError) in
             let current = snapshot
             let next = try current.adding(catalog)
             // Known misses may be codes this catalog brings: drop them before the new codes become visible.
@@ -239,7 +239,7 @@ public final class ErrorRegistry: Sendable {
     /// `rememberedMissLimit` and dropped by every registration. This re-reads the snapshot under the writer lock,
     /// so a miss recorded here is true of the current snapshot.
     private func remember(_ key: RawCodeKey, _ code: ErrorCode) {
-        writer.withLock { state in
+        writer.withTrackedLock { state in
             _ = fastCodes.value(for: key) {
                 if let descriptor = snapshot.byCode[code] { return .hit(Unmanaged.passUnretained(descriptor)) }
                 guard state.misses < Self.rememberedMissLimit else { return nil }
@@ -257,7 +257,7 @@ public final class ErrorRegistry: Sendable {
 
     /// How many entries the fast code table holds, and how many of them are misses (for tests of its bounds).
     var fastTableCounts: (entries: Int, misses: Int) {
-        writer.withLock { state in (fastCodes.count, state.misses) }
+        writer.withTrackedLock { state in (fastCodes.count, state.misses) }
     }
 }
 
@@ -313,7 +313,7 @@ class TypeExtractor: @unchecked Sendable {
     /// protocol cast, the first time a type is seen), `swift/<TypeName>` for any other.
     static func learned(for error: any Error) -> Unmanaged<TypeExtractor> {
         let key = ObjectIdentifier(type(of: error))
-        return learnedByType.withLock { learned in
+        return learnedByType.withTrackedLock { learned in
             if let known = learned[key] { return known }
             let extractor: TypeExtractor
             if let identifiable = type(of: error) as? any IdentifiableError.Type {

@@ -160,7 +160,7 @@ struct PublishedTable<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sen
     /// The value under `key`; when there is none, `make()`'s value is added and returned (nil: nothing added).
     /// `make` runs under the writer's lock, so two callers never add the same key.
     func value(for key: Key, orAdd make: () -> Value?) -> Value? {
-        writer.withLock { replaced in
+        writer.withTrackedLock { replaced in
             let current = table.takeUnretainedValue()
             if let existing = current.lookup(key, hash: current.hash(key)) { return existing }
             guard let value = make() else { return nil }
@@ -175,14 +175,14 @@ struct PublishedTable<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sen
 
     /// Replaces every entry with what `transform` makes of the current ones, as one new table.
     func replaceEntries(_ transform: ([(Key, Value)]) -> [(Key, Value)]) {
-        writer.withLock { replaced in
+        writer.withTrackedLock { replaced in
             let current = table.takeUnretainedValue()
             publish(GrowingTable(transform(current.entryList), hash: current.hash), replacing: current, &replaced)
         }
     }
 
     /// How many entries the live table holds.
-    var count: Int { writer.withLock { _ in table.takeUnretainedValue().count } }
+    var count: Int { writer.withTrackedLock { _ in table.takeUnretainedValue().count } }
 
     private func publish(
         _ next: GrowingTable<Key, Value>, replacing current: GrowingTable<Key, Value>,

@@ -138,7 +138,7 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// The current state. An open breaker whose time is up still reads `open` until a call probes it.
-    public var state: State { machine.withLock { $0.state } }
+    public var state: State { machine.withTrackedLock { $0.state } }
 
     /// Every transition from now on.
     public func transitions() -> AsyncStream<Transition> { broadcaster.subscribe() }
@@ -154,7 +154,7 @@ public final class CircuitBreaker: Sendable {
         if isClosed.load(ordering: .acquiring) { return .normal }
         let now = clock.now()
         let openDuration = configuration.openDuration
-        result = machine.withLock { machine in
+        result = machine.withTrackedLock { machine in
             switch machine.state {
             case .closed:
                 return .success(.normal)
@@ -195,7 +195,7 @@ public final class CircuitBreaker: Sendable {
             if permit == .normal {
                 // The closed path: clear the failure count only when there is one.
                 guard hasFailures.load(ordering: .acquiring) else { return }
-                let done = machine.withLock { machine -> Bool in
+                let done = machine.withTrackedLock { machine -> Bool in
                     guard machine.state == .closed || machine.state == .open else { return false }
                     machine.consecutiveFailures = 0
                     mirror(machine)
@@ -207,7 +207,7 @@ public final class CircuitBreaker: Sendable {
             break
         }
         let now = clock.now()
-        let transition = machine.withLock { machine -> Transition? in
+        let transition = machine.withTrackedLock { machine -> Transition? in
             if permit == .probe {
                 machine.probeInFlight = false
                 guard machine.state == .halfOpen else { return nil }
@@ -227,7 +227,7 @@ public final class CircuitBreaker: Sendable {
         let counts = configuration.isFailure(error)
         let now = clock.now()
         let mode = configuration.mode
-        let transition = machine.withLock { machine -> Transition? in
+        let transition = machine.withTrackedLock { machine -> Transition? in
             defer { mirror(machine) }
             if permit == .probe {
                 machine.probeInFlight = false
@@ -270,7 +270,7 @@ public final class CircuitBreaker: Sendable {
     public func isolate() {
         let now = clock.now()
         report(
-            machine.withLock { machine in
+            machine.withTrackedLock { machine in
                 defer { mirror(machine) }
                 return machine.move(to: .isolated, key: key, at: now)
             })
@@ -280,7 +280,7 @@ public final class CircuitBreaker: Sendable {
     public func close() {
         let now = clock.now()
         report(
-            machine.withLock { machine in
+            machine.withTrackedLock { machine in
                 machine.resetCounts()
                 machine.probeInFlight = false
                 defer { mirror(machine) }
@@ -415,7 +415,7 @@ public final class CircuitBreakers: Sendable {
 
     /// The breaker of `key`, created if needed. The same key always gives the same breaker.
     public func breaker(for key: String) -> CircuitBreaker {
-        breakers.withLock { breakers in
+        breakers.withTrackedLock { breakers in
             if let breaker = breakers[key] { return breaker }
             let breaker = make(key)
             breakers[key] = breaker
@@ -424,7 +424,7 @@ public final class CircuitBreakers: Sendable {
     }
 
     /// The keys that have a breaker.
-    public var keys: [String] { breakers.withLock { $0.keys.sorted() } }
+    public var keys: [String] { breakers.withTrackedLock { $0.keys.sorted() } }
 }
 
 /// The circuit-breaker stage: refuses calls while the breaker is open and reports each outcome to it.

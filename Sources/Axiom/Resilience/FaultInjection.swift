@@ -31,7 +31,7 @@ public final class FaultInjector: Sendable {
 
     /// The next `count` calls fail with `error` (an ``InjectedFault`` when nil).
     public func failNext(_ count: Int, with error: (any Error)? = nil) {
-        state.withLock {
+        state.withTrackedLock {
             $0.failNext = max(0, count)
             $0.failNextError = error
         }
@@ -39,12 +39,12 @@ public final class FaultInjector: Sendable {
 
     /// Every call waits `latency` first.
     public func addLatency(_ latency: Duration) {
-        state.withLock { $0.latency = latency }
+        state.withTrackedLock { $0.latency = latency }
     }
 
     /// A share `ratio` (0…1) of calls fails with `error` (an ``InjectedFault`` when nil).
     public func failRatio(_ ratio: Double, with error: (any Error)? = nil) {
-        state.withLock {
+        state.withTrackedLock {
             $0.ratio = min(1, max(0, ratio))
             $0.ratioError = error
         }
@@ -52,7 +52,7 @@ public final class FaultInjector: Sendable {
 
     /// Stops every fault.
     public func reset() {
-        state.withLock {
+        state.withTrackedLock {
             $0.failNext = 0
             $0.latency = .zero
             $0.ratio = 0
@@ -60,14 +60,14 @@ public final class FaultInjector: Sendable {
     }
 
     /// How many failures were injected so far.
-    public var injectedFailures: Int { state.withLock { $0.injected } }
+    public var injectedFailures: Int { state.withTrackedLock { $0.injected } }
 
     /// How many calls passed through so far.
-    public var calls: Int { state.withLock { $0.calls } }
+    public var calls: Int { state.withTrackedLock { $0.calls } }
 
     /// Decides the fate of one call.
     public func nextPlan() -> Plan {
-        state.withLock { state in
+        state.withTrackedLock { state in
             state.calls += 1
             var plan = Plan(latency: state.latency, error: nil)
             if state.failNext > 0 {

@@ -31,12 +31,12 @@ public final class RandomSource: Sendable {
 
     /// A uniform value in `range`.
     public func next(in range: ClosedRange<Int64>) -> Int64 {
-        generator.withLock { Int64.random(in: range, using: &$0) }
+        generator.withTrackedLock { Int64.random(in: range, using: &$0) }
     }
 
     /// A uniform value in `0 ..< 1`.
     public func nextUnit() -> Double {
-        generator.withLock { Double.random(in: 0..<1, using: &$0) }
+        generator.withTrackedLock { Double.random(in: 0..<1, using: &$0) }
     }
 }
 

@@ -20,7 +20,7 @@ public final class Broadcaster<Element: Sendable>: Sendable {
     /// A new subscription. Values published from now on arrive on it; it ends at ``finish()``.
     public func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
-        let id: Int? = state.withLock { state in
+        let id: Int? = state.withTrackedLock { state in
             guard !state.finished else { return nil }
             state.nextID += 1
             state.subscribers[state.nextID] = continuation
@@ -31,7 +31,7 @@ public final class Broadcaster<Element: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            _ = self?.state.withTrackedLock { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -52,17 +52,17 @@ public final class Broadcaster<Element: Sendable>: Sendable {
     }
 
     /// How many subscriptions are open.
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { state.withTrackedLock { $0.subscribers.count } }
 
     /// Publishes a value to every open subscription.
     public func publish(_ value: Element) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
+        let subscribers = state.withTrackedLock { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.yield(value) }
     }
 
     /// Ends every subscription; later subscriptions end at once.
     public func finish() {
-        let subscribers = state.withLock { state in
+        let subscribers = state.withTrackedLock { state in
             state.finished = true
             defer { state.subscribers.removeAll() }
             return Array(state.subscribers.values)

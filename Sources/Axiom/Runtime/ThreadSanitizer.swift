@@ -1,0 +1,46 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Why mutexes announce themselves to ThreadSanitizer:
+//
+//   Mutex.withTrackedLock ──futex in the Swift runtime (not instrumented)──▶ TSan sees no synchronization
+//
+// so under `swift test --sanitize=thread` every value a mutex guards looks racy to TSan, and a test run reports
+// races that cannot happen, now and then, whenever two threads happen to take one lock. `withTrackedLock` tells
+// TSan that the critical section starts (acquire) and ends (release) on the mutex's value. Without TSan the
+// hooks are absent and each call costs one test of a value read once.
+
+/// ThreadSanitizer's annotation hooks, when its runtime is in the process.
+package enum ThreadSanitizer {
+    package typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+    /// `__tsan_acquire`, or nil without TSan.
+    package static let acquire: Hook? = hook("__tsan_acquire")
+    /// `__tsan_release`, or nil without TSan.
+    package static let release: Hook? = hook("__tsan_release")
+
+    private static func hook(_ name: String) -> Hook? {
+        dlsym(nil, name).map { unsafeBitCast($0, to: Hook.self) }
+    }
+}
+
+extension Mutex where Value: ~Copyable {
+    /// `withLock`, with the critical section announced to ThreadSanitizer (see the top of this file). Use it
+    /// instead of `withLock` in the framework.
+    package borrowing func withTrackedLock<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        try withLock { (value: inout sending Value) throws(E) -> sending Result in
+            guard let acquire = ThreadSanitizer.acquire, let release = ThreadSanitizer.release else {
+                return try body(&value)
+            }
+            let address = withUnsafeMutablePointer(to: &value) { UnsafeMutableRawPointer($0) }
+            acquire(address)
+            defer { release(address) }
+            return try body(&value)
+        }
+    }
+}
