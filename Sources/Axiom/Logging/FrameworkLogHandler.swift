@@ -64,24 +64,64 @@ public struct FrameworkLogHandler: LogHandler {
         backend().log(event: event)
     }
 
-    /// The redacting handler lines go to now.
+    /// The redacting handler lines go to now. After a bootstrap, the handler made for it is read without a lock:
+    /// an error's log-level check runs on every decided error.
     private func backend() -> RedactingLogHandler {
-        guard let configuration = LoggingBackend.configuration.withTrackedLock({ $0 }) else {
+        let generation = LoggingBackend.generation.load(ordering: .acquiring)
+        guard generation > 0 else {
             // No framework bootstrap: swift-log's handler of the moment, which a later bootstrap (ours or the
             // application's own) changes. Lines before a bootstrap are few; the handler is not kept.
             return RedactingLogHandler(wrapping: Logger(label: label).handler)
         }
-        return cache.handler.withTrackedLock { cached in
-            if let cached, cached.generation == configuration.generation { return cached.handler }
-            let handler = configuration.makeRedactingHandler(label)
-            cached = (configuration.generation, handler)
-            return handler
-        }
+        if let resolved = cache.resolved, resolved.generation == generation { return resolved.handler }
+        return cache.resolve(label)
     }
 
-    /// The backend resolved for the current bootstrap.
+    /// The backend resolved for the latest bootstrap, published whole through an atomic pointer.
     private final class Cache: Sendable {
-        let handler = Mutex<(generation: Int, handler: RedactingLogHandler)?>(nil)
+        final class Resolved: Sendable {
+            let generation: Int
+            let handler: RedactingLogHandler
+            init(generation: Int, handler: RedactingLogHandler) {
+                self.generation = generation
+                self.handler = handler
+            }
+        }
+
+        /// The address of the current `Resolved`, retained once; 0 before the first.
+        private let current = Atomic<UInt>(0)
+        /// Replaced ones (one per bootstrap): a reader may still hold one.
+        private let replaced = Mutex<[Resolved]>([])
+
+        deinit {
+            let address = current.load(ordering: .acquiring)
+            if address != 0 { Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
+        }
+
+        var resolved: Resolved? {
+            let address = current.load(ordering: .acquiring)
+            guard address != 0 else { return nil }
+            return Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+        }
+
+        /// Makes the handler of the current configuration and publishes it.
+        func resolve(_ label: String) -> RedactingLogHandler {
+            replaced.withTrackedLock { replaced in
+                guard let configuration = LoggingBackend.configuration.withTrackedLock({ $0 }) else {
+                    return RedactingLogHandler(wrapping: Logger(label: label).handler)
+                }
+                if let resolved, resolved.generation == configuration.generation { return resolved.handler }
+                let next = Resolved(
+                    generation: configuration.generation, handler: configuration.makeRedactingHandler(label))
+                let previous = current.exchange(
+                    UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
+                if previous != 0 {
+                    replaced.append(
+                        Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: previous)!).takeRetainedValue())
+                }
+                return next.handler
+            }
+        }
     }
 }
 
@@ -101,6 +141,8 @@ enum LoggingBackend {
     }
 
     static let configuration = Mutex<Configuration?>(nil)
+    /// The configuration's generation, readable without the lock (0: no bootstrap yet).
+    static let generation = Atomic<Int>(0)
     /// Whether swift-log's factory is installed: `LoggingSystem.bootstrap` traps when called twice.
     static let installed = Atomic<Bool>(false)
 
@@ -114,6 +156,7 @@ enum LoggingBackend {
             current = Configuration(
                 generation: (current?.generation ?? 0) + 1, makeHandler: makeHandler, redactor: redactor,
                 metadataProvider: metadataProvider)
+            generation.store(current?.generation ?? 0, ordering: .releasing)
         }
         guard installed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
