@@ -1,3 +1,4 @@
+import Axiom
 import AxiomSymbolication
 import Testing
 
@@ -125,7 +126,7 @@ struct CrashCaptureTests {
     /// With the Swift runtime's backtracer on, it still runs after our handler.
     @Test(
         .disabled(
-            if: dlsym(nil, "__tsan_init") != nil || dlsym(nil, "__asan_init") != nil,
+            if: Sanitizers.thread || Sanitizers.address,
             """
             under a sanitizer the Swift runtime's backtracer, which our handler chains to, trips the child's \
             sanitizer runtime before it prints (TSan: CHECK failed in tsan_rtl.cpp; ASan: the child exits)

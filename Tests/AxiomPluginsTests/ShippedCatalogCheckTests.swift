@@ -5,7 +5,7 @@ import Testing
 
 /// The presentation side of the shipped plugins: their catalogs pass the load check, and every code they
 /// ship is presented in Turkish and English without a raw key.
-@Suite("Shipped catalogs pass the load check", .disabled(if: Sanitizer.thread, Sanitizer.swiftPluginsReason))
+@Suite("Shipped catalogs pass the load check", .disabled(if: Sanitizers.thread, swiftPluginsUnderThreadSanitizer))
 struct ShippedCatalogCheckTests {
     let registry = ErrorRegistry()
     let report: PluginLoadReport

@@ -5,7 +5,7 @@ import Testing
 @testable import AxiomPlugins
 
 /// The plugins SwiftPM builds beside the test binary, loaded as `axiom` loads them.
-@Suite(.disabled(if: Sanitizer.thread, Sanitizer.swiftPluginsReason))
+@Suite(.disabled(if: Sanitizers.thread, swiftPluginsUnderThreadSanitizer))
 struct ShippedPluginTests {
     let registry = ErrorRegistry()
     let report: PluginLoadReport

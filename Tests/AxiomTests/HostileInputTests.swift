@@ -131,7 +131,7 @@ struct HostileInputTests {
         #expect(series.totalValue == 100_000)
         // Tests run in parallel in this process, so this bound is loose; before, 5,000 codes took 1.8 GB. Under
         // AddressSanitizer freed memory waits in its quarantine (256 MB), so resident memory says nothing there.
-        if dlsym(nil, "__asan_init") == nil {
+        if !Sanitizers.address {
             #expect(
                 residentAfter - residentBefore < 64 << 20, "resident memory grew by \(residentAfter - residentBefore)")
         }

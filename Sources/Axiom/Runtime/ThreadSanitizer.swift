@@ -27,6 +27,15 @@ package enum ThreadSanitizer {
     }
 }
 
+/// Which sanitizer runtime is in the process (`swift build --sanitize=…`), for the tests that behave differently
+/// under one.
+package enum Sanitizers {
+    /// ThreadSanitizer's runtime is linked in.
+    package static let thread = dlsym(nil, "__tsan_init") != nil
+    /// AddressSanitizer's runtime is linked in.
+    package static let address = dlsym(nil, "__asan_init") != nil
+}
+
 extension Mutex where Value: ~Copyable {
     /// `withLock`, with the critical section announced to ThreadSanitizer (see the top of this file). Use it
     /// instead of `withLock` in the framework.
