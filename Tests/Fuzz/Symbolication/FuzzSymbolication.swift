@@ -57,6 +57,11 @@ func fuzzSymbolication(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         _ = try? symbolicator.symbolicate(pc: address, loadBias: 0x1000, modulePath: path, isReturnAddress: true)
     }
     _ = elfBuildID(path: path)
+    // What the build-id search reads of a module before it picks a debug file.
+    if let image = try? ELFImage(path: path) {
+        _ = image.buildID()
+        _ = image.debugLink()
+    }
     return 0
 }
 
