@@ -188,6 +188,9 @@ struct RedactorTests {
             // A JWT-like scheme whose authority the first pass redacted: the second must see the same URL.
             "Ber eyJhbGciOiJSUzI1NiJ9.eyJzdt://32e5d48f0\u{00}\u{FF}8%40db.ex plcb",
             "bearer -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----",
+            // A URL-encoded PEM key whose END line is broken: the second pass read the marker as the key's body.
+            "umail jane.doe+7a=nostr%2Bwalletconnect&3A%2F%2F3f1c9a7b0e5d48f0k=-----BEGIN+EC+PRIVATE+KEY-----%0AMIIE"
+                + "pAIBAAKCAQEAvRz3%2BXz9\u{00}\u{00}\u{FFFD}\u{FFFD}F%0A-----END+llet@e.dampleEC+P",
         ] {
             let once = redactor.redact(text)
             #expect(redactor.redact(once) == once, "\(text) → \(once)")

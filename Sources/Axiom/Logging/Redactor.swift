@@ -707,7 +707,11 @@ private struct Scan {
         while end < count && !(input[end] == 0x2D && hasPrefix("-----end", at: end)) { end += 1 }
         guard end > bodyStart else { return nil }
         replace(bodyStart..<end)
-        return end
+        guard end < count else { return end }
+        // Scanning resumes after `-----END`, so no later rule can take the word `END` into a secret of its own
+        // (`-----END+x@example.com` as an email): the next pass would no longer find the END line and would take
+        // everything after the header for the body. What follows `END` is scanned as usual.
+        return end + 8
     }
 
     /// ``pem(_:)`` for a value that starts with the header's dashes.
