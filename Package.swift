@@ -37,9 +37,13 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The flight recorder: recent decided errors and loaded plugins, kept where the crash handler can read
+        // them without a lock. Plain C with no dependencies; the core writes it, the crash reporter reads it.
+        .target(name: "CAxiomFlightRecorder"),
         .target(
             name: "Axiom",
             dependencies: [
+                "CAxiomFlightRecorder",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -57,7 +61,8 @@ let package = Package(
         // Helpers for Swift plugin authors. Never depends on Axiom: one copy of every Swift type per process.
         .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
         // The host: discovery, checks before dlopen, loading, diagnostics.
-        .target(name: "AxiomPlugins", dependencies: ["Axiom", "CAxiomPluginABI", "AxiomPluginKit"]),
+        .target(
+            name: "AxiomPlugins", dependencies: ["Axiom", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit"]),
         .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
         .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
         .target(name: "AxiomPluginRendio", dependencies: ["AxiomPluginKit"], path: "Plugins/Rendio"),
@@ -93,13 +98,14 @@ let package = Package(
         // backtrace for the whole process).
         .target(
             name: "CAxiomCrash",
+            dependencies: ["CAxiomFlightRecorder"],
             cSettings: [.define("UNW_LOCAL_ONLY")],
             linkerSettings: [.linkedLibrary("unwind")]
         ),
         .target(
             name: "AxiomCrash",
             dependencies: [
-                "Axiom", "CAxiomCrash", "AxiomSymbolication",
+                "Axiom", "CAxiomCrash", "CAxiomFlightRecorder", "AxiomSymbolication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -108,7 +114,7 @@ let package = Package(
         .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
         .executableTarget(
             name: "AxiomCrashProbe",
-            dependencies: ["AxiomCrash", "CAxiomCrashProbeSupport"],
+            dependencies: ["Axiom", "AxiomCrash", "AxiomPlugins", "CAxiomCrashProbeSupport"],
             path: "Tests/AxiomCrashProbe"
         ),
         // `axiom` and the probe are dependencies so both executables are built beside the test binary, which runs them.

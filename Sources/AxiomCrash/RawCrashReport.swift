@@ -1,12 +1,14 @@
 import CAxiomCrash
+import CAxiomFlightRecorder
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A raw crash report as the signal handler wrote it: the signal, the crashed thread's
-/// registers and return addresses, and the modules loaded at the time. Addresses are
-/// not symbolicated. The byte format is documented in `axiom_crash_format.h`.
+/// registers and return addresses, the other threads' stacks, the modules loaded at the
+/// time, the runtime's fatal message, and the errors the application decided just before.
+/// Addresses are not symbolicated. The byte format is documented in `axiom_crash_format.h`.
 public struct RawCrashReport: Hashable, Sendable {
     /// Format version of the file this was read from.
     public var formatVersion: UInt16
@@ -27,8 +29,22 @@ public struct RawCrashReport: Hashable, Sendable {
     /// Program counters, innermost first. The first is the faulting instruction; the
     /// others are return addresses (subtract one before looking up a line).
     public var frames: [UInt64]
-    /// Modules loaded when the reporter was installed (or last refreshed).
+    /// Modules loaded at the time of the crash (libraries opened with `dlopen` after install included), or,
+    /// when ``modulesFromInstall`` is set, those loaded at install.
     public var modules: [Module]
+    /// The module list could not be read at crash time; ``modules`` is the one taken at install.
+    public var modulesFromInstall: Bool = false
+    /// The message the runtime left before dying (Swift's `Fatal error: …`, a failed C `assert`), if any.
+    public var fatalMessage: String?
+    /// The process's other threads at the time of the crash (the crashed thread is described by the fields
+    /// above), in the order the kernel lists them.
+    public var otherThreads: [Thread] = []
+    /// Threads beyond the report's limit, not captured.
+    public var omittedThreads: Int = 0
+    /// The last errors the application's pipelines decided before the crash, oldest first.
+    public var recentErrors: [RecentError] = []
+    /// The plugins loaded into the process.
+    public var plugins: [Plugin] = []
     /// Wall-clock time of the crash.
     public var timestamp: Timestamp
     /// The stack was deeper than the frames the handler records.
@@ -74,21 +90,85 @@ public struct RawCrashReport: Hashable, Sendable {
         public var name: String { String(path.split(separator: "/").last ?? "") }
 
         /// The build-id as lowercase hexadecimal, as `file` and `readelf -n` print it.
-        public var buildIDHex: String {
-            let digits = Array("0123456789abcdef".utf8)
-            var text: [UInt8] = []
-            text.reserveCapacity(buildID.count * 2)
-            for byte in buildID {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0xf)])
-            }
-            return String(decoding: text, as: UTF8.self)
-        }
+        public var buildIDHex: String { hexDigits(buildID) }
 
         /// Whether `address` lies in this module's mapped text.
         public func contains(_ address: UInt64) -> Bool {
             address >= base && address < endOfText
         }
+    }
+
+    /// A thread that did not crash, as it was when another one did.
+    public struct Thread: Hashable, Sendable {
+        public var tid: Int32
+        /// Its name (at most 15 bytes, from `/proc/self/task/TID/comm`).
+        public var name: String
+        /// Its pc, then return addresses; empty when it did not answer.
+        public var frames: [UInt64]
+        /// Frames deeper than the report keeps.
+        public var omittedFrames: Int
+        /// False when the thread did not give its stack in time (it blocks the signal the reporter asks with,
+        /// or could not run): the report then holds its id and name only.
+        public var answered: Bool
+        /// The unwinder could not start on it; `frames` holds only its pc.
+        public var unwindFailed: Bool
+
+        public init(
+            tid: Int32, name: String, frames: [UInt64], omittedFrames: Int = 0, answered: Bool = true,
+            unwindFailed: Bool = false
+        ) {
+            self.tid = tid
+            self.name = name
+            self.frames = frames
+            self.omittedFrames = omittedFrames
+            self.answered = answered
+            self.unwindFailed = unwindFailed
+        }
+    }
+
+    /// One error episode a pipeline ended shortly before the crash.
+    public struct RecentError: Hashable, Sendable {
+        /// When it ended (wall clock).
+        public var timestamp: Timestamp
+        /// `domain/code`.
+        public var code: String
+        /// How it ended: `ignored`, `recovered`, `escalated` or `handled`.
+        public var resolution: String
+        /// The layer that decided it.
+        public var layer: String
+        public var operation: String
+        /// Which attempt failed last, from 1.
+        public var attempt: Int
+
+        public init(
+            timestamp: Timestamp, code: String, resolution: String, layer: String, operation: String, attempt: Int
+        ) {
+            self.timestamp = timestamp
+            self.code = code
+            self.resolution = resolution
+            self.layer = layer
+            self.operation = operation
+            self.attempt = attempt
+        }
+    }
+
+    /// A plugin loaded into the crashed process.
+    public struct Plugin: Hashable, Sendable {
+        public var id: String
+        public var version: String
+        /// The GNU build-id of its file, empty when it has none.
+        public var buildID: [UInt8]
+        public var path: String
+
+        public init(id: String, version: String, buildID: [UInt8], path: String) {
+            self.id = id
+            self.version = version
+            self.buildID = buildID
+            self.path = path
+        }
+
+        /// The build-id as lowercase hexadecimal.
+        public var buildIDHex: String { hexDigits(buildID) }
     }
 
     /// A `CLOCK_REALTIME` reading.
@@ -111,6 +191,18 @@ public struct RawCrashReport: Hashable, Sendable {
     public func module(containing address: UInt64) -> Module? {
         modules.first { $0.contains(address) }
     }
+}
+
+/// Bytes as lowercase hexadecimal, as `file` and `readelf -n` print a build-id.
+func hexDigits(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        text.append(digits[Int(byte >> 4)])
+        text.append(digits[Int(byte & 0xf)])
+    }
+    return String(decoding: text, as: UTF8.self)
 }
 
 extension RawCrashReport {
@@ -143,7 +235,7 @@ extension RawCrashReport {
 
         reader.offset = 8
         let version = reader.u16()
-        guard version == AXIOM_CRASH_FORMAT_VERSION else { throw .unsupportedVersion(version) }
+        guard version == 1 || version == 2 else { throw .unsupportedVersion(version) }
         let declaredHeaderLength = Int(reader.u16())
         guard declaredHeaderLength >= headerLength else { throw .badHeaderLength(declaredHeaderLength) }
         guard bytes.count >= declaredHeaderLength else {
@@ -156,6 +248,11 @@ extension RawCrashReport {
         let moduleSectionLength = Int(reader.u32())
         let flags = reader.u32()
         let totalLength = reader.u64()
+        reader.offset = 96
+        // Version 1 reserved these bytes (zero): no records.
+        let recordCount = version >= 2 ? Int(reader.u32()) : 0
+        let recordSectionLength = version >= 2 ? Int(reader.u32()) : 0
+        reader.offset = 40
         guard totalLength <= UInt64(Self.sizeLimit) else {
             throw .tooLarge(size: Int(clamping: totalLength), limit: Self.sizeLimit)
         }
@@ -167,8 +264,12 @@ extension RawCrashReport {
         try Self.check("frame count", frameCount, limit: Int(AXIOM_CRASH_MAX_FRAMES))
         try Self.check("module count", moduleCount, limit: Int(AXIOM_CRASH_MAX_MODULES))
         try Self.check("module section length", moduleSectionLength, limit: Self.sizeLimit)
+        try Self.check("record count", recordCount, limit: Int(AXIOM_CRASH_MAX_RECORDS))
+        try Self.check("record section length", recordSectionLength, limit: Self.sizeLimit)
         let trailerLength = Int(AXIOM_CRASH_TRAILER_LENGTH)
-        let needed = declaredHeaderLength + (registerCount + frameCount) * 8 + moduleSectionLength + trailerLength
+        let needed =
+            declaredHeaderLength + (registerCount + frameCount) * 8 + moduleSectionLength + recordSectionLength
+            + trailerLength
         guard needed == declaredLength else { throw .countsBeyondFile(needed: needed, declared: declaredLength) }
         guard bytes.suffix(trailerLength).elementsEqual(Self.trailerMagic) else { throw .missingTrailer }
 
@@ -183,6 +284,7 @@ extension RawCrashReport {
         framesTruncated = flags & AXIOM_CRASH_FLAG_FRAMES_TRUNCATED != 0
         unwindFailed = flags & AXIOM_CRASH_FLAG_UNWIND_FAILED != 0
         modulesTruncated = flags & AXIOM_CRASH_FLAG_MODULES_TRUNCATED != 0
+        modulesFromInstall = flags & AXIOM_CRASH_FLAG_MODULES_AT_INSTALL != 0
 
         reader.offset = declaredHeaderLength
         let names = Self.registerNames(architecture: architectureCode)
@@ -193,6 +295,123 @@ extension RawCrashReport {
         architecture = Self.architectureName(architectureCode)
         modules = try Self.parseModules(
             &reader, count: moduleCount, sectionEnd: reader.offset + moduleSectionLength)
+        try parseRecords(&reader, count: recordCount, sectionEnd: reader.offset + recordSectionLength)
+    }
+
+    /// Reads the tagged records of version 2; types this reader does not know are skipped.
+    private mutating func parseRecords(
+        _ reader: inout ByteReader, count: Int, sectionEnd: Int
+    ) throws(RawReportError) {
+        let headerLength = Int(AXIOM_CRASH_RECORD_HEADER_LENGTH)
+        for index in 0..<count {
+            guard reader.offset + headerLength <= sectionEnd else {
+                throw .malformedRecord(index: index, reason: "record header runs past the record section")
+            }
+            let type = Int32(reader.u16())
+            _ = reader.u16()
+            let length = Int(reader.u32())
+            guard length <= sectionEnd - reader.offset else {
+                throw .malformedRecord(index: index, reason: "payload of \(length) bytes runs past the record section")
+            }
+            var payload = ByteReader(bytes: Array(reader.bytes(length)))
+            switch type {
+            case AXIOM_CRASH_RECORD_MESSAGE:
+                guard fatalMessage == nil else { throw .malformedRecord(index: index, reason: "a second message") }
+                fatalMessage = String(decoding: payload.bytes, as: UTF8.self)
+            case AXIOM_CRASH_RECORD_THREAD:
+                otherThreads.append(try Self.parseThread(&payload, index: index))
+            case AXIOM_CRASH_RECORD_THREADS_OMITTED:
+                guard length == 8 else {
+                    throw .malformedRecord(index: index, reason: "omitted threads: \(length) bytes")
+                }
+                omittedThreads += Int(payload.u32())
+            case AXIOM_CRASH_RECORD_RECENT_ERROR:
+                recentErrors.append(try Self.parseRecentError(&payload, index: index))
+            case AXIOM_CRASH_RECORD_PLUGINS:
+                plugins += try Self.parsePlugins(&payload, index: index)
+            default:
+                continue
+            }
+        }
+        guard reader.offset == sectionEnd else {
+            throw .malformedRecord(
+                index: count, reason: "\(sectionEnd - reader.offset) bytes left after the last record")
+        }
+    }
+
+    private static func parseThread(_ payload: inout ByteReader, index: Int) throws(RawReportError) -> Thread {
+        let fixed = Int(AXIOM_CRASH_THREAD_RECORD_FIXED_LENGTH)
+        guard payload.bytes.count >= fixed else {
+            throw .malformedRecord(index: index, reason: "thread record of \(payload.bytes.count) bytes")
+        }
+        let tid = payload.i32()
+        let flags = payload.u32()
+        let frameCount = Int(payload.u32())
+        let omitted = Int(payload.u32())
+        let name = String(decoding: payload.bytes(16).prefix { $0 != 0 }, as: UTF8.self)
+        try check("thread frame count", frameCount, limit: Int(AXIOM_CRASH_MAX_THREAD_FRAMES))
+        guard payload.bytes.count == fixed + frameCount * 8 else {
+            throw .malformedRecord(index: index, reason: "thread record length does not match its \(frameCount) frames")
+        }
+        let frames = (0..<frameCount).map { _ in payload.u64() }
+        return Thread(
+            tid: tid, name: name, frames: frames, omittedFrames: omitted,
+            answered: flags & AXIOM_CRASH_THREAD_NO_ANSWER == 0,
+            unwindFailed: flags & AXIOM_CRASH_THREAD_UNWIND_FAILED != 0)
+    }
+
+    private static func parseRecentError(
+        _ payload: inout ByteReader, index: Int
+    ) throws(RawReportError) -> RecentError {
+        guard payload.bytes.count == Int(AXIOM_RECENT_ERROR_LENGTH) else {
+            throw .malformedRecord(index: index, reason: "recent error of \(payload.bytes.count) bytes")
+        }
+        let seconds = payload.i64()
+        let nanoseconds = payload.i64()
+        let attempt = Int(payload.u32())
+        let resolution: String
+        switch Int(payload.bytes(1).first!) {
+        case Int(AXIOM_RECENT_ERROR_IGNORED): resolution = "ignored"
+        case Int(AXIOM_RECENT_ERROR_RECOVERED): resolution = "recovered"
+        case Int(AXIOM_RECENT_ERROR_ESCALATED): resolution = "escalated"
+        case Int(AXIOM_RECENT_ERROR_HANDLED): resolution = "handled"
+        case let other: resolution = "resolution-\(other)"
+        }
+        let lengths = Array(payload.bytes(3))
+        func text(_ field: Int, _ length: UInt8) -> String {
+            let bytes = payload.bytes(field)
+            return String(decoding: bytes.prefix(Int(length)), as: UTF8.self)
+        }
+        let code = text(Int(AXIOM_RECENT_ERROR_CODE_LENGTH), lengths[0])
+        let layer = text(Int(AXIOM_RECENT_ERROR_LAYER_LENGTH), lengths[1])
+        let operation = text(Int(AXIOM_RECENT_ERROR_OPERATION_LENGTH), lengths[2])
+        return RecentError(
+            timestamp: Timestamp(seconds: seconds, nanoseconds: nanoseconds), code: code, resolution: resolution,
+            layer: layer, operation: operation, attempt: attempt)
+    }
+
+    private static func parsePlugins(_ payload: inout ByteReader, index: Int) throws(RawReportError) -> [Plugin] {
+        let size = payload.bytes.count
+        guard size >= 8 else { throw .malformedRecord(index: index, reason: "plugin list of \(size) bytes") }
+        let count = Int(payload.u32())
+        _ = payload.u32()
+        var plugins: [Plugin] = []
+        for _ in 0..<min(count, size / 8) {
+            guard payload.offset + 8 <= size else { break }
+            let lengths = (0..<4).map { _ in Int(payload.u16()) }
+            guard lengths.reduce(0, +) <= size - payload.offset else {
+                throw .malformedRecord(index: index, reason: "a plugin entry runs past the record")
+            }
+            let id = String(decoding: payload.bytes(lengths[0]), as: UTF8.self)
+            let version = String(decoding: payload.bytes(lengths[1]), as: UTF8.self)
+            let buildID = Array(payload.bytes(lengths[2]))
+            let path = String(decoding: payload.bytes(lengths[3]), as: UTF8.self)
+            plugins.append(Plugin(id: id, version: version, buildID: buildID, path: path))
+        }
+        guard plugins.count == count, payload.offset == size else {
+            throw .malformedRecord(index: index, reason: "plugin list does not hold the \(count) entries it counts")
+        }
+        return plugins
     }
 
     private static func check(_ field: String, _ value: Int, limit: Int) throws(RawReportError) {

@@ -25,6 +25,8 @@ public enum RawReportError: Error, Hashable, Sendable, CustomStringConvertible {
     case missingTrailer
     /// A module record does not fit in the module section.
     case malformedModule(index: Int, reason: String)
+    /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
+    case malformedRecord(index: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -39,7 +41,7 @@ public enum RawReportError: Error, Hashable, Sendable, CustomStringConvertible {
         case .badMagic:
             return "not a raw crash report (bad magic)"
         case .unsupportedVersion(let version):
-            return "raw crash report format version \(version) is not supported (this reader knows 1)"
+            return "raw crash report format version \(version) is not supported (this reader knows 1 and 2)"
         case .badHeaderLength(let length):
             return "raw crash report header length \(length) is too small"
         case .trailingBytes(let declared, let actual):
@@ -52,6 +54,8 @@ public enum RawReportError: Error, Hashable, Sendable, CustomStringConvertible {
             return "raw crash report has no end marker"
         case .malformedModule(let index, let reason):
             return "raw crash report module \(index) is malformed: \(reason)"
+        case .malformedRecord(let index, let reason):
+            return "raw crash report record \(index) is malformed: \(reason)"
         }
     }
 }

@@ -6,7 +6,10 @@ extension SymbolicatedCrashReport {
     /// The report as JSON, in the shape of the Swift runtime backtracer's JSON
     /// (`SWIFT_BACKTRACE=format=json`): `timestamp`, `kind`, `description`,
     /// `faultAddress`, `platform`, `architecture`, `threads`, `images`; addresses are
-    /// hexadecimal strings. `pid`, `tid`, `signal` and `code` are added; a frame adds
+    /// hexadecimal strings. `description` is the runtime's fatal message when it left one. Every thread is
+    /// listed, the crashed one first (with its registers); one that did not answer in time has `answered`
+    /// false and no frames. Added: `pid`, `tid`, `signal`, `code`, `fatalMessage`, `omittedThreads`,
+    /// `recentErrors` (the errors the application decided just before, oldest first), `plugins`; a frame adds
     /// `imageOffset` (its address in the module's file) and, when it has no symbol,
     /// `unsymbolicated` (why); an image adds `debugInfo`: `source` and `file` where its
     /// DWARF came from, or `missing` (why it has none, and where it was looked for).
@@ -15,13 +18,14 @@ extension SymbolicatedCrashReport {
         json.beginObject()
         json.field("timestamp", Self.iso8601(raw.timestamp))
         json.field("kind", "crashReport")
-        json.field("description", crashDescription)
+        json.field("description", summary)
         json.field("faultAddress", hex(raw.faultAddress))
         json.field("platform", platform)
         json.field("architecture", raw.architecture)
         json.field("pid", Int(raw.pid))
         json.field("signal", Int(raw.signal))
         json.field("code", Int(raw.code))
+        if let message = raw.fatalMessage { json.field("fatalMessage", message) }
         json.key("threads")
         json.beginArray()
         json.beginObject()
@@ -37,6 +41,44 @@ extension SymbolicatedCrashReport {
         for frame in frames { writeFrame(frame, to: &json) }
         json.endArray()
         json.endObject()
+        for thread in otherThreads {
+            json.beginObject()
+            json.field("name", thread.name)
+            json.field("tid", Int(thread.tid))
+            json.field("crashed", false)
+            if !thread.answered { json.field("answered", false) }
+            if thread.omittedFrames > 0 { json.field("omittedFrames", thread.omittedFrames) }
+            json.key("frames")
+            json.beginArray()
+            for frame in thread.frames { writeFrame(frame, to: &json) }
+            json.endArray()
+            json.endObject()
+        }
+        json.endArray()
+        if raw.omittedThreads > 0 { json.field("omittedThreads", raw.omittedThreads) }
+        json.key("recentErrors")
+        json.beginArray()
+        for error in raw.recentErrors {
+            json.beginObject()
+            json.field("timestamp", Self.iso8601(error.timestamp))
+            json.field("code", error.code)
+            json.field("resolution", error.resolution)
+            json.field("layer", error.layer)
+            json.field("operation", error.operation)
+            json.field("attempt", error.attempt)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("plugins")
+        json.beginArray()
+        for plugin in raw.plugins {
+            json.beginObject()
+            json.field("id", plugin.id)
+            json.field("version", plugin.version)
+            json.field("buildId", plugin.buildIDHex)
+            json.field("path", plugin.path)
+            json.endObject()
+        }
         json.endArray()
         json.key("images")
         json.beginArray()
@@ -94,35 +136,57 @@ extension SymbolicatedCrashReport {
         var lines: [String] = []
         lines.append("*** Program crashed: \(crashDescription) at \(hex(raw.faultAddress)) ***")
         lines.append("")
+        if let message = raw.fatalMessage {
+            lines += message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            lines.append("")
+        }
         lines.append("Platform: \(raw.architecture) \(platform)")
         lines.append("Time: \(Self.iso8601(raw.timestamp))")
         lines.append("Process: \(raw.pid), signal \(raw.signal), code \(raw.code)")
         lines.append("")
         lines.append("Thread \(raw.tid) \"\(raw.threadName)\" crashed:")
         lines.append("")
-        for frame in frames {
-            var line = "\(frame.index)".padding(3) + (frame.kind == .returnAddress ? "[ra]" : "    ")
-            line += frame.isInlined ? " [inlined]" : ""
-            line += " \(hex(frame.address)) \(frame.description ?? "<unknown>")"
-            if let image = frame.image { line += " in \(image)" }
-            if let file = frame.file {
-                line += " at \(file)"
-                if let number = frame.line { line += ":\(number)" }
-                if let column = frame.column { line += ":\(column)" }
-            }
-            if let reason = frame.unsymbolicatedReason {
-                if let offset = frame.imageOffset { line += " +0x" + String(offset, radix: 16) }
-                line += " (no symbol: \(reason))"
-            }
-            lines.append(line)
-        }
+        for frame in frames { lines.append(Self.line(for: frame)) }
         if raw.framesTruncated { lines.append("... (deeper frames not captured)") }
         lines.append("")
         lines.append("Registers:")
         lines.append("")
         for register in raw.registers { lines.append("\(register.name.padding(6)) \(hex(register.value))") }
         lines.append("")
-        lines.append("Images (\(raw.modules.count)):")
+        for thread in otherThreads {
+            lines.append("Thread \(thread.tid) \"\(thread.name)\":")
+            lines.append("")
+            if !thread.answered { lines.append("(did not give its stack in time)") }
+            for frame in thread.frames { lines.append(Self.line(for: frame)) }
+            if thread.omittedFrames > 0 { lines.append("... (\(thread.omittedFrames) deeper frames not captured)") }
+            lines.append("")
+        }
+        if raw.omittedThreads > 0 {
+            lines.append("(\(raw.omittedThreads) more threads not captured)")
+            lines.append("")
+        }
+        if !raw.recentErrors.isEmpty {
+            lines.append("Recent errors (oldest first):")
+            lines.append("")
+            for error in raw.recentErrors {
+                var line = "\(Self.iso8601(error.timestamp)) \(error.code) \(error.resolution) by \(error.layer)"
+                line += " in \(error.operation)"
+                if error.attempt > 1 { line += " (attempt \(error.attempt))" }
+                lines.append(line)
+            }
+            lines.append("")
+        }
+        if !raw.plugins.isEmpty {
+            lines.append("Plugins (\(raw.plugins.count)):")
+            lines.append("")
+            for plugin in raw.plugins {
+                let buildID = plugin.buildIDHex.isEmpty ? "<no build ID>" : plugin.buildIDHex
+                lines.append("\(plugin.id) \(plugin.version) \(buildID) \(plugin.path)")
+            }
+            lines.append("")
+        }
+        let from = raw.modulesFromInstall ? ", as loaded at install" : ""
+        lines.append("Images (\(raw.modules.count)\(from)):")
         lines.append("")
         for module in raw.modules {
             let buildID = module.buildIDHex.isEmpty ? "<no build ID>" : module.buildIDHex
@@ -141,6 +205,24 @@ extension SymbolicatedCrashReport {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One frame as the text form prints it.
+    static func line(for frame: Frame) -> String {
+        var line = "\(frame.index)".padding(3) + (frame.kind == .returnAddress ? "[ra]" : "    ")
+        line += frame.isInlined ? " [inlined]" : ""
+        line += " \(hex(frame.address)) \(frame.description ?? "<unknown>")"
+        if let image = frame.image { line += " in \(image)" }
+        if let file = frame.file {
+            line += " at \(file)"
+            if let number = frame.line { line += ":\(number)" }
+            if let column = frame.column { line += ":\(column)" }
+        }
+        if let reason = frame.unsymbolicatedReason {
+            if let offset = frame.imageOffset { line += " +0x" + String(offset, radix: 16) }
+            line += " (no symbol: \(reason))"
+        }
+        return line
     }
 
     /// `2026-01-02T03:04:05.678901Z`.

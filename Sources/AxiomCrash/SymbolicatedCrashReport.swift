@@ -24,6 +24,20 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
     /// Per module path (of the modules frames fell in): where its debug info came from, or
     /// why it could not be used at all.
     public var debugInfo: [String: Result<ModuleDebugInfo, SymbolicationError>]
+    /// The other threads, symbolicated like the crashed one, in the raw report's order.
+    public var otherThreads: [Thread]
+
+    /// A thread that did not crash.
+    public struct Thread: Sendable, Hashable {
+        public var tid: Int32
+        public var name: String
+        /// Innermost first, inlined frames expanded; empty when the thread did not answer.
+        public var frames: [Frame]
+        /// The thread gave its stack in time.
+        public var answered: Bool
+        /// Frames deeper than the report kept.
+        public var omittedFrames: Int
+    }
 
     /// One frame of the crashed thread.
     public struct Frame: Sendable, Hashable {
@@ -70,12 +84,64 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
     public init(raw: RawCrashReport, symbolicator: Symbolicator, platform: String = Self.currentPlatform()) {
         self.raw = raw
         self.platform = platform
-        var buildIDMatches: [String: Bool] = [:]
-        var debugInfo: [String: Result<ModuleDebugInfo, SymbolicationError>] = [:]
-        var frames: [Frame] = []
-        for (index, pc) in raw.frames.enumerated() {
-            let kind: Frame.Kind = index == 0 ? .programCounter : .returnAddress
-            var frame = Frame(kind: kind, index: index, address: pc, isInlined: false)
+        var state = SymbolicationState(raw: raw, symbolicator: symbolicator)
+        self.frames = state.frames(raw.frames)
+        self.otherThreads = raw.otherThreads.map { thread in
+            Thread(
+                tid: thread.tid, name: thread.name, frames: state.frames(thread.frames), answered: thread.answered,
+                omittedFrames: thread.omittedFrames)
+        }
+        self.changedModules = Set(state.buildIDMatches.filter { !$0.value }.keys)
+        self.debugInfo = state.debugInfo
+    }
+
+    /// The fatal message when the runtime left one, else what the signal means.
+    public var summary: String { raw.fatalMessage ?? crashDescription }
+
+    /// What went wrong, in the Swift backtracer's words for the signal.
+    public var crashDescription: String {
+        switch raw.signal {
+        case SIGSEGV: return "Bad pointer dereference"
+        case SIGBUS: return "Bus error"
+        case SIGILL: return "Illegal instruction"
+        case SIGFPE: return "Arithmetic error"
+        case SIGABRT: return "Aborted"
+        case SIGTRAP: return "Trace/breakpoint trap"
+        default: return "Signal \(raw.signal)"
+        }
+    }
+
+    /// `Linux (PRETTY_NAME from /etc/os-release)`.
+    public static func currentPlatform() -> String {
+        guard let bytes = try? RawCrashReport.readFile("/etc/os-release") else { return "Linux" }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        where line.hasPrefix("PRETTY_NAME=") {
+            let value = line.dropFirst("PRETTY_NAME=".count).trimmingQuotes()
+            return "Linux (\(value))"
+        }
+        return "Linux"
+    }
+}
+
+/// What symbolicating one report's threads shares: per module, whether its file still has the build-id, and
+/// where its debug info is.
+private struct SymbolicationState {
+    let raw: RawCrashReport
+    let symbolicator: Symbolicator
+    var buildIDMatches: [String: Bool] = [:]
+    var debugInfo: [String: Result<ModuleDebugInfo, SymbolicationError>] = [:]
+
+    init(raw: RawCrashReport, symbolicator: Symbolicator) {
+        self.raw = raw
+        self.symbolicator = symbolicator
+    }
+
+    /// One thread's addresses (its pc first) as frames, inlined frames expanded.
+    mutating func frames(_ addresses: [UInt64]) -> [SymbolicatedCrashReport.Frame] {
+        var frames: [SymbolicatedCrashReport.Frame] = []
+        for (index, pc) in addresses.enumerated() {
+            let kind: SymbolicatedCrashReport.Frame.Kind = index == 0 ? .programCounter : .returnAddress
+            var frame = SymbolicatedCrashReport.Frame(kind: kind, index: index, address: pc, isInlined: false)
             guard let module = raw.module(containing: pc) else {
                 frame.unsymbolicatedReason = "the address lies in no module the report lists"
                 frames.append(frame)
@@ -106,33 +172,7 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
                 frames.append(frame)
             }
         }
-        self.frames = frames
-        self.changedModules = Set(buildIDMatches.filter { !$0.value }.keys)
-        self.debugInfo = debugInfo
-    }
-
-    /// What went wrong, in the Swift backtracer's words for the signal.
-    public var crashDescription: String {
-        switch raw.signal {
-        case SIGSEGV: return "Bad pointer dereference"
-        case SIGBUS: return "Bus error"
-        case SIGILL: return "Illegal instruction"
-        case SIGFPE: return "Arithmetic error"
-        case SIGABRT: return "Aborted"
-        case SIGTRAP: return "Trace/breakpoint trap"
-        default: return "Signal \(raw.signal)"
-        }
-    }
-
-    /// `Linux (PRETTY_NAME from /etc/os-release)`.
-    public static func currentPlatform() -> String {
-        guard let bytes = try? RawCrashReport.readFile("/etc/os-release") else { return "Linux" }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-        where line.hasPrefix("PRETTY_NAME=") {
-            let value = line.dropFirst("PRETTY_NAME=".count).trimmingQuotes()
-            return "Linux (\(value))"
-        }
-        return "Linux"
+        return frames
     }
 }
 

@@ -183,6 +183,7 @@ public final class PluginHost: Sendable {
                 codeCount: catalog.descriptors.count, toolchain: identification.toolchain)
             state.loadedFiles[identity] = path
             state.loaded.append(loaded)
+            PluginFlightRecord.add(loaded, address: UnsafeRawPointer(symbol))
             return .loaded(loaded)
         }
     }

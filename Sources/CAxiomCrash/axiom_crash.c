@@ -2,9 +2,12 @@
 // axiom_crash_install; the handler only reads what install prepared and uses
 // async-signal-safe calls (syscalls, libunwind's local unwinder).
 //
-//   install ──► alternate stack, report dir fd, module snapshot (pre-encoded bytes),
-//               libunwind warm-up, sigaction ×6 (previous actions saved)
+//   install ──► alternate stack, report dir fd, /proc/self/task fd, work area (mmap),
+//               module snapshot (fallback), fatal-message sources, libunwind warm-up,
+//               sigaction ×6 (previous actions saved)
 //   fault ────► handler: claim the owner flag ─► unwind from the signal context
+//               ─► ask every other thread for its stack (SIGPROF each, one bounded wait)
+//               ─► read the modules loaded now, the fatal message, the flight recorder
 //               ─► write <name>.tmp ─► rename to <name> ─► put previous actions back
 //               ─► let the signal reach them (re-fault or re-send) ─► process dies
 //
@@ -19,6 +22,10 @@
 #define _GNU_SOURCE
 #include "axiom_crash.h"
 
+#include "axiom_flight_recorder.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -74,12 +81,21 @@ struct snapshot_builder {
     uint32_t count;
     uint32_t truncated;
     int failed;
-    char executable_path[4096];
+    /// Set in the handler: `bytes` is the preallocated work area, never grown.
+    int fixed;
+    const char *executable_path;
 };
+
+/// The main executable's path, read at install (the handler does not resolve paths).
+static char executable_path[4096];
 
 static void builder_append(struct snapshot_builder *b, const void *data, size_t length) {
     if (b->failed) return;
     if (b->length + length > b->capacity) {
+        if (b->fixed) {
+            b->failed = 1;
+            return;
+        }
         size_t capacity = b->capacity ? b->capacity * 2 : 8192;
         while (capacity < b->length + length) capacity *= 2;
         uint8_t *bytes = realloc(b->bytes, capacity);
@@ -121,7 +137,7 @@ static size_t find_build_id(const struct dl_phdr_info *info, const uint8_t **out
 static int snapshot_module(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     struct snapshot_builder *b = data;
-    if (b->count >= AXIOM_CRASH_MAX_MODULES) {
+    if (b->count >= AXIOM_CRASH_MAX_MODULES || b->failed) {
         b->truncated = 1;
         return 1;
     }
@@ -144,6 +160,11 @@ static int snapshot_module(struct dl_phdr_info *info, size_t size, void *data) {
     size_t path_length = strlen(path);
     if (build_id_length > UINT16_MAX) build_id_length = 0;
     if (path_length > UINT16_MAX) path_length = UINT16_MAX;
+    if (b->fixed && b->length + AXIOM_CRASH_MODULE_RECORD_FIXED_LENGTH + build_id_length + path_length > b->capacity) {
+        // The work area is full: keep the records that fit, whole.
+        b->truncated = 1;
+        return 1;
+    }
 
     uint64_t bias = info->dlpi_addr;
     uint64_t base = bias + low;
@@ -164,8 +185,7 @@ static int snapshot_module(struct dl_phdr_info *info, size_t size, void *data) {
 static int take_module_snapshot(void) {
     struct snapshot_builder *b = calloc(1, sizeof(*b));
     if (!b) return -1;
-    ssize_t n = readlink("/proc/self/exe", b->executable_path, sizeof(b->executable_path) - 1);
-    b->executable_path[n > 0 ? n : 0] = '\0';
+    b->executable_path = executable_path;
     dl_iterate_phdr(snapshot_module, b);
     struct module_snapshot *snapshot = b->failed ? NULL : malloc(sizeof(*snapshot) + b->length);
     if (snapshot) {
@@ -289,28 +309,240 @@ static void capture_registers(const ucontext_t *uc, uint64_t registers[AXIOM_CRA
     for (int i = 0; i < AXIOM_CRASH_X86_64_REGISTER_COUNT; i++) registers[i] = (uint64_t)uc->uc_mcontext.gregs[order[i]];
 }
 
-/// Unwinds from the interrupted context; frames[0] is the faulting pc.
-static uint32_t capture_frames(ucontext_t *uc, uint64_t frames[AXIOM_CRASH_MAX_FRAMES], uint32_t *flags) {
+/// Unwinds from the interrupted context into `frames` (at most `capacity`); frames[0] is
+/// the interrupted pc. Frames beyond `capacity` are counted (up to a bound) in `*omitted`.
+static uint32_t capture_frames(ucontext_t *uc, uint64_t *frames, uint32_t capacity, uint32_t *omitted,
+                               int *unwind_failed) {
     uint32_t count = 0;
+    *omitted = 0;
+    *unwind_failed = 0;
     unw_cursor_t cursor;
     // On x86_64 unw_context_t is ucontext_t, so the signal's context is the start.
     if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
         for (;;) {
             unw_word_t pc;
             if (unw_get_reg(&cursor, UNW_REG_IP, &pc) != 0 || pc == 0) break;
-            frames[count++] = pc;
-            if (unw_step(&cursor) <= 0) break;
-            if (count == AXIOM_CRASH_MAX_FRAMES) {
-                *flags |= AXIOM_CRASH_FLAG_FRAMES_TRUNCATED;
-                break;
+            if (count < capacity) {
+                frames[count++] = pc;
+            } else if (++*omitted >= 100000) {
+                break;  // a corrupt stack that loops: stop counting
             }
+            if (unw_step(&cursor) <= 0) break;
         }
     }
     if (count == 0) {
-        *flags |= AXIOM_CRASH_FLAG_UNWIND_FAILED;
+        *unwind_failed = 1;
         frames[count++] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
     }
     return count;
+}
+
+// ---------------------------------------------------------------------------------
+// Work area: everything the handler fills, allocated at install (mmap), so a crash on a
+// full heap or in malloc still gets its report.
+
+/// One other thread's stack, captured by that thread in its own handler of the dump signal.
+struct thread_capture {
+    /// Protocol between the crashed thread (C) and the thread asked (T):
+    /// C: IDLE → REQUESTED, then tgkill. T: REQUESTED → RUNNING, unwind, → DONE.
+    /// C, at its deadline: REQUESTED → ABANDONED (T then does nothing); a slot still
+    /// RUNNING is abandoned too and not read (T finishes writing a slot nobody reads).
+    _Atomic int state;
+    int tid;
+    uint32_t frame_count;
+    uint32_t omitted_frames;
+    int unwind_failed;
+    char name[AXIOM_CRASH_THREAD_NAME_LENGTH];
+    uint64_t frames[AXIOM_CRASH_MAX_THREAD_FRAMES];
+};
+
+enum { CAPTURE_IDLE, CAPTURE_REQUESTED, CAPTURE_RUNNING, CAPTURE_DONE, CAPTURE_ABANDONED };
+
+#define MODULE_AREA_SIZE (512 * 1024)
+#define MAX_RECENT_ERRORS AXIOM_RECENT_ERROR_CAPACITY
+
+struct work_area {
+    struct thread_capture threads[AXIOM_CRASH_MAX_THREADS];
+    struct axiom_recent_error errors[MAX_RECENT_ERRORS];
+    char message[AXIOM_CRASH_MAX_MESSAGE];
+    uint8_t modules[MODULE_AREA_SIZE];
+};
+static struct work_area *work;
+static size_t work_size;
+
+/// How long the crashed thread waits, in all, for the other threads' stacks.
+#define THREAD_DUMP_DEADLINE_NS (500 * 1000000LL)
+
+/// The signal that asks a thread for its stack: SIGPROF, because libdispatch's worker
+/// threads (the Swift concurrency cooperative pool runs on them) block every signal but the
+/// synchronous ones and SIGPROF, which they leave open for profilers. The crashed thread puts
+/// the dump handler on it only for the time of the dump, then puts the previous action back.
+#define DUMP_SIGNAL SIGPROF
+static int task_directory_fd = -1;
+
+/// Where the runtime leaves its fatal message: Swift's `swift_getFatalErrorMessageBuffer()`
+/// (the message of fatalError, precondition, a force-unwrap of nil, an index out of range)
+/// and glibc's `__abort_msg` (assert, __libc_fatal). Found at install; NULL when absent.
+static _Atomic(const char *) *swift_fatal_message;
+struct glibc_abort_message {
+    unsigned int size;
+    char text[];
+};
+static struct glibc_abort_message **glibc_abort_message;
+
+static void dump_handler(int signal, siginfo_t *info, void *context) {
+    (void)signal;
+    (void)info;
+    int saved_errno = errno;
+    struct work_area *area = work;
+    int tid = current_tid();
+    if (area) {
+        for (int i = 0; i < AXIOM_CRASH_MAX_THREADS; i++) {
+            struct thread_capture *capture = &area->threads[i];
+            if (capture->tid != tid) continue;
+            int expected = CAPTURE_REQUESTED;
+            if (!atomic_compare_exchange_strong(&capture->state, &expected, CAPTURE_RUNNING)) break;
+            capture->frame_count = capture_frames((ucontext_t *)context, capture->frames,
+                                                  AXIOM_CRASH_MAX_THREAD_FRAMES, &capture->omitted_frames,
+                                                  &capture->unwind_failed);
+            atomic_store(&capture->state, CAPTURE_DONE);
+            break;
+        }
+    }
+    errno = saved_errno;
+}
+
+static int64_t monotonic_ns(void) {
+    struct timespec now = {0, 0};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/// Reads /proc/self/task/<tid>/comm into `name` (NUL-padded, newline dropped).
+static void read_thread_name(int tid, char name[AXIOM_CRASH_THREAD_NAME_LENGTH]) {
+    __builtin_memset(name, 0, AXIOM_CRASH_THREAD_NAME_LENGTH);
+    char path[32];
+    *append_text(append_decimal(path, (uint64_t)tid), "/comm") = '\0';
+    int fd = openat(task_directory_fd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, name, AXIOM_CRASH_THREAD_NAME_LENGTH - 1);
+    close(fd);
+    if (n <= 0) {
+        name[0] = '\0';
+        return;
+    }
+    if (name[n - 1] == '\n') name[n - 1] = '\0';
+}
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/// Asks every other thread for its stack and waits, bounded, for the answers. Returns
+/// the number of slots used; `*omitted` counts threads beyond AXIOM_CRASH_MAX_THREADS.
+static uint32_t capture_other_threads(int crashed_tid, uint32_t *omitted) {
+    *omitted = 0;
+    if (task_directory_fd < 0 || !work) return 0;
+    uint32_t count = 0;
+    int pid = getpid();
+    char buffer[4096] __attribute__((aligned(8)));
+    if (lseek(task_directory_fd, 0, SEEK_SET) != 0) return 0;
+    struct sigaction dump_action, previous_dump_action;
+    __builtin_memset(&dump_action, 0, sizeof(dump_action));
+    dump_action.sa_sigaction = dump_handler;
+    // SA_RESTART: a thread interrupted in read(2) or futex(2) goes back to waiting.
+    dump_action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigemptyset(&dump_action.sa_mask);
+    int can_ask = sigaction(DUMP_SIGNAL, &dump_action, &previous_dump_action) == 0;
+    for (;;) {
+        long n = syscall(SYS_getdents64, task_directory_fd, buffer, sizeof(buffer));
+        if (n <= 0) break;
+        for (long offset = 0; offset < n;) {
+            struct linux_dirent64 *entry = (struct linux_dirent64 *)(buffer + offset);
+            offset += entry->d_reclen;
+            int tid = 0;
+            const char *c = entry->d_name;
+            if (*c < '0' || *c > '9') continue;
+            while (*c >= '0' && *c <= '9') tid = tid * 10 + (*c++ - '0');
+            if (tid == crashed_tid) continue;
+            if (count == AXIOM_CRASH_MAX_THREADS) {
+                (*omitted)++;
+                continue;
+            }
+            struct thread_capture *capture = &work->threads[count++];
+            capture->tid = tid;
+            capture->frame_count = 0;
+            capture->omitted_frames = 0;
+            read_thread_name(tid, capture->name);
+            atomic_store(&capture->state, CAPTURE_REQUESTED);
+            if (!can_ask || syscall(SYS_tgkill, pid, tid, DUMP_SIGNAL) != 0) {
+                atomic_store(&capture->state, CAPTURE_ABANDONED);  // gone meanwhile, or no signal
+            }
+        }
+    }
+    // One deadline for all: the threads answer in parallel.
+    int64_t deadline = monotonic_ns() + THREAD_DUMP_DEADLINE_NS;
+    for (;;) {
+        int pending = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            int state = atomic_load(&work->threads[i].state);
+            if (state == CAPTURE_REQUESTED || state == CAPTURE_RUNNING) pending = 1;
+        }
+        if (!pending || monotonic_ns() >= deadline) break;
+        struct timespec pause = {0, 200000};
+        nanosleep(&pause, NULL);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        int expected = CAPTURE_REQUESTED;
+        if (!atomic_compare_exchange_strong(&work->threads[i].state, &expected, CAPTURE_ABANDONED) &&
+            expected == CAPTURE_RUNNING)
+            atomic_store(&work->threads[i].state, CAPTURE_ABANDONED);
+    }
+    // A late answer finds its slot abandoned and does nothing; one already running writes a
+    // slot nobody reads. Either way the previous SIGPROF action (a profiler's) comes back.
+    if (can_ask) sigaction(DUMP_SIGNAL, &previous_dump_action, NULL);
+    return count;
+}
+
+/// Copies the runtime's fatal message, if it left one, into the work area; returns its length.
+static uint32_t capture_message(void) {
+    const char *text = NULL;
+    size_t limit = AXIOM_CRASH_MAX_MESSAGE;
+    if (swift_fatal_message) text = atomic_load(swift_fatal_message);
+    if (!text && glibc_abort_message && *glibc_abort_message) {
+        text = (*glibc_abort_message)->text;
+        if ((*glibc_abort_message)->size < limit) limit = (*glibc_abort_message)->size;
+    }
+    if (!text) return 0;
+    uint32_t length = 0;
+    while (length < limit && text[length]) {
+        work->message[length] = text[length];
+        length++;
+    }
+    // The runtime ends its messages with a newline; the report's description has none.
+    while (length && (work->message[length - 1] == '\n' || work->message[length - 1] == ' ')) length--;
+    return length;
+}
+
+struct record_plan {
+    uint32_t count;
+    uint64_t length;
+};
+
+static void plan_record(struct record_plan *plan, uint64_t payload) {
+    plan->count++;
+    plan->length += AXIOM_CRASH_RECORD_HEADER_LENGTH + payload;
+}
+
+static int write_record_header(int fd, uint16_t type, uint32_t length) {
+    uint8_t header[AXIOM_CRASH_RECORD_HEADER_LENGTH] = {0};
+    __builtin_memcpy(header, &type, 2);
+    __builtin_memcpy(header + 4, &length, 4);
+    return write_all(fd, header, sizeof(header));
 }
 
 static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int tid) {
@@ -338,16 +570,62 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     header.thread_name[sizeof(header.thread_name) - 1] = '\0';
 
     capture_registers(uc, registers);
-    header.frame_count = capture_frames(uc, frames, &header.flags);
+    uint32_t omitted_frames = 0;
+    int unwind_failed = 0;
+    header.frame_count = capture_frames(uc, frames, AXIOM_CRASH_MAX_FRAMES, &omitted_frames, &unwind_failed);
+    if (omitted_frames) header.flags |= AXIOM_CRASH_FLAG_FRAMES_TRUNCATED;
+    if (unwind_failed) header.flags |= AXIOM_CRASH_FLAG_UNWIND_FAILED;
 
-    const struct module_snapshot *modules = atomic_load(&current_modules);
-    if (modules) {
-        header.module_count = modules->count;
-        header.module_section_length = (uint32_t)modules->length;
-        if (modules->truncated) header.flags |= AXIOM_CRASH_FLAG_MODULES_TRUNCATED;
+    // The modules loaded now, dlopen'd ones included. dl_iterate_phdr takes the loader's
+    // (recursive) lock; the unwinder above already did, to find unwind tables, so this adds
+    // no new way to block. If the work area cannot hold them, the install-time snapshot is used.
+    const uint8_t *module_bytes = NULL;
+    if (work) {
+        struct snapshot_builder live = {
+            .bytes = work->modules, .capacity = MODULE_AREA_SIZE, .fixed = 1, .executable_path = executable_path};
+        dl_iterate_phdr(snapshot_module, &live);
+        if (!live.failed && live.count > 0) {
+            module_bytes = work->modules;
+            header.module_count = live.count;
+            header.module_section_length = (uint32_t)live.length;
+            if (live.truncated) header.flags |= AXIOM_CRASH_FLAG_MODULES_TRUNCATED;
+        }
     }
+    if (!module_bytes) {
+        const struct module_snapshot *modules = atomic_load(&current_modules);
+        if (modules) {
+            module_bytes = modules->bytes;
+            header.module_count = modules->count;
+            header.module_section_length = (uint32_t)modules->length;
+            header.flags |= AXIOM_CRASH_FLAG_MODULES_AT_INSTALL;
+            if (modules->truncated) header.flags |= AXIOM_CRASH_FLAG_MODULES_TRUNCATED;
+        }
+    }
+
+    // Records: the message, the other threads, the flight recorder.
+    struct record_plan plan = {0, 0};
+    uint32_t message_length = 0, thread_count = 0, omitted_threads = 0, error_count = 0;
+    size_t plugins_length = 0;
+    const uint8_t *plugins = NULL;
+    if (work) {
+        message_length = capture_message();
+        if (message_length) plan_record(&plan, message_length);
+        thread_count = capture_other_threads(tid, &omitted_threads);
+        for (uint32_t i = 0; i < thread_count; i++) {
+            struct thread_capture *capture = &work->threads[i];
+            uint32_t count = capture->state == CAPTURE_DONE ? capture->frame_count : 0;
+            plan_record(&plan, AXIOM_CRASH_THREAD_RECORD_FIXED_LENGTH + count * 8ull);
+        }
+        if (omitted_threads) plan_record(&plan, 8);
+        error_count = (uint32_t)axiom_flight_recorder_copy_errors(work->errors, MAX_RECENT_ERRORS);
+        for (uint32_t i = 0; i < error_count; i++) plan_record(&plan, AXIOM_RECENT_ERROR_LENGTH);
+        plugins = axiom_flight_recorder_plugins(&plugins_length);
+        if (plugins && plugins_length) plan_record(&plan, plugins_length);
+    }
+    header.record_count = plan.count;
+    header.record_section_length = (uint32_t)plan.length;
     header.total_length = sizeof(header) + sizeof(registers) + header.frame_count * 8ull +
-                          header.module_section_length + AXIOM_CRASH_TRAILER_LENGTH;
+                          header.module_section_length + plan.length + AXIOM_CRASH_TRAILER_LENGTH;
 
     // crash-<seconds>-<pid>-<tid>-<counter>.axcrash, written as ….axcrash.tmp first.
     char name[128];
@@ -368,8 +646,34 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     if (fd < 0) return;
     int failed = write_all(fd, &header, sizeof(header)) || write_all(fd, registers, sizeof(registers)) ||
                  write_all(fd, frames, header.frame_count * 8ull) ||
-                 (modules && write_all(fd, modules->bytes, modules->length)) ||
-                 write_all(fd, trailer, sizeof(trailer));
+                 (module_bytes && write_all(fd, module_bytes, header.module_section_length));
+    if (!failed && message_length)
+        failed = write_record_header(fd, AXIOM_CRASH_RECORD_MESSAGE, message_length) ||
+                 write_all(fd, work->message, message_length);
+    for (uint32_t i = 0; !failed && i < thread_count; i++) {
+        struct thread_capture *capture = &work->threads[i];
+        int answered = capture->state == CAPTURE_DONE;
+        uint32_t count = answered ? capture->frame_count : 0;
+        uint32_t fixed[4] = {(uint32_t)capture->tid, 0, count, answered ? capture->omitted_frames : 0};
+        if (!answered) fixed[1] |= AXIOM_CRASH_THREAD_NO_ANSWER;
+        if (answered && capture->omitted_frames) fixed[1] |= AXIOM_CRASH_THREAD_FRAMES_TRUNCATED;
+        if (answered && capture->unwind_failed) fixed[1] |= AXIOM_CRASH_THREAD_UNWIND_FAILED;
+        failed = write_record_header(fd, AXIOM_CRASH_RECORD_THREAD,
+                                     AXIOM_CRASH_THREAD_RECORD_FIXED_LENGTH + count * 8) ||
+                 write_all(fd, fixed, sizeof(fixed)) || write_all(fd, capture->name, sizeof(capture->name)) ||
+                 write_all(fd, capture->frames, count * 8ull);
+    }
+    if (!failed && omitted_threads) {
+        uint32_t payload[2] = {omitted_threads, 0};
+        failed = write_record_header(fd, AXIOM_CRASH_RECORD_THREADS_OMITTED, 8) || write_all(fd, payload, 8);
+    }
+    for (uint32_t i = 0; !failed && i < error_count; i++)
+        failed = write_record_header(fd, AXIOM_CRASH_RECORD_RECENT_ERROR, AXIOM_RECENT_ERROR_LENGTH) ||
+                 write_all(fd, &work->errors[i], AXIOM_RECENT_ERROR_LENGTH);
+    if (!failed && plugins && plugins_length)
+        failed = write_record_header(fd, AXIOM_CRASH_RECORD_PLUGINS, (uint32_t)plugins_length) ||
+                 write_all(fd, plugins, plugins_length);
+    if (!failed) failed = write_all(fd, trailer, sizeof(trailer));
     close(fd);
     // A failed write leaves the .tmp file: visibly incomplete, never mistaken for a report.
     if (!failed) renameat(report_directory_fd, temporary_name, report_directory_fd, name);
@@ -434,7 +738,14 @@ static int warm_up(int directory_fd) {
     struct timespec now;
     prctl(PR_GET_NAME, name, 0, 0, 0);
     clock_gettime(CLOCK_REALTIME, &now);
-    (void)current_tid();
+    (void)monotonic_ns();
+    read_thread_name(current_tid(), name);
+    struct snapshot_builder live = {
+        .bytes = work->modules, .capacity = MODULE_AREA_SIZE, .fixed = 1, .executable_path = executable_path};
+    dl_iterate_phdr(snapshot_module, &live);
+    (void)axiom_flight_recorder_copy_errors(work->errors, MAX_RECENT_ERRORS);
+    size_t plugins_length;
+    (void)axiom_flight_recorder_plugins(&plugins_length);
 
     static const char probe[] = ".axiom-crash-install-check.tmp";
     static const char renamed[] = ".axiom-crash-install-check";
@@ -447,6 +758,14 @@ static int warm_up(int directory_fd) {
     return failed ? -1 : 0;
 }
 
+/// Finds where the Swift runtime and glibc leave a fatal message.
+static void find_message_sources(void) {
+    typedef _Atomic(const char *) *(*swift_message_buffer)(void);
+    swift_message_buffer buffer = (swift_message_buffer)dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer");
+    if (buffer) swift_fatal_message = buffer();
+    glibc_abort_message = (struct glibc_abort_message **)dlvsym(RTLD_DEFAULT, "__abort_msg", "GLIBC_PRIVATE");
+}
+
 int axiom_crash_install(const char *directory) {
     pthread_mutex_lock(&install_lock);
     int result = AXIOM_CRASH_INSTALLED;
@@ -454,6 +773,21 @@ int axiom_crash_install(const char *directory) {
         result = AXIOM_CRASH_ALREADY_INSTALLED;
         goto done;
     }
+    ssize_t n = readlink("/proc/self/exe", executable_path, sizeof(executable_path) - 1);
+    executable_path[n > 0 ? n : 0] = '\0';
+    if (!work) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        size_t size = (sizeof(struct work_area) + page - 1) / page * page;
+        void *area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (area == MAP_FAILED) {
+            errno = ENOMEM;
+            result = AXIOM_CRASH_ERROR_MEMORY;
+            goto done;
+        }
+        work = area;
+        work_size = size;
+    }
+    if (task_directory_fd < 0) task_directory_fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 || warm_up(fd) != 0) {
         int saved = errno;
@@ -476,6 +810,7 @@ int axiom_crash_install(const char *directory) {
         goto done;
     }
     report_directory_fd = fd;
+    find_message_sources();
 
     struct sigaction action;
     memset(&action, 0, sizeof(action));

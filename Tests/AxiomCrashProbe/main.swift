@@ -1,7 +1,9 @@
 // The crash-reporter tests' child process: installs the reporter into the directory
 // given as the first argument, then crashes in the way the second argument names
 // (or, with `process`, prints the pending reports of that directory symbolicated).
+import Axiom
 import AxiomCrash
+import AxiomPlugins
 import CAxiomCrashProbeSupport
 
 #if canImport(Glibc)
@@ -18,6 +20,47 @@ func forceUnwrapNil() -> Int {
     // Not foldable: the optimizer cannot know the argument count.
     let value: Int? = CommandLine.arguments.count > 1000 ? 1 : nil
     return value!  // crash-line: force-unwrap
+}
+
+@inline(never)
+func fatalErrorWithMessage() -> Never {
+    fatalError("probe: the ledger is inconsistent (account 42)")  // crash-line: fatal-error
+}
+
+@inline(never)
+func indexOutOfRange() -> Int {
+    let values = [1, 2, 3]
+    return values[CommandLine.arguments.count + 7]  // crash-line: index-out-of-range
+}
+
+enum ProbeError: IdentifiableError {
+    case declined, timedOut
+    var errorCode: ErrorCode {
+        switch self {
+        case .declined: ErrorCode("probe.payments", "DECLINED")
+        case .timedOut: ErrorCode("probe.payments", "TIMED_OUT")
+        }
+    }
+}
+
+/// Decides 40 errors through a pipeline (the last 32 must be in the report), then crashes.
+@inline(never)
+func crashAfterHandledErrors() {
+    let registry = ErrorRegistry()
+    try! registry.register(
+        ErrorCatalog(
+            source: "probe", domains: ["probe.payments"],
+            descriptors: [
+                ErrorDescriptor(code: ProbeError.declined.errorCode, category: .api, severity: .warning),
+                ErrorDescriptor(code: ProbeError.timedOut.errorCode, category: .network, severity: .warning),
+            ]))
+    let pipeline = ErrorPipeline(
+        layer: .application, escalatesTo: nil, configuration: PipelineConfiguration(registry: registry, observers: [])
+    ) {}
+    for index in 0..<40 {
+        _ = try? pipeline.handle(index % 2 == 0 ? ProbeError.declined : .timedOut, operation: "charge-\(index)")
+    }
+    axiom_probe_null_write()
 }
 
 @inline(never)
@@ -64,6 +107,23 @@ case "breakpoint": axiom_probe_breakpoint()
 case "stack-overflow": print(axiom_probe_recurse(0))
 case "thread-stack-overflow": axiom_probe_run_on_thread("probe-overflow", overflowOnPreparedThread)
 case "two-threads": axiom_probe_two_threads_crash()
+case "fatal-error": fatalErrorWithMessage()
+case "index-out-of-range": print(indexOutOfRange())
+case "assert": axiom_probe_assert(Int32(arguments.count))
+case "dlopen-late": print(axiom_probe_crash_in_late_library())
+case "threads":
+    // 8 other threads alive: 2 blocked in read(2), 6 waiting on a condition variable.
+    axiom_probe_start_workers(8, 2)
+    axiom_probe_null_write()
+case "recent-errors": crashAfterHandledErrors()
+case "plugin-loaded":
+    // A Swift library opened after install, through the plugin host: listed as a module and as a plugin.
+    let folder = String(
+        CommandLine.arguments[0].split(separator: "/", omittingEmptySubsequences: false).dropLast()
+            .joined(separator: "/"))
+    let host = PluginHost(registry: ErrorRegistry())
+    guard case .success = host.load(file: folder + "/libAxiomPluginNWC.so") else { exit(6) }
+    axiom_probe_null_write()
 case "dlopen-refresh":
     // A library opened after install is in the report only after refreshModules().
     guard dlopen("libbz2.so.1.0", RTLD_NOW) != nil else { exit(5) }

@@ -57,6 +57,25 @@ let crashCases: [CrashCase] = [
     CrashCase(
         kind: "two-threads", signal: SIGSEGV, function: "axiom_probe_thread_crash", faultsInFunction: true,
         marker: "thread-crash"),
+    // The runtime's message is in the report (CrashBlindSpotTests checks it).
+    CrashCase(
+        kind: "fatal-error", signal: SIGILL, function: "fatalErrorWithMessage", faultsInFunction: false,
+        sourceFile: "Tests/AxiomCrashProbe/main.swift", marker: "fatal-error"),
+    CrashCase(
+        kind: "index-out-of-range", signal: SIGILL, function: "indexOutOfRange", faultsInFunction: false,
+        sourceFile: "Tests/AxiomCrashProbe/main.swift", marker: "index-out-of-range"),
+    CrashCase(
+        kind: "assert", signal: SIGABRT, function: "axiom_probe_assert", faultsInFunction: false, marker: "assert"),
+    // The fault is inside libbz2, opened after install; the probe's frame is a caller.
+    CrashCase(
+        kind: "dlopen-late", signal: SIGSEGV, function: "axiom_probe_crash_in_late_library", faultsInFunction: false,
+        marker: "late-library"),
+    CrashCase(
+        kind: "threads", signal: SIGSEGV, function: "axiom_probe_null_write", faultsInFunction: true,
+        marker: "null-write"),
+    CrashCase(
+        kind: "recent-errors", signal: SIGSEGV, function: "axiom_probe_null_write", faultsInFunction: true,
+        marker: "null-write"),
 ]
 
 @Suite("Crash capture in a child process")

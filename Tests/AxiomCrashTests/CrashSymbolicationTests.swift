@@ -14,6 +14,9 @@ func crashLine(_ marker: String, in relativePath: String) -> Int? {
     return lines.firstIndex { $0.contains("// crash-line: \(marker)") }.map { $0 + 1 }
 }
 
+/// The line of the probe's null write (`// crash-line: null-write`).
+let nullWriteLine = crashLine("null-write", in: "Tests/CAxiomCrashProbeSupport/axiom_crash_probe.c") ?? -1
+
 @Suite("Crash reports symbolicated")
 struct CrashSymbolicationTests {
     @Test(arguments: crashCases)
@@ -80,16 +83,31 @@ struct CrashSymbolicationTests {
 
         let text = ChildProcess.readText(processed.textPath)
         #expect(text.hasPrefix("*** Program crashed: \(report.crashDescription)"))
+        #expect(json["description"] as? String == report.summary)
+        #expect(threads.count == 1 + report.otherThreads.count)
         #expect(text.contains("Thread \(report.raw.tid) \"\(report.raw.threadName)\" crashed:"))
     }
 
     /// Every frame's function and file:line match llvm-symbolizer's for the same module
-    /// and address (inlined frames included).
+    /// and address (inlined frames included), on every thread of the report.
     func compareWithLLVMSymbolizer(_ report: SymbolicatedCrashReport, scratchDirectory: String) throws {
+        try compareWithLLVMSymbolizer(
+            report.raw, addresses: report.raw.frames, frames: report.frames, scratchDirectory: scratchDirectory)
+        for (raw, thread) in zip(report.raw.otherThreads, report.otherThreads) {
+            try compareWithLLVMSymbolizer(
+                report.raw, addresses: raw.frames, frames: thread.frames, scratchDirectory: scratchDirectory)
+        }
+    }
+
+    /// One thread's frames (`addresses` as captured, `frames` as symbolicated) against llvm-symbolizer.
+    func compareWithLLVMSymbolizer(
+        _ raw: RawCrashReport, addresses pcs: [UInt64], frames: [SymbolicatedCrashReport.Frame],
+        scratchDirectory: String
+    ) throws {
         guard LLVMSymbolizerReference.isAvailable else { return }
         var byModule: [String: [(index: Int, address: UInt64)]] = [:]
-        for (index, pc) in report.raw.frames.enumerated() {
-            guard let module = report.raw.module(containing: pc), module.path.hasPrefix("/") else { continue }
+        for (index, pc) in pcs.enumerated() {
+            guard let module = raw.module(containing: pc), module.path.hasPrefix("/") else { continue }
             let address = pc - module.bias - (index == 0 ? 0 : 1)
             byModule[module.path, default: []].append((index, address))
         }
@@ -103,9 +121,15 @@ struct CrashSymbolicationTests {
             try #require(answers.count == addresses.count)
             let answerByAddress = Dictionary(uniqueKeysWithValues: zip(addresses, answers))
             for entry in entries {
-                let ours = report.frames.filter { $0.index == entry.index }
-                let reference = answerByAddress[entry.address]!.Symbol.filter { $0.FunctionName != "??" }
-                let oursText = ours.map { "\($0.symbol ?? "??") \($0.file ?? ""):\($0.line ?? 0)" }
+                let ours = frames.filter { $0.index == entry.index }
+                // A function without a name (a static function of a library without debug info) is "??" for
+                // llvm-symbolizer's DWARF and "" for its symbol table; the symbolicator has no frame name either.
+                let reference = answerByAddress[entry.address]!.Symbol.filter {
+                    $0.FunctionName != "??" && !$0.FunctionName.isEmpty
+                }
+                let oursText = ours.filter { $0.symbol != nil }.map {
+                    "\($0.symbol ?? "??") \($0.file ?? ""):\($0.line ?? 0)"
+                }
                 // Without line info llvm-symbolizer names the file of the preceding STT_FILE
                 // symbol; the symbolicator reports no file instead.
                 let theirsText = reference.map {
@@ -120,9 +144,7 @@ struct CrashSymbolicationTests {
                 }
             }
         }
-        #expect(
-            compared == report.raw.frames.count { pc in report.raw.module(containing: pc)?.path.hasPrefix("/") == true }
-        )
+        #expect(compared == pcs.count { pc in raw.module(containing: pc)?.path.hasPrefix("/") == true })
         #expect(mismatches.isEmpty, "\(mismatches.count) differ:\n\(mismatches.prefix(8).joined(separator: "\n"))")
     }
 

@@ -20,15 +20,21 @@ struct RawReportBuilder {
         ("/lib/libc.so.6", 0x7f00_0000_0000, 0x7f00_0000_1000, 0x7f00_0010_0000, []),
     ]
     var threadName = "worker"
+    /// Tagged records (version 2 only): type and payload.
+    var records: [(type: UInt16, payload: [UInt8])] = []
 
     func bytes() -> [UInt8] {
+        var recordBytes: [UInt8] = []
+        for record in records {
+            recordBytes += le(record.type) + le(UInt16(0)) + le(UInt32(record.payload.count)) + record.payload
+        }
         var moduleBytes: [UInt8] = []
         for module in modules {
             moduleBytes += le(module.bias) + le(module.base) + le(module.end)
             moduleBytes += le(UInt16(module.buildID.count)) + le(UInt16(module.path.utf8.count))
             moduleBytes += module.buildID + Array(module.path.utf8)
         }
-        let total = Int(headerLength) + (registers.count + frames.count) * 8 + moduleBytes.count + 8
+        let total = Int(headerLength) + (registers.count + frames.count) * 8 + moduleBytes.count + recordBytes.count + 8
         var out: [UInt8] = [0x41, 0x58, 0x43, 0x52, 0x41, 0x53, 0x48, 0x00]
         out += le(version) + le(headerLength) + le(UInt16(62)) + le(UInt16(registers.count))
         out += le(UInt32(frames.count)) + le(UInt32(modules.count)) + le(UInt32(moduleBytes.count))
@@ -36,9 +42,11 @@ struct RawReportBuilder {
         out += le(UInt32(bitPattern: signal)) + le(UInt32(1)) + le(UInt64(0xdead))
         out += le(UInt32(100)) + le(UInt32(101)) + le(UInt64(1_700_000_000)) + le(UInt64(5))
         out += Array(threadName.utf8) + [UInt8](repeating: 0, count: 16 - threadName.utf8.count)
+        if version >= 2 { out += le(UInt32(records.count)) + le(UInt32(recordBytes.count)) }
         out += [UInt8](repeating: 0, count: Int(headerLength) - out.count)
         for value in registers + frames { out += le(value) }
         out += moduleBytes
+        out += recordBytes
         out += [0x41, 0x58, 0x45, 0x4e, 0x44, 0x00, 0x00, 0x00]
         return out
     }
@@ -46,6 +54,14 @@ struct RawReportBuilder {
     private func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         withUnsafeBytes(of: value.littleEndian) { Array($0) }
     }
+}
+
+private func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+    withUnsafeBytes(of: value.littleEndian) { Array($0) }
+}
+
+private func pad(_ text: String, _ width: Int) -> [UInt8] {
+    Array(text.utf8) + [UInt8](repeating: 0, count: width - text.utf8.count)
 }
 
 @Suite("Raw crash report reader")
@@ -102,8 +118,79 @@ struct RawCrashReportTests {
 
     @Test func rejectsUnknownVersion() {
         var builder = RawReportBuilder()
+        builder.version = 3
+        #expect(throws: RawReportError.unsupportedVersion(3)) { try RawCrashReport(bytes: builder.bytes()) }
+    }
+
+    /// Version 2's records, built from the documented layout: a message, a thread, a recent error, plugins, and
+    /// a record of a type this reader does not know (skipped).
+    @Test func parsesVersionTwoRecords() throws {
+        var builder = RawReportBuilder()
         builder.version = 2
-        #expect(throws: RawReportError.unsupportedVersion(2)) { try RawCrashReport(bytes: builder.bytes()) }
+        let name = Array("worker-2".utf8) + [UInt8](repeating: 0, count: 8)
+        var recent = le(Int64(1_700_000_000)) + le(Int64(7)) + le(UInt32(3)) + [2, 16, 6, 6]
+        recent += pad("nwc/RATE_LIMITED", 64) + pad("client", 24) + pad("charge", 56)
+        var plugins = le(UInt32(1)) + le(UInt32(0))
+        plugins += le(UInt16(7)) + le(UInt16(5)) + le(UInt16(2)) + le(UInt16(9))
+        plugins += Array("org.nwc".utf8) + Array("1.2.0".utf8) + [0xab, 0xcd] + Array("/p/nwc.so".utf8)
+        builder.records = [
+            (1, Array("Fatal error: boom".utf8)),
+            (
+                2,
+                le(Int32(202)) + le(UInt32(0)) + le(UInt32(2)) + le(UInt32(5)) + name + le(UInt64(0x10))
+                    + le(UInt64(0x20))
+            ),
+            (2, le(Int32(203)) + le(UInt32(2)) + le(UInt32(0)) + le(UInt32(0)) + name),
+            (3, le(UInt32(4)) + le(UInt32(0))),
+            (4, recent),
+            (99, [1, 2, 3]),
+            (5, plugins),
+        ]
+        let report = try RawCrashReport(bytes: builder.bytes())
+        #expect(report.formatVersion == 2)
+        #expect(report.fatalMessage == "Fatal error: boom")
+        #expect(report.otherThreads.count == 2)
+        #expect(report.otherThreads[0] == .init(tid: 202, name: "worker-2", frames: [0x10, 0x20], omittedFrames: 5))
+        #expect(report.otherThreads[1].answered == false)
+        #expect(report.otherThreads[1].frames.isEmpty)
+        #expect(report.omittedThreads == 4)
+        #expect(
+            report.recentErrors == [
+                .init(
+                    timestamp: .init(seconds: 1_700_000_000, nanoseconds: 7), code: "nwc/RATE_LIMITED",
+                    resolution: "recovered", layer: "client", operation: "charge", attempt: 3)
+            ])
+        #expect(report.plugins == [.init(id: "org.nwc", version: "1.2.0", buildID: [0xab, 0xcd], path: "/p/nwc.so")])
+        #expect(report.plugins.first?.buildIDHex == "abcd")
+    }
+
+    @Test(
+        "a malformed record is a clear error",
+        arguments: [
+            ("thread frames beyond its length", 2, [UInt8](repeating: 0, count: 12) + [9, 0, 0, 0]),
+            ("a recent error of the wrong size", 4, [UInt8](repeating: 0, count: 40)),
+            ("an omitted-threads record of 3 bytes", 3, [1, 0, 0]),
+            ("a plugin entry past the record", 5, [1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0]),
+        ] as [(String, UInt16, [UInt8])])
+    func malformedRecords(_ what: String, type: UInt16, payload: [UInt8]) throws {
+        var builder = RawReportBuilder()
+        builder.version = 2
+        builder.records = [(type, payload)]
+        #expect(throws: RawReportError.self, "\(what)") { try RawCrashReport(bytes: builder.bytes()) }
+        do {
+            _ = try RawCrashReport(bytes: builder.bytes())
+        } catch {
+            #expect(error.description.contains("record 0 is malformed"), "\(error)")
+        }
+    }
+
+    @Test func aRecordRunningPastItsSectionIsRefused() throws {
+        var builder = RawReportBuilder()
+        builder.version = 2
+        builder.records = [(1, Array("message".utf8))]
+        var bytes = builder.bytes()
+        bytes[100] &+= 4  // the record section claims 4 more bytes than the file has
+        #expect(throws: RawReportError.self) { try RawCrashReport(bytes: bytes) }
     }
 
     @Test func rejectsShortHeaderLength() {

@@ -1,11 +1,15 @@
 #define _GNU_SOURCE
 #include "axiom_crash_probe.h"
 
+#include <assert.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 void axiom_probe_disable_core_dumps(void) {
@@ -92,4 +96,78 @@ void axiom_probe_two_threads_crash(void) {
     pthread_create(&second, NULL, crash_together, "probe-crash-2");
     pthread_join(first, NULL);
     pthread_join(second, NULL);
+}
+
+// --- Threads alive at the crash: some blocked in a syscall, the others waiting on a condition.
+
+static pthread_barrier_t workers_ready;
+static pthread_mutex_t workers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t workers_never = PTHREAD_COND_INITIALIZER;
+static int blocking_pipe[2];
+
+struct worker {
+    char name[16];
+    int blocked;
+};
+
+__attribute__((noinline)) static void axiom_probe_blocked_in_read(void) {
+    char byte;
+    pthread_barrier_wait(&workers_ready);
+    while (read(blocking_pipe[0], &byte, 1) != 0) {  // crash-line: blocked-read
+    }
+}
+
+__attribute__((noinline)) static void axiom_probe_waiting_worker(void) {
+    pthread_barrier_wait(&workers_ready);
+    pthread_mutex_lock(&workers_lock);
+    for (;;) pthread_cond_wait(&workers_never, &workers_lock);
+}
+
+static void *worker_main(void *argument) {
+    struct worker *worker = argument;
+    pthread_setname_np(pthread_self(), worker->name);
+    if (worker->blocked)
+        axiom_probe_blocked_in_read();
+    else
+        axiom_probe_waiting_worker();
+    return NULL;
+}
+
+void axiom_probe_start_workers(int count, int blocked) {
+    static struct worker workers[64];
+    if (count > 64) count = 64;
+    if (pipe(blocking_pipe) != 0) return;
+    pthread_barrier_init(&workers_ready, NULL, (unsigned)count + 1);
+    for (int i = 0; i < count; i++) {
+        struct worker *worker = &workers[i];
+        worker->blocked = i < blocked;
+        snprintf(worker->name, sizeof(worker->name), "%s-%d", worker->blocked ? "probe-read" : "probe-wait", i);
+        pthread_t thread;
+        pthread_create(&thread, NULL, worker_main, worker);
+        pthread_detach(thread);
+    }
+    pthread_barrier_wait(&workers_ready);
+    // Past the barrier every worker is in (or about to enter) its blocking call.
+    struct timespec settle = {0, 20 * 1000 * 1000};
+    nanosleep(&settle, NULL);
+}
+
+// --- A library opened after install, crashing inside it.
+
+int axiom_probe_crash_in_late_library(void) {
+    void *library = dlopen("libbz2.so.1.0", RTLD_NOW);
+    if (!library) return -1;
+    typedef int (*compress_fn)(char *, unsigned int *, char *, unsigned int, int, int, int);
+    compress_fn compress = (compress_fn)dlsym(library, "BZ2_bzBuffToBuffCompress");
+    if (!compress) return -2;
+    static char source[4096] = "the crash happens inside libbz2, which was opened after install";
+    unsigned int length = 1 << 20;
+    // An output buffer at a bad address: libbz2 faults writing its output.
+    return compress((char *)16, &length, source, sizeof(source), 9, 0, 0);  // crash-line: late-library
+}
+
+// --- A failed C assertion: glibc leaves its message in __abort_msg.
+
+__attribute__((noinline)) void axiom_probe_assert(int value) {
+    assert(value == 42 && "the probe's ledger is balanced");  // crash-line: assert
 }

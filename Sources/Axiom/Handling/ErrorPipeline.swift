@@ -345,6 +345,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     // costs no copy of it (a copy retains and later releases every reference the event holds).
     @usableFromInline
     func finish(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
+        FlightRecorder.record(event, resolution, layer: layer)
         if !hasObservers { return }
         for observer in configuration.observers { observer.observe(event, resolution: resolution) }
     }

@@ -14,6 +14,8 @@
 //   +--------------------------------------------+
 //   | modules           (module_section_length)  |  module_count records, see below
 //   +--------------------------------------------+
+//   | records           (record_section_length)  |  version 2: record_count tagged records
+//   +--------------------------------------------+
 //   | trailer           (8 bytes)                |  AXIOM_CRASH_TRAILER_MAGIC
 //   +--------------------------------------------+  offset total_length
 //
@@ -25,6 +27,24 @@
 //   u16 path_length     bytes of the path (no terminating NUL)
 //   u8  build_id[build_id_length]
 //   u8  path[path_length]
+//
+// A tagged record (version 2; 8-byte header, then the payload, no padding):
+//   u16 type            AXIOM_CRASH_RECORD_*; a reader skips types it does not know
+//   u16 reserved        zero
+//   u32 length          bytes of the payload
+//   u8  payload[length]
+//
+// Record payloads:
+//   MESSAGE         the fatal message the runtime left (Swift's "Fatal error: …", glibc's
+//                   assertion text), UTF-8, at most AXIOM_CRASH_MAX_MESSAGE bytes
+//   THREAD          another thread of the process at the time of the crash:
+//                     i32 tid, u32 flags (AXIOM_CRASH_THREAD_*), u32 frame_count,
+//                     u32 omitted_frames, char name[16] (NUL-padded),
+//                     u64 frames[frame_count] (pc first, then return addresses)
+//   THREADS_OMITTED u32 threads beyond AXIOM_CRASH_MAX_THREADS, u32 zero
+//   RECENT_ERROR    struct axiom_recent_error (axiom_flight_recorder.h), 168 bytes, oldest first
+//   PLUGINS         u32 count, u32 zero, then per plugin: u16 id_length, u16 version_length,
+//                   u16 build_id_length, u16 path_length, and those bytes
 //
 // Completeness: the handler writes `<name>.tmp` and renames it to `<name>` only once
 // everything, trailer included, is written. A reader must still check total_length
@@ -45,7 +65,8 @@
 #define AXIOM_CRASH_TRAILER_MAGIC "AXEND\0\0\0"
 #define AXIOM_CRASH_TRAILER_LENGTH 8
 
-#define AXIOM_CRASH_FORMAT_VERSION 1
+/// Version 2 adds the record section (its count and length in what version 1 reserved).
+#define AXIOM_CRASH_FORMAT_VERSION 2
 
 /// Final file names end with this; files being written end with ".tmp" as well.
 #define AXIOM_CRASH_FILE_SUFFIX ".axcrash"
@@ -55,6 +76,27 @@
 #define AXIOM_CRASH_MAX_REGISTERS 64
 #define AXIOM_CRASH_MAX_MODULES 1024
 #define AXIOM_CRASH_THREAD_NAME_LENGTH 16
+#define AXIOM_CRASH_MAX_THREADS 128
+#define AXIOM_CRASH_MAX_THREAD_FRAMES 128
+#define AXIOM_CRASH_MAX_MESSAGE 4096
+#define AXIOM_CRASH_MAX_RECORDS 1024
+
+/// Record types.
+#define AXIOM_CRASH_RECORD_MESSAGE 1
+#define AXIOM_CRASH_RECORD_THREAD 2
+#define AXIOM_CRASH_RECORD_THREADS_OMITTED 3
+#define AXIOM_CRASH_RECORD_RECENT_ERROR 4
+#define AXIOM_CRASH_RECORD_PLUGINS 5
+#define AXIOM_CRASH_RECORD_HEADER_LENGTH 8
+#define AXIOM_CRASH_THREAD_RECORD_FIXED_LENGTH 32
+
+/// Thread record flags.
+/// The thread's stack was deeper than AXIOM_CRASH_MAX_THREAD_FRAMES.
+#define AXIOM_CRASH_THREAD_FRAMES_TRUNCATED 0x1u
+/// The thread did not answer in time (it blocks the signal, or is stuck): no frames.
+#define AXIOM_CRASH_THREAD_NO_ANSWER 0x2u
+/// The unwinder could not start on that thread; frames hold only its pc.
+#define AXIOM_CRASH_THREAD_UNWIND_FAILED 0x4u
 
 /// Architecture codes (ELF e_machine values).
 #define AXIOM_CRASH_ARCH_X86_64 62
@@ -67,12 +109,15 @@
 #define AXIOM_CRASH_FLAG_UNWIND_FAILED 0x2u
 /// The module table was full; modules loaded later are missing.
 #define AXIOM_CRASH_FLAG_MODULES_TRUNCATED 0x4u
+/// The modules are the list taken at install (or the last refresh), not the list read at
+/// crash time (which failed): modules loaded since are missing.
+#define AXIOM_CRASH_FLAG_MODULES_AT_INSTALL 0x8u
 
 /// x86_64 register order in the registers section (AXIOM_CRASH_ARCH_X86_64):
 /// rip rsp rbp rax rbx rcx rdx rsi rdi r8 r9 r10 r11 r12 r13 r14 r15 eflags
 #define AXIOM_CRASH_X86_64_REGISTER_COUNT 18
 
-/// The fixed header, version 1. 112 bytes; offsets are stated so the reader does not
+/// The fixed header, versions 1 and 2. 112 bytes; offsets are stated so the reader does not
 /// depend on a compiler's layout.
 struct axiom_crash_header {
     uint8_t magic[8];               //   0: AXIOM_CRASH_MAGIC
@@ -93,7 +138,9 @@ struct axiom_crash_header {
     int64_t timestamp_seconds;      //  64: CLOCK_REALTIME
     int64_t timestamp_nanoseconds;  //  72
     char thread_name[16];           //  80: NUL-padded
-    uint64_t reserved[2];           //  96: zero
+    uint32_t record_count;          //  96: version 2 (zero in version 1)
+    uint32_t record_section_length; // 100: version 2 (zero in version 1)
+    uint64_t reserved;              // 104: zero
 };                                  // 112
 
 #define AXIOM_CRASH_HEADER_LENGTH_V1 112

@@ -26,5 +26,12 @@ void axiom_probe_run_on_thread(const char *name, void (*body)(void));
 void axiom_probe_two_threads_crash(void);
 /// The function both threads of axiom_probe_two_threads_crash crash in.
 void axiom_probe_thread_crash(void);
+/// Starts `count` named threads (`probe-read-N` blocked in read(2) for the first `blocked`,
+/// `probe-wait-N` in pthread_cond_wait for the others) and returns once all are waiting.
+void axiom_probe_start_workers(int count, int blocked);
+/// dlopens libbz2 and crashes inside it (a bad output buffer). Returns only on failure.
+int axiom_probe_crash_in_late_library(void);
+/// Fails a C assert with a message.
+void axiom_probe_assert(int value);
 
 #endif

@@ -1,0 +1,50 @@
+import CAxiomFlightRecorder
+
+/// The last decided errors of the process, kept where a crash handler can read them.
+///
+/// Every pipeline writes the end of each error episode (code, resolution, layer, operation, attempt, wall-clock
+/// time) into a fixed ring of 32 slots in C memory, without a lock or an allocation. The crash reporter
+/// (`AxiomCrash`) copies the ring into its report, so a crash report shows the errors that led up to it.
+public enum FlightRecorder {
+    /// How many decided errors the ring keeps.
+    public static let capacity = Int(AXIOM_RECENT_ERROR_CAPACITY)
+
+    /// How many errors the process's pipelines have decided so far (the ring keeps the last ``capacity``).
+    public static var recordedCount: UInt64 { axiom_flight_recorder_error_count() }
+
+    /// Writes one decided error into the ring.
+    @usableFromInline
+    static func record(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution, layer: Layer) {
+        let descriptor = event.descriptorReference
+        let attempt = UInt32(clamping: event.attempt)
+        let code: UInt8
+        switch resolution {
+        case .ignored: code = UInt8(AXIOM_RECENT_ERROR_IGNORED)
+        case .recovered: code = UInt8(AXIOM_RECENT_ERROR_RECOVERED)
+        case .escalated: code = UInt8(AXIOM_RECENT_ERROR_ESCALATED)
+        case .handled: code = UInt8(AXIOM_RECENT_ERROR_HANDLED)
+        }
+        descriptor._withUnsafeGuaranteedRef { descriptor in
+            withBytes(descriptor.code.domain) { domain in
+                withBytes(descriptor.code.code) { value in
+                    withBytes(layer.name) { layerName in
+                        withBytes(event.operation) { operation in
+                            axiom_flight_recorder_record_error(
+                                domain.baseAddress, domain.count, value.baseAddress, value.count,
+                                layerName.baseAddress, layerName.count, operation.baseAddress, operation.count,
+                                attempt, code)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The string's UTF-8 bytes without a copy (native and small strings are contiguous).
+@inline(__always)
+private func withBytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+    var copy = string
+    return copy.withUTF8(body)
+}

@@ -1,0 +1,155 @@
+// The ring of recent errors is a set of seqlocked slots. A writer takes the next ticket
+// (fetch_add), claims the slot ticket % capacity by moving its sequence from an even value
+// to an odd one (a compare-exchange: a slot still being written by a writer one lap behind
+// is not waited for; the newer event is dropped), writes, and publishes the even value
+// 2 * (ticket + 1). A reader (the crash handler) accepts a slot only if its sequence is the
+// one the ticket it expects would publish, before and after copying.
+#define _GNU_SOURCE
+#include "axiom_flight_recorder.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct slot {
+    _Atomic uint64_t sequence;
+    struct axiom_recent_error error;
+};
+
+static struct slot ring[AXIOM_RECENT_ERROR_CAPACITY];
+static _Atomic uint64_t next_ticket;
+
+struct plugin_list {
+    size_t length;
+    uint8_t bytes[];
+};
+static _Atomic(struct plugin_list *) plugins;
+
+static uint8_t copy_bounded(char *to, size_t capacity, const uint8_t *from, size_t length) {
+    size_t n = length < capacity ? length : capacity;
+    if (n) memcpy(to, from, n);
+    return (uint8_t)n;
+}
+
+void axiom_flight_recorder_record_error(const uint8_t *domain, size_t domain_length, const uint8_t *code,
+                                        size_t code_length, const uint8_t *layer, size_t layer_length,
+                                        const uint8_t *operation, size_t operation_length, uint32_t attempt,
+                                        uint8_t resolution) {
+    uint64_t ticket = atomic_fetch_add_explicit(&next_ticket, 1, memory_order_relaxed);
+    struct slot *slot = &ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
+    uint64_t sequence = atomic_load_explicit(&slot->sequence, memory_order_relaxed);
+    if ((sequence & 1) ||
+        !atomic_compare_exchange_strong_explicit(&slot->sequence, &sequence, 2 * ticket + 1, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        return;
+    atomic_thread_fence(memory_order_release);
+
+    struct axiom_recent_error *error = &slot->error;
+    struct timespec now = {0, 0};
+    clock_gettime(CLOCK_REALTIME, &now);
+    error->seconds = now.tv_sec;
+    error->nanoseconds = now.tv_nsec;
+    error->attempt = attempt;
+    error->resolution = resolution;
+    // `domain/code`, cut at the field's end.
+    size_t used = copy_bounded(error->code, sizeof(error->code), domain, domain_length);
+    if (used < sizeof(error->code)) error->code[used++] = '/';
+    used += copy_bounded(error->code + used, sizeof(error->code) - used, code, code_length);
+    error->code_length = (uint8_t)used;
+    error->layer_length = copy_bounded(error->layer, sizeof(error->layer), layer, layer_length);
+    error->operation_length = copy_bounded(error->operation, sizeof(error->operation), operation, operation_length);
+
+    atomic_store_explicit(&slot->sequence, 2 * ticket + 2, memory_order_release);
+}
+
+size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t capacity) {
+    uint64_t end = atomic_load_explicit(&next_ticket, memory_order_acquire);
+    uint64_t start = end > AXIOM_RECENT_ERROR_CAPACITY ? end - AXIOM_RECENT_ERROR_CAPACITY : 0;
+    if (end - start > capacity) start = end - capacity;
+    size_t count = 0;
+    for (uint64_t ticket = start; ticket < end; ticket++) {
+        struct slot *slot = &ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
+        uint64_t expected = 2 * ticket + 2;
+        if (atomic_load_explicit(&slot->sequence, memory_order_acquire) != expected) continue;
+        // Byte by byte through a volatile pointer: no libc call, and the copy is not elided.
+        const volatile uint8_t *from = (const volatile uint8_t *)&slot->error;
+        uint8_t *to = (uint8_t *)&out[count];
+        for (size_t i = 0; i < sizeof(struct axiom_recent_error); i++) to[i] = from[i];
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&slot->sequence, memory_order_relaxed) != expected) continue;
+        count++;
+    }
+    return count;
+}
+
+uint64_t axiom_flight_recorder_error_count(void) { return atomic_load_explicit(&next_ticket, memory_order_relaxed); }
+
+int axiom_flight_recorder_set_plugins(const uint8_t *bytes, size_t length) {
+    struct plugin_list *list = malloc(sizeof(*list) + length);
+    if (!list) return -1;
+    list->length = length;
+    if (length) memcpy(list->bytes, bytes, length);
+    // The previous list is leaked on purpose: a crash handler on another thread may be
+    // reading it, and plugin lists change a handful of times in a process's life.
+    atomic_store_explicit(&plugins, list, memory_order_release);
+    return 0;
+}
+
+const uint8_t *axiom_flight_recorder_plugins(size_t *length) {
+    struct plugin_list *list = atomic_load_explicit(&plugins, memory_order_acquire);
+    *length = list ? list->length : 0;
+    return list ? list->bytes : NULL;
+}
+
+struct build_id_search {
+    uintptr_t base;
+    uint8_t *out;
+    size_t capacity;
+    size_t length;
+};
+
+static int find_build_id_of(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct build_id_search *search = data;
+    int matches = 0;
+    for (int i = 0; i < info->dlpi_phnum && !matches; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && info->dlpi_addr + ph->p_vaddr <= search->base &&
+            search->base < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+            matches = 1;
+    }
+    if (!matches) return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE) continue;
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+        const uint8_t *end = p + ph->p_memsz;
+        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+            const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
+            size_t name_size = (note->n_namesz + 3u) & ~3u;
+            size_t desc_size = (note->n_descsz + 3u) & ~3u;
+            const uint8_t *name = p + sizeof(ElfW(Nhdr));
+            if ((size_t)(end - name) < name_size || (size_t)(end - name - name_size) < desc_size) break;
+            const uint8_t *desc = name + name_size;
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                size_t n = note->n_descsz < search->capacity ? note->n_descsz : search->capacity;
+                memcpy(search->out, desc, n);
+                search->length = n;
+                return 1;
+            }
+            p = desc + desc_size;
+        }
+    }
+    return 1;
+}
+
+size_t axiom_flight_recorder_build_id(const void *address, uint8_t *out, size_t capacity) {
+    struct build_id_search search = {(uintptr_t)address, out, capacity, 0};
+    dl_iterate_phdr(find_build_id_of, &search);
+    return search.length;
+}

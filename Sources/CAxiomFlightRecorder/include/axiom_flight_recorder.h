@@ -1,0 +1,78 @@
+// The flight recorder: what the application was doing just before a crash, kept where a
+// fatal-signal handler can read it without taking a lock or allocating.
+//
+//   - the last AXIOM_RECENT_ERROR_CAPACITY errors that the application's pipelines decided
+//     (written by Axiom's ErrorPipeline, one fixed-size slot each, in a ring);
+//   - the plugins loaded into the process (written by AxiomPlugins, pre-encoded bytes).
+//
+// The crash handler (CAxiomCrash) copies both into the raw report. Nothing here depends on
+// the crash reporter being installed: recording costs the same either way, and is cheap
+// (a clock read, two atomic operations and copies of at most 144 bytes).
+#ifndef AXIOM_FLIGHT_RECORDER_H
+#define AXIOM_FLIGHT_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// How many decided errors the ring keeps.
+#define AXIOM_RECENT_ERROR_CAPACITY 32
+/// Bytes kept of `domain/code`, of the layer's name and of the operation's name (longer ones are cut).
+#define AXIOM_RECENT_ERROR_CODE_LENGTH 64
+#define AXIOM_RECENT_ERROR_LAYER_LENGTH 24
+#define AXIOM_RECENT_ERROR_OPERATION_LENGTH 56
+
+/// How an error's episode ended (ErrorResolution in Axiom).
+enum {
+    AXIOM_RECENT_ERROR_IGNORED = 1,
+    AXIOM_RECENT_ERROR_RECOVERED = 2,
+    AXIOM_RECENT_ERROR_ESCALATED = 3,
+    AXIOM_RECENT_ERROR_HANDLED = 4,
+};
+
+/// One decided error. Plain data, no pointers: the raw report stores it byte for byte
+/// (record type AXIOM_CRASH_RECORD_RECENT_ERROR), so its layout is part of the format.
+struct axiom_recent_error {
+    int64_t seconds;             //   0: CLOCK_REALTIME when the episode ended
+    int64_t nanoseconds;         //   8
+    uint32_t attempt;            //  16: which attempt failed last, from 1
+    uint8_t resolution;          //  20: AXIOM_RECENT_ERROR_*
+    uint8_t code_length;         //  21: bytes used of code
+    uint8_t layer_length;        //  22
+    uint8_t operation_length;    //  23
+    char code[AXIOM_RECENT_ERROR_CODE_LENGTH];            //  24: `domain/code`, no NUL
+    char layer[AXIOM_RECENT_ERROR_LAYER_LENGTH];          //  88: the layer that decided
+    char operation[AXIOM_RECENT_ERROR_OPERATION_LENGTH];  // 112
+};                                                        // 168
+
+#define AXIOM_RECENT_ERROR_LENGTH 168
+_Static_assert(sizeof(struct axiom_recent_error) == AXIOM_RECENT_ERROR_LENGTH, "recent error layout");
+
+/// Records one decided error in the ring: no allocation, no lock. A string is given as
+/// bytes and a length (not NUL-terminated). When AXIOM_RECENT_ERROR_CAPACITY other
+/// threads are writing at the same moment, this one's event is dropped rather than waited for.
+void axiom_flight_recorder_record_error(const uint8_t *domain, size_t domain_length, const uint8_t *code,
+                                        size_t code_length, const uint8_t *layer, size_t layer_length,
+                                        const uint8_t *operation, size_t operation_length, uint32_t attempt,
+                                        uint8_t resolution);
+
+/// Copies the recorded errors, oldest first, into `out` (at most `capacity`); returns how
+/// many. Async-signal-safe: a slot being written at that moment is left out.
+size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t capacity);
+
+/// How many errors were recorded since the process started (including those the ring no longer holds).
+uint64_t axiom_flight_recorder_error_count(void);
+
+/// Replaces the loaded-plugin list with `length` bytes (AXIOM_CRASH_RECORD_PLUGINS's payload:
+/// see axiom_crash_format.h). The bytes are copied. Returns 0, or -1 when out of memory.
+int axiom_flight_recorder_set_plugins(const uint8_t *bytes, size_t length);
+
+/// The current plugin list's bytes and length (NULL and 0 when none was set).
+/// Async-signal-safe; the bytes stay valid for the life of the process.
+const uint8_t *axiom_flight_recorder_plugins(size_t *length);
+
+/// Copies the GNU build-id of the loaded module that contains `address` into `out` (at most
+/// `capacity` bytes); returns its length, or 0 when the module has none or is not found.
+/// Not async-signal-safe (it takes the loader's lock).
+size_t axiom_flight_recorder_build_id(const void *address, uint8_t *out, size_t capacity);
+
+#endif

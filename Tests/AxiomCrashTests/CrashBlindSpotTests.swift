@@ -1,0 +1,196 @@
+import Axiom
+import AxiomCrash
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a crash report holds beyond the crashed thread's stack: the runtime's message, every module loaded at
+/// the time, every other thread, and the errors the application decided just before (issue 11's blind spots).
+@Suite("Crash reports without blind spots")
+struct CrashBlindSpotTests {
+    /// Crashes the probe in the way `kind` names and returns its one report, symbolicated.
+    func crash(_ kind: String, in directory: TemporaryDirectory) throws -> ProcessedCrashReport {
+        let (termination, stderr) = ChildProcess.runProbe(directory: directory.path, kind: kind)
+        #expect(termination.signal != nil, "child \(termination); stderr: \(stderr)")
+        let outcomes = try CrashReportProcessor(directory: directory.path).processPendingReports()
+        try #require(outcomes.count == 1)
+        guard case .processed(let processed) = outcomes[0] else {
+            throw ReportNotProcessed(outcome: "\(outcomes[0])")
+        }
+        return processed
+    }
+
+    struct ReportNotProcessed: Error {
+        var outcome: String
+    }
+
+    func json(_ processed: ProcessedCrashReport) throws -> [String: Any] {
+        let data = Data(try #require(readFileBytes(processed.jsonPath)))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test(
+        "the Swift runtime's fatal message is the crash's description",
+        arguments: [
+            ("fatal-error", "Fatal error: probe: the ledger is inconsistent (account 42)"),
+            ("force-unwrap", "Fatal error: Unexpectedly found nil while unwrapping an Optional value"),
+            ("index-out-of-range", "Fatal error: Index out of range"),
+        ])
+    func swiftFatalMessage(kind: String, message: String) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let processed = try crash(kind, in: directory)
+        let report = processed.report
+        let fatalMessage = try #require(report.raw.fatalMessage, "no message in the \(kind) report")
+        #expect(fatalMessage.contains(message), "message: \(fatalMessage)")
+        #expect(!fatalMessage.hasSuffix("\n"))
+        #expect(report.summary == fatalMessage)
+        let json = try json(processed)
+        #expect(json["description"] as? String == fatalMessage)
+        #expect(json["fatalMessage"] as? String == fatalMessage)
+        #expect(ChildProcess.readText(processed.textPath).contains(fatalMessage))
+    }
+
+    @Test("glibc's assertion message is the crash's description")
+    func assertionMessage() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let report = try crash("assert", in: directory).report
+        let message = try #require(report.raw.fatalMessage)
+        #expect(message.contains("axiom_crash_probe.c:\(crashLine("assert", in: probeC) ?? -1)"), "\(message)")
+        #expect(message.contains("Assertion `value == 42 && \"the probe's ledger is balanced\"' failed."))
+    }
+
+    @Test("a crash without a message has none, and says what the signal means")
+    func noMessage() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let processed = try crash("null-write", in: directory)
+        #expect(processed.report.raw.fatalMessage == nil)
+        #expect(processed.report.summary == "Bad pointer dereference")
+        #expect(try json(processed)["fatalMessage"] == nil)
+    }
+
+    /// libbz2 is opened after install and nobody calls `refreshModules()`: the report still lists it (read at
+    /// crash time), and the faulting frames inside it carry its image and names.
+    @Test("a library opened after install is in the report, with its frames")
+    func libraryOpenedAfterInstall() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let report = try crash("dlopen-late", in: directory).report
+        #expect(!report.raw.modulesFromInstall)
+        let library = try #require(report.raw.modules.first { $0.path.hasSuffix("/libbz2.so.1.0") })
+        #expect(library.buildID.count >= 8)
+        #expect(library.contains(report.raw.frames[0]), "the fault is inside libbz2")
+        #expect(report.frames.first?.image == "libbz2.so.1.0")
+        #expect(report.frames.contains { $0.image == "libbz2.so.1.0" && $0.function == "BZ2_bzBuffToBuffCompress" })
+        let own = try #require(report.frames.first { $0.image == "AxiomCrashProbe" })
+        #expect(own.function == "axiom_probe_crash_in_late_library")
+        #expect(own.line == crashLine("late-library", in: probeC))
+    }
+
+    @Test("a crash lists every module loaded at that moment, the executable first")
+    func modulesAreReadAtCrashTime() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let report = try crash("null-write", in: directory).report
+        #expect(!report.raw.modulesFromInstall)
+        #expect(report.raw.modules.first?.path.hasSuffix("/AxiomCrashProbe") == true)
+        #expect(report.raw.modules.contains { $0.path.hasSuffix("/libswiftCore.so") })
+        #expect(Set(report.raw.modules.map(\.path)).count == report.raw.modules.count)
+    }
+
+    /// A Swift library opened after install: a shipped plugin, loaded by the plugin host. It is a module of the
+    /// report, and the report's plugin list names it with the same build-id.
+    @Test(
+        "a plugin loaded after install is a module and a plugin of the report",
+        .disabled(if: Sanitizers.thread, "Swift plugins are not loaded under ThreadSanitizer (see AxiomPluginsTests)"))
+    func pluginLoadedAfterInstall() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let processed = try crash("plugin-loaded", in: directory)
+        let raw = processed.report.raw
+        let module = try #require(raw.modules.first { $0.path.hasSuffix("/libAxiomPluginNWC.so") })
+        let plugin = try #require(raw.plugins.first, "no plugin in the report")
+        #expect(raw.plugins.count == 1)
+        #expect(plugin.path.hasSuffix("/libAxiomPluginNWC.so"))
+        #expect(!plugin.id.isEmpty && !plugin.version.isEmpty)
+        #expect(plugin.buildID.count >= 8)
+        #expect(plugin.buildID == module.buildID)
+        let listed = try #require(try json(processed)["plugins"] as? [[String: Any]])
+        #expect(listed.first?["buildId"] as? String == module.buildIDHex)
+        #expect(listed.first?["id"] as? String == plugin.id)
+        #expect(
+            ChildProcess.readText(processed.textPath).contains("\(plugin.id) \(plugin.version) \(module.buildIDHex)"))
+    }
+
+    /// 8 other threads: 2 blocked in read(2), 6 waiting on a condition variable.
+    @Test("every thread is in the report, with its name and its stack")
+    func everyThread() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let processed = try crash("threads", in: directory)
+        let report = processed.report
+        let workers = report.otherThreads.filter { $0.name.hasPrefix("probe-") }
+        #expect(workers.count == 8, "threads: \(report.otherThreads.map(\.name))")
+        #expect(Set(workers.map(\.name)).count == 8)
+        #expect(report.raw.omittedThreads == 0)
+        for worker in workers {
+            #expect(worker.answered, "\(worker.name) did not answer")
+            #expect(worker.tid != report.raw.tid)
+            let expected = worker.name.hasPrefix("probe-read") ? "axiom_probe_blocked_in_read" : "worker_main"
+            #expect(
+                worker.frames.contains { $0.function == expected }, "\(worker.name): \(worker.frames.map(\.function))")
+        }
+        let blocked = workers.filter { $0.name.hasPrefix("probe-read") }
+        #expect(blocked.count == 2)
+        for thread in blocked {
+            let frame = try #require(thread.frames.first { $0.function == "axiom_probe_blocked_in_read" })
+            #expect(frame.line == crashLine("blocked-read", in: probeC))
+            #expect(thread.frames.first?.image == "libc.so.6", "its pc is in the read(2) wrapper")
+        }
+        let threads = try #require(try json(processed)["threads"] as? [[String: Any]])
+        #expect(threads.count == 1 + report.otherThreads.count)
+        #expect(threads.filter { $0["crashed"] as? Bool == true }.count == 1)
+        #expect(threads.dropFirst().allSatisfy { $0["registers"] == nil && $0["frames"] is [[String: Any]] })
+        let text = ChildProcess.readText(processed.textPath)
+        for worker in workers { #expect(text.contains("Thread \(worker.tid) \"\(worker.name)\":")) }
+    }
+
+    /// 40 errors decided (20 of each code, alternating), then a crash: the report holds the last 32, oldest first.
+    @Test("the errors the application decided before the crash are in the report")
+    func recentErrors() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let processed = try crash("recent-errors", in: directory)
+        let errors = processed.report.raw.recentErrors
+        try #require(errors.count == FlightRecorder.capacity, "\(errors.count) errors")
+        #expect(errors.map(\.operation) == (8..<40).map { "charge-\($0)" })
+        for (offset, error) in errors.enumerated() {
+            #expect(error.code == (offset % 2 == 0 ? "probe.payments/DECLINED" : "probe.payments/TIMED_OUT"))
+            #expect(error.resolution == "handled")
+            #expect(error.layer == "application")
+            #expect(error.attempt == 1)
+        }
+        #expect(
+            zip(errors, errors.dropFirst()).allSatisfy { earlier, later in
+                (earlier.timestamp.seconds, earlier.timestamp.nanoseconds)
+                    <= (later.timestamp.seconds, later.timestamp.nanoseconds)
+            })
+        let crashTime = processed.report.raw.timestamp
+        #expect(errors.last.map { $0.timestamp.seconds <= crashTime.seconds } == true)
+        let json = try json(processed)
+        let listed = try #require(json["recentErrors"] as? [[String: Any]])
+        #expect(listed.count == 32)
+        #expect(listed.last?["code"] as? String == "probe.payments/TIMED_OUT")
+        #expect(listed.last?["operation"] as? String == "charge-39")
+        #expect(
+            ChildProcess.readText(processed.textPath).contains(
+                "probe.payments/TIMED_OUT handled by application in charge-39"))
+    }
+
+    let probeC = "Tests/CAxiomCrashProbeSupport/axiom_crash_probe.c"
+}
