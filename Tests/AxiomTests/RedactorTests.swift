@@ -191,9 +191,14 @@ struct RedactorTests {
             // A URL-encoded PEM key whose END line is broken: the second pass read the marker as the key's body.
             "umail jane.doe+7a=nostr%2Bwalletconnect&3A%2F%2F3f1c9a7b0e5d48f0k=-----BEGIN+EC+PRIVATE+KEY-----%0AMIIE"
                 + "pAIBAAKCAQEAvRz3%2BXz9\u{00}\u{00}\u{FFFD}\u{FFFD}F%0A-----END+llet@e.dampleEC+P",
+            // A URL-encoded JSON password whose value holds the marker and a broken escape (`%2` then U+FFFD).
+            "x}Cutfetc` Q$\u{0}\u{0}\u{0}\u{0}\u{0}SSRnzatif=%22Password%22%3A+%22[REDACTED]%2"
+                + String(repeating: "\u{FFFD}", count: 49)
+                + "2%3A+%22horizationjane%2Bwallet%40example.com&x=tsp%t3A%2F%tps%x",
         ] {
             let once = redactor.redact(text)
-            #expect(redactor.redact(once) == once, "\(text) → \(once)")
+            let twice = redactor.redact(once)
+            #expect(twice == once, "\(text.debugDescription) → \(once.debugDescription) → \(twice.debugDescription)")
         }
         #expect(redactor.redact("Authorization: Bearer abc") == "Authorization: Bearer [REDACTED]")
         // After a real space a `+` belongs to the token (the fuzzer's `Bearer ++++…` kept its pluses).

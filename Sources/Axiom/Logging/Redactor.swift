@@ -44,14 +44,27 @@ public struct Redactor: Sendable {
     }
 
     /// The text with every secret replaced by ``marker`` (or cut after a short prefix).
+    ///
+    /// Redacting is idempotent: a redacted line redacted again is the same line. A line the scan changes is
+    /// scanned again until a pass changes nothing (a marker put in can end a value differently for the next
+    /// pass, in broken encodings the fuzzer finds), at most ``maximumPasses`` times. A line without secrets
+    /// costs one pass; a line with some, usually two.
     public func redact(_ text: String) -> String {
-        var text = text
-        let redacted: String? = text.withUTF8 { bytes in
-            var scan = Scan(input: bytes, prefixLength: prefixLength)
-            return scan.run()
+        var current = text
+        for _ in 0..<Self.maximumPasses {
+            var input = current
+            let redacted: String? = input.withUTF8 { bytes in
+                var scan = Scan(input: bytes, prefixLength: prefixLength)
+                return scan.run()
+            }
+            guard let redacted, redacted != current else { break }
+            current = redacted
         }
-        return redacted ?? text
+        return current
     }
+
+    /// How many times `redact(_:)` scans a line at most.
+    static let maximumPasses = 8
 
     /// The value with every string in it redacted, recursively.
     public func redact(_ value: Logger.MetadataValue) -> Logger.MetadataValue {
