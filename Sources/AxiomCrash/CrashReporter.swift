@@ -19,8 +19,32 @@ public enum CrashReporter {
     /// modules. A second call changes nothing and does not throw, whatever directory it
     /// names.
     ///
-    /// Threads whose stack overflows without an alternate signal stack die without a
-    /// report: call ``prepareCurrentThread()`` on threads you create.
+    /// A stack overflow is reported on every thread created after install, whoever creates it (the Swift
+    /// concurrency pool, a C library's workers): the reporter wraps `pthread_create` so each new thread gives
+    /// itself an alternate signal stack (64 KiB of address space and a guard page, touched only when a signal
+    /// runs on it, released when the thread exits). Threads that existed before install, other than the
+    /// calling one, have none: install first thing in `main`, or call ``prepareCurrentThread()`` on them.
+    public static func install(directory: String) throws(CrashReporterError) {
+        try createPrivateDirectory(directory)
+        let result = axiom_crash_install(directory)
+        switch result {
+        case Int32(AXIOM_CRASH_INSTALLED), Int32(AXIOM_CRASH_ALREADY_INSTALLED):
+            return
+        case Int32(AXIOM_CRASH_ERROR_DIRECTORY):
+            throw CrashReporterError(.cannotUseDirectory(path: directory, errno: errno))
+        case Int32(AXIOM_CRASH_ERROR_ALTERNATE_STACK):
+            throw CrashReporterError(.installFailed(step: "alternate signal stack", errno: errno))
+        case Int32(AXIOM_CRASH_ERROR_SIGACTION):
+            throw CrashReporterError(.installFailed(step: "sigaction", errno: errno))
+        default:
+            throw CrashReporterError(.installFailed(step: "module snapshot", errno: errno))
+        }
+    }
+
+    /// Whether threads created after ``install(directory:)`` get an alternate signal stack by themselves. False
+    /// only in builds with a sanitizer, whose runtime owns `pthread_create`.
+    public static var preparesNewThreads: Bool { axiom_crash_prepares_new_threads() != 0 }
+
     /// Creates `path` and every missing folder above it, each with mode 0700 (`mkdir -p`, private to the
     /// user); folders that exist are left as they are. A component that exists and is not a folder is an error
     /// naming it.
@@ -40,23 +64,6 @@ public enum CrashReporter {
         }
     }
 
-    public static func install(directory: String) throws(CrashReporterError) {
-        try createPrivateDirectory(directory)
-        let result = axiom_crash_install(directory)
-        switch result {
-        case Int32(AXIOM_CRASH_INSTALLED), Int32(AXIOM_CRASH_ALREADY_INSTALLED):
-            return
-        case Int32(AXIOM_CRASH_ERROR_DIRECTORY):
-            throw CrashReporterError(.cannotUseDirectory(path: directory, errno: errno))
-        case Int32(AXIOM_CRASH_ERROR_ALTERNATE_STACK):
-            throw CrashReporterError(.installFailed(step: "alternate signal stack", errno: errno))
-        case Int32(AXIOM_CRASH_ERROR_SIGACTION):
-            throw CrashReporterError(.installFailed(step: "sigaction", errno: errno))
-        default:
-            throw CrashReporterError(.installFailed(step: "module snapshot", errno: errno))
-        }
-    }
-
     /// Whether ``install(directory:)`` has succeeded in this process.
     public static var isInstalled: Bool { axiom_crash_is_installed() != 0 }
 
@@ -69,8 +76,11 @@ public enum CrashReporter {
         }
     }
 
-    /// Re-reads the loaded modules, so frames in libraries opened with `dlopen` after
-    /// ``install(directory:)`` carry their module in later reports.
+    /// Re-reads the loaded modules into the list a report falls back on.
+    ///
+    /// Not needed: a report lists the modules loaded at the moment of the crash, libraries opened with
+    /// `dlopen` after ``install(directory:)`` included. The list taken at install (or by this call) is used
+    /// only if that reading fails.
     public static func refreshModules() {
         _ = axiom_crash_refresh_modules()
     }

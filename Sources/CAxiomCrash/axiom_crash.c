@@ -264,6 +264,72 @@ int axiom_crash_prepare_thread(void) {
 }
 
 // ---------------------------------------------------------------------------------
+// Every thread gets an alternate signal stack: pthread_create is interposed
+//
+// A stack overflow can only be reported on a thread that has an alternate signal stack:
+// without one the kernel cannot push the signal frame and kills the process silently. The
+// application does not create most threads (the Swift concurrency pool's, via libdispatch;
+// a C library's workers), so the reporter defines pthread_create in the executable: every
+// call, from any library, comes here first, and once the reporter is installed the new
+// thread starts by giving itself a stack (axiom_crash_prepare_thread: a 64 KiB mapping plus
+// a guard page, released at thread exit). Before install, or when the wrapper cannot
+// allocate, the call goes straight through.
+//
+// Not under a sanitizer: its runtime interposes pthread_create itself (a weak definition in
+// the executable, like this one would be), and must see every thread.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define AXIOM_CRASH_NO_THREAD_INTERPOSITION 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define AXIOM_CRASH_NO_THREAD_INTERPOSITION 1
+#endif
+
+#ifndef AXIOM_CRASH_NO_THREAD_INTERPOSITION
+typedef int (*pthread_create_function)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static _Atomic(pthread_create_function) real_pthread_create;
+
+struct thread_start {
+    void *(*routine)(void *);
+    void *argument;
+};
+
+static void *start_with_alternate_stack(void *pointer) {
+    struct thread_start start = *(struct thread_start *)pointer;
+    free(pointer);
+    // A thread that cannot have a stack (out of memory) still runs; only its overflow goes unreported.
+    (void)axiom_crash_prepare_thread();
+    return start.routine(start.argument);
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*routine)(void *), void *argument) {
+    pthread_create_function real = atomic_load_explicit(&real_pthread_create, memory_order_acquire);
+    if (!real) {
+        real = (pthread_create_function)dlsym(RTLD_NEXT, "pthread_create");
+        if (!real) return EAGAIN;
+        atomic_store_explicit(&real_pthread_create, real, memory_order_release);
+    }
+    if (!atomic_load_explicit(&installed, memory_order_acquire)) return real(thread, attributes, routine, argument);
+    struct thread_start *start = malloc(sizeof(*start));
+    if (!start) return real(thread, attributes, routine, argument);
+    start->routine = routine;
+    start->argument = argument;
+    int result = real(thread, attributes, start_with_alternate_stack, start);
+    if (result != 0) free(start);
+    return result;
+}
+#endif
+
+int axiom_crash_prepares_new_threads(void) {
+#ifndef AXIOM_CRASH_NO_THREAD_INTERPOSITION
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+// ---------------------------------------------------------------------------------
 // The handler (async-signal-safe from here to the end of axiom_crash_handler)
 
 static int current_tid(void) { return (int)syscall(SYS_gettid); }
@@ -390,6 +456,9 @@ struct glibc_abort_message {
 };
 static struct glibc_abort_message **glibc_abort_message;
 
+/// Set once the report is written: threads that gave their stack may go on.
+static atomic_int dump_release;
+
 static void dump_handler(int signal, siginfo_t *info, void *context) {
     (void)signal;
     (void)info;
@@ -406,6 +475,13 @@ static void dump_handler(int signal, siginfo_t *info, void *context) {
                                                   AXIOM_CRASH_MAX_THREAD_FRAMES, &capture->omitted_frames,
                                                   &capture->unwind_failed);
             atomic_store(&capture->state, CAPTURE_DONE);
+            // Stay here until the report is written: the thread's state does not change under the
+            // report, and a thread woken from sleep(3) or poll(2) does not run on (EINTR) while the
+            // process is dying. Bounded, in case a previous handler lets the process live.
+            for (int waited = 0; !atomic_load(&dump_release) && waited < 30000; waited++) {
+                struct timespec pause = {0, 1000000};
+                nanosleep(&pause, NULL);
+            }
             break;
         }
     }
@@ -714,6 +790,7 @@ static void axiom_crash_handler(int signal, siginfo_t *info, void *context) {
     }
     write_report(signal, info, (ucontext_t *)context, tid);
     restore_previous_actions();
+    atomic_store(&dump_release, 1);
     pass_signal_on(signal, info, tid);
     errno = saved_errno;
 }

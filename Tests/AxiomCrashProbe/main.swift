@@ -64,6 +64,11 @@ func crashAfterHandledErrors() {
 }
 
 @inline(never)
+func overflowOnUnpreparedThread() {
+    _ = axiom_probe_recurse(0)
+}
+
+@inline(never)
 func overflowOnPreparedThread() {
     try! CrashReporter.prepareCurrentThread()
     _ = axiom_probe_recurse(0)
@@ -116,6 +121,16 @@ case "threads":
     axiom_probe_start_workers(8, 2)
     axiom_probe_null_write()
 case "recent-errors": crashAfterHandledErrors()
+case "deaf-thread":
+    axiom_probe_start_deaf_thread()
+    axiom_probe_null_write()
+case "async-stack-overflow":
+    // On a thread of the Swift concurrency pool, which nobody prepared: its stack comes from the reporter.
+    Task.detached { print(axiom_probe_recurse(0)) }
+    while true { sleep(30) }
+case "c-thread-stack-overflow":
+    // On a thread a C library creates with pthread_create, not prepared either.
+    axiom_probe_run_on_thread("probe-c-thread", overflowOnUnpreparedThread)
 case "plugin-loaded":
     // A Swift library opened after install, through the plugin host: listed as a module and as a plugin.
     let folder = String(

@@ -160,6 +160,24 @@ struct CrashBlindSpotTests {
         for worker in workers { #expect(text.contains("Thread \(worker.tid) \"\(worker.name)\":")) }
     }
 
+    /// A thread that blocks every signal cannot be asked for its stack: the crashed thread waits a bounded time
+    /// (half a second), then writes the report with that thread's id and name, marked as not answering.
+    @Test("a thread that does not answer is named, marked, and does not hold up the report")
+    func threadThatDoesNotAnswer() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let processed = try crash("deaf-thread", in: directory)
+        let report = processed.report
+        let deaf = try #require(report.otherThreads.first { $0.name == "probe-deaf" })
+        #expect(!deaf.answered)
+        #expect(deaf.frames.isEmpty)
+        #expect(report.frames.first?.function == "axiom_probe_null_write")
+        let threads = try #require(try json(processed)["threads"] as? [[String: Any]])
+        let listed = try #require(threads.first { $0["name"] as? String == "probe-deaf" })
+        #expect(listed["answered"] as? Bool == false)
+        #expect(ChildProcess.readText(processed.textPath).contains("(did not give its stack in time)"))
+    }
+
     /// 40 errors decided (20 of each code, alternating), then a crash: the report holds the last 32, oldest first.
     @Test("the errors the application decided before the crash are in the report")
     func recentErrors() throws {

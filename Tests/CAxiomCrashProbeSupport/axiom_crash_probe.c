@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -170,4 +171,25 @@ int axiom_probe_crash_in_late_library(void) {
 
 __attribute__((noinline)) void axiom_probe_assert(int value) {
     assert(value == 42 && "the probe's ledger is balanced");  // crash-line: assert
+}
+
+// --- A thread that blocks every signal: it cannot give its stack.
+
+static void *deaf_main(void *argument) {
+    (void)argument;
+    pthread_setname_np(pthread_self(), "probe-deaf");
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pthread_barrier_wait(&workers_ready);
+    for (;;) pause();
+    return NULL;
+}
+
+void axiom_probe_start_deaf_thread(void) {
+    pthread_barrier_init(&workers_ready, NULL, 2);
+    pthread_t thread;
+    pthread_create(&thread, NULL, deaf_main, NULL);
+    pthread_detach(thread);
+    pthread_barrier_wait(&workers_ready);
 }

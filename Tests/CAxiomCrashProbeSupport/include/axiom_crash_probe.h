@@ -31,6 +31,8 @@ void axiom_probe_thread_crash(void);
 void axiom_probe_start_workers(int count, int blocked);
 /// dlopens libbz2 and crashes inside it (a bad output buffer). Returns only on failure.
 int axiom_probe_crash_in_late_library(void);
+/// Starts `probe-deaf`, a thread that blocks every signal, and returns once it runs.
+void axiom_probe_start_deaf_thread(void);
 /// Fails a C assert with a message.
 void axiom_probe_assert(int value);
 
