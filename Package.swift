@@ -159,7 +159,7 @@ let package = Package(
 if Context.environment["AXIOM_FUZZ"] == nil {
     package.targets += [
         benchmark("CrashBenchmarks", ["AxiomCrash", "CAxiomCrash"]),
-        benchmark("AxiomBenchmarks", ["Axiom"]),
+        benchmark("AxiomBenchmarks", ["Axiom", "CAxiomFlightRecorder"]),
         benchmark("RuntimeBenchmarks", ["Axiom"]),
         benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),

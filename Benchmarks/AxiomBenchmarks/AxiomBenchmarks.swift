@@ -1,5 +1,6 @@
 import Axiom
 import Benchmark
+import CAxiomFlightRecorder
 
 // Handler dispatch and descriptor lookup, each beside its baseline in the same run.
 // Run: swift package --allow-writing-to-package-directory benchmark --target AxiomBenchmarks
@@ -88,6 +89,20 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(try? observed.handle(error, operation: "bench"))
             }
         }
+    }
+
+    // Every decided error is written into the crash reporter's flight-recorder ring (dispatch above includes it).
+    let ringDomain = Array("bench".utf8)
+    let ringCode = Array("FOURTH".utf8)
+    let ringLayer = Array("application".utf8)
+    let ringOperation = Array("bench".utf8)
+    Benchmark("Component: flight-recorder ring write (one decided error)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            axiom_flight_recorder_record_error(
+                ringDomain, ringDomain.count, ringCode, ringCode.count, ringLayer, ringLayer.count, ringOperation,
+                ringOperation.count, 1, UInt8(AXIOM_RECENT_ERROR_HANDLED))
+        }
+        blackHole(axiom_flight_recorder_error_count())
     }
 
     // Components of dispatch, to see where its time goes.

@@ -12,6 +12,47 @@ public enum FlightRecorder {
     /// How many errors the process's pipelines have decided so far (the ring keeps the last ``capacity``).
     public static var recordedCount: UInt64 { axiom_flight_recorder_error_count() }
 
+    /// One decided error, as the ring keeps it (strings cut at 64, 24 and 56 bytes).
+    public struct Entry: Sendable, Hashable {
+        /// `domain/code`.
+        public var code: String
+        /// `ignored`, `recovered`, `escalated` or `handled`.
+        public var resolution: String
+        /// The layer that decided.
+        public var layer: String
+        public var operation: String
+        /// Which attempt failed last, from 1.
+        public var attempt: Int
+        /// Wall-clock time the episode ended: seconds and nanoseconds since 1970.
+        public var seconds: Int64
+        public var nanoseconds: Int64
+    }
+
+    /// The errors the ring holds now, oldest first (at most ``capacity``). A slot being written at that moment
+    /// is left out.
+    public static func recentErrors() -> [Entry] {
+        var raw = [axiom_recent_error](repeating: axiom_recent_error(), count: capacity)
+        let count = raw.withUnsafeMutableBufferPointer { axiom_flight_recorder_copy_errors($0.baseAddress, $0.count) }
+        return raw.prefix(count).map { error in
+            var error = error
+            func text<T>(_ field: inout T, _ length: UInt8) -> String {
+                withUnsafeBytes(of: &field) { String(decoding: $0.prefix(Int(length)), as: UTF8.self) }
+            }
+            let resolution: String
+            switch Int(error.resolution) {
+            case AXIOM_RECENT_ERROR_IGNORED: resolution = "ignored"
+            case AXIOM_RECENT_ERROR_RECOVERED: resolution = "recovered"
+            case AXIOM_RECENT_ERROR_ESCALATED: resolution = "escalated"
+            default: resolution = "handled"
+            }
+            return Entry(
+                code: text(&error.code, error.code_length), resolution: resolution,
+                layer: text(&error.layer, error.layer_length),
+                operation: text(&error.operation, error.operation_length),
+                attempt: Int(error.attempt), seconds: error.seconds, nanoseconds: error.nanoseconds)
+        }
+    }
+
     /// Writes one decided error into the ring.
     @usableFromInline
     static func record(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution, layer: Layer) {
