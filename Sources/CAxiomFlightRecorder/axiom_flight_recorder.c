@@ -43,8 +43,10 @@ void axiom_flight_recorder_record_error(const uint8_t *domain, size_t domain_len
     uint64_t ticket = atomic_fetch_add_explicit(&next_ticket, 1, memory_order_relaxed);
     struct slot *slot = &ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
     uint64_t sequence = atomic_load_explicit(&slot->sequence, memory_order_relaxed);
+    // Acquire: the claim reads the previous writer's release of this slot, so its writes of the
+    // slot happen before ours.
     if ((sequence & 1) ||
-        !atomic_compare_exchange_strong_explicit(&slot->sequence, &sequence, 2 * ticket + 1, memory_order_relaxed,
+        !atomic_compare_exchange_strong_explicit(&slot->sequence, &sequence, 2 * ticket + 1, memory_order_acquire,
                                                  memory_order_relaxed))
         return;
     atomic_thread_fence(memory_order_release);
