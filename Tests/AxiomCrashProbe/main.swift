@@ -92,12 +92,15 @@ if arguments[2] == "process" {
     exit(0)
 }
 axiom_probe_disable_core_dumps()
-do {
-    try CrashReporter.install(directory: directory)
-    try CrashReporter.install(directory: directory)  // a second install must be harmless
-} catch {
-    printError("install failed: \(error)")
-    exit(3)
+// AXIOM_PROBE_NO_REPORTER=1: crash without the reporter (the baselines of Benchmarks/crash-to-death).
+if getenv("AXIOM_PROBE_NO_REPORTER") == nil {
+    do {
+        try CrashReporter.install(directory: directory)
+        try CrashReporter.install(directory: directory)  // a second install must be harmless
+    } catch {
+        printError("install failed: \(error)")
+        exit(3)
+    }
 }
 
 switch arguments[2] {
@@ -121,6 +124,13 @@ case "threads":
     axiom_probe_start_workers(8, 2)
     axiom_probe_null_write()
 case "recent-errors": crashAfterHandledErrors()
+case "timed-threads":
+    // For Benchmarks/crash-to-death: 8 other threads, then the CLOCK_MONOTONIC time just before the fault.
+    axiom_probe_start_workers(8, 2)
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    printError("fault-at \(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))")
+    axiom_probe_null_write()
 case "deaf-thread":
     axiom_probe_start_deaf_thread()
     axiom_probe_null_write()

@@ -7,7 +7,7 @@
 //
 // The crash handler (CAxiomCrash) copies both into the raw report. Nothing here depends on
 // the crash reporter being installed: recording costs the same either way, and is cheap
-// (a clock read, two atomic operations and copies of at most 144 bytes).
+// (a coarse clock read, two atomic operations and copies of at most 144 bytes).
 #ifndef AXIOM_FLIGHT_RECORDER_H
 #define AXIOM_FLIGHT_RECORDER_H
 
@@ -32,7 +32,7 @@ enum {
 /// One decided error. Plain data, no pointers: the raw report stores it byte for byte
 /// (record type AXIOM_CRASH_RECORD_RECENT_ERROR), so its layout is part of the format.
 struct axiom_recent_error {
-    int64_t seconds;             //   0: CLOCK_REALTIME when the episode ended
+    int64_t seconds;             //   0: CLOCK_REALTIME_COARSE when the episode ended (to a few ms)
     int64_t nanoseconds;         //   8
     uint32_t attempt;            //  16: which attempt failed last, from 1
     uint8_t resolution;          //  20: AXIOM_RECENT_ERROR_*
