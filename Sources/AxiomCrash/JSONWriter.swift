@@ -39,6 +39,12 @@ struct JSONWriter {
         needsComma = true
     }
 
+    /// A value already written as JSON (a number with a fraction), after ``key(_:)``.
+    mutating func raw(_ json: String) {
+        output += json
+        needsComma = true
+    }
+
     mutating func field(_ name: String, _ value: Bool) {
         key(name)
         output += value ? "true" : "false"

@@ -45,6 +45,8 @@ public struct RawCrashReport: Hashable, Sendable {
     public var recentErrors: [RecentError] = []
     /// The plugins loaded into the process.
     public var plugins: [Plugin] = []
+    /// How long the signal handler took to capture everything above, in nanoseconds (version 2; nil before).
+    public var captureNanoseconds: UInt64?
     /// Wall-clock time of the crash.
     public var timestamp: Timestamp
     /// The stack was deeper than the frames the handler records.
@@ -252,6 +254,7 @@ extension RawCrashReport {
         // Version 1 reserved these bytes (zero): no records.
         let recordCount = version >= 2 ? Int(reader.u32()) : 0
         let recordSectionLength = version >= 2 ? Int(reader.u32()) : 0
+        captureNanoseconds = version >= 2 ? reader.u64() : nil
         reader.offset = 40
         guard totalLength <= UInt64(Self.sizeLimit) else {
             throw .tooLarge(size: Int(clamping: totalLength), limit: Self.sizeLimit)

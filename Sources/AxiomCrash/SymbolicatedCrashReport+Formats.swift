@@ -26,6 +26,9 @@ extension SymbolicatedCrashReport {
         json.field("signal", Int(raw.signal))
         json.field("code", Int(raw.code))
         if let message = raw.fatalMessage { json.field("fatalMessage", message) }
+        json.key("backtraceTime")
+        json.raw(Self.seconds(raw.captureNanoseconds ?? 0))
+        json.field("omittedImages", 0)
         json.key("threads")
         json.beginArray()
         json.beginObject()
@@ -39,6 +42,7 @@ extension SymbolicatedCrashReport {
         json.key("frames")
         json.beginArray()
         for frame in frames { writeFrame(frame, to: &json) }
+        if raw.framesTruncated { writeTruncation(to: &json) }
         json.endArray()
         json.endObject()
         for thread in otherThreads {
@@ -51,11 +55,12 @@ extension SymbolicatedCrashReport {
             json.key("frames")
             json.beginArray()
             for frame in thread.frames { writeFrame(frame, to: &json) }
+            if thread.omittedFrames > 0 { writeTruncation(to: &json) }
             json.endArray()
             json.endObject()
         }
         json.endArray()
-        if raw.omittedThreads > 0 { json.field("omittedThreads", raw.omittedThreads) }
+        json.field("omittedThreads", raw.omittedThreads)
         json.key("recentErrors")
         json.beginArray()
         for error in raw.recentErrors {
@@ -109,11 +114,22 @@ extension SymbolicatedCrashReport {
         return json.output + "\n"
     }
 
+    /// The frame the Swift backtracer ends a cut stack with.
+    private func writeTruncation(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("kind", "truncated")
+        json.endObject()
+    }
+
     private func writeFrame(_ frame: Frame, to json: inout JSONWriter) {
         json.beginObject()
         json.field("kind", frame.kind.rawValue)
         json.field("address", hex(frame.address))
         json.field("inlined", frame.isInlined)
+        // As the Swift backtracer, these are written only when true.
+        if frame.isRuntimeFailure { json.field("runtimeFailure", true) }
+        if frame.isThunk { json.field("thunk", true) }
+        if frame.isSystem { json.field("system", true) }
         if let symbol = frame.symbol { json.field("symbol", symbol) }
         if let offset = frame.offset.flatMap({ Int(exactly: $0) }) { json.field("offset", offset) }
         if let description = frame.description { json.field("description", description) }
@@ -223,6 +239,12 @@ extension SymbolicatedCrashReport {
             line += " (no symbol: \(reason))"
         }
         return line
+    }
+
+    /// Nanoseconds as seconds with a fraction, `0.002514`.
+    static func seconds(_ nanoseconds: UInt64) -> String {
+        let fraction = String(nanoseconds % 1_000_000_000)
+        return "\(nanoseconds / 1_000_000_000)." + String(repeating: "0", count: 9 - fraction.count) + fraction
     }
 
     /// `2026-01-02T03:04:05.678901Z`.

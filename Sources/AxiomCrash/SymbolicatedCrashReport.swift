@@ -72,6 +72,23 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         public var line: Int?
         public var column: Int?
 
+        /// A frame the compiler made for a runtime check (`Swift runtime failure: …`), as the Swift backtracer
+        /// marks it.
+        public var isRuntimeFailure: Bool { function?.hasPrefix("Swift runtime failure") == true }
+
+        /// A compiler-made thunk (reabstraction, partial application, dispatch): not the application's code.
+        public var isThunk: Bool {
+            guard let function else { return false }
+            return function.contains(" thunk ") || function.hasPrefix("thunk ") || function.hasSuffix(" thunk")
+                || function.hasPrefix("partial apply forwarder") || function.hasPrefix("@objc ")
+        }
+
+        /// In a library of the system or of the Swift runtime (libc, libswiftCore, …), not the application.
+        public var isSystem: Bool { imagePath.map(SymbolicatedCrashReport.isSystemPath) ?? false }
+
+        /// The full path of the module the address lies in.
+        public var imagePath: String?
+
         /// `function + offset`, as the Swift backtracer writes it.
         public var description: String? {
             guard let function else { return nil }
@@ -97,6 +114,13 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
 
     /// The fatal message when the runtime left one, else what the signal means.
     public var summary: String { raw.fatalMessage ?? crashDescription }
+
+    /// Whether a module path is the system's or the Swift runtime's: `/lib`, `/usr/lib` and the toolchain's
+    /// `…/lib/swift/…` libraries, and the vDSO.
+    static func isSystemPath(_ path: String) -> Bool {
+        path.hasPrefix("/lib/") || path.hasPrefix("/lib64/") || path.hasPrefix("/usr/lib/")
+            || path.contains("/lib/swift/linux/") || path.hasPrefix("linux-vdso")
+    }
 
     /// What went wrong, in the Swift backtracer's words for the signal.
     public var crashDescription: String {
@@ -148,6 +172,7 @@ private struct SymbolicationState {
                 continue
             }
             frame.image = module.name
+            frame.imagePath = module.path
             frame.imageOffset = pc &- module.bias
             if buildIDMatches[module.path] == nil {
                 buildIDMatches[module.path] =

@@ -627,6 +627,7 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     uint64_t registers[AXIOM_CRASH_X86_64_REGISTER_COUNT];
     uint64_t frames[AXIOM_CRASH_MAX_FRAMES];
     struct timespec now = {0, 0};
+    int64_t started = monotonic_ns();
 
     clock_gettime(CLOCK_REALTIME, &now);
     __builtin_memset(&header, 0, sizeof(header));
@@ -698,6 +699,7 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
         plugins = axiom_flight_recorder_plugins(&plugins_length);
         if (plugins && plugins_length) plan_record(&plan, plugins_length);
     }
+    header.capture_nanoseconds = (uint64_t)(monotonic_ns() - started);
     header.record_count = plan.count;
     header.record_section_length = (uint32_t)plan.length;
     header.total_length = sizeof(header) + sizeof(registers) + header.frame_count * 8ull +

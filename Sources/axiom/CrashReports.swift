@@ -9,7 +9,8 @@ struct Symbolicate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Symbolicate one raw crash report.",
         discussion: """
-            Prints the readable text form, or with --json the JSON form (the Swift backtracer's shape). The report \
+            Prints the readable text form, or with --json the JSON form (the Swift backtracer's shape, a superset), \
+            on one line (--json-lines says so for log pipelines). The report \
             is only read: it is not moved or changed. A report that cannot be read or is malformed is an error \
             (exit 1).
 
@@ -29,6 +30,9 @@ struct Symbolicate: AsyncParsableCommand {
     @Flag(help: "Print the JSON report instead of text.")
     var json = false
 
+    @Flag(help: "Print the JSON report as one line, for log pipelines (JSON Lines).")
+    var jsonLines = false
+
     @OptionGroup var debugInfo: DebugInfoOptions
 
     func run() async throws {
@@ -43,8 +47,9 @@ struct Symbolicate: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let symbolicated = SymbolicatedCrashReport(raw: raw, symbolicator: Symbolicator(search: debugInfo.search))
-        if json {
-            print(symbolicated.json)
+        if json || jsonLines {
+            // The JSON form has no line break of its own (strings escape theirs): one report, one line.
+            print(symbolicated.json, terminator: "")
         } else {
             print(symbolicated.text, terminator: "")
         }

@@ -210,5 +210,71 @@ struct CrashBlindSpotTests {
                 "probe.payments/TIMED_OUT handled by application in charge-39"))
     }
 
+    /// The same crash, reported by the Swift runtime's backtracer (chained after the reporter) as JSON: every
+    /// field it writes at the top, in a thread, in a frame and in an image is in the reporter's JSON too, and
+    /// every frame kind the reporter writes is one of the backtracer's.
+    @Test(
+        "the JSON is a superset of the Swift backtracer's crash log",
+        .disabled(
+            if: Sanitizers.thread || Sanitizers.address,
+            "the Swift backtracer trips the child's sanitizer runtime (see chainsToTheSwiftBacktracer)"))
+    func jsonIsASupersetOfTheSwiftBacktracers() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let swiftLog = directory.path + "/swift-backtrace.json"
+        let (termination, stderr) = ChildProcess.runProbe(
+            directory: directory.path + "/reports", kind: "stack-overflow",
+            swiftBacktrace:
+                "enable=yes,interactive=no,color=no,format=json,threads=all,images=all,output-to=\(swiftLog)",
+            stderrPath: directory.path + "/stderr")
+        #expect(termination.signal == SIGSEGV, "\(termination) \(stderr)")
+        let logBytes = try #require(readFileBytes(swiftLog), "the Swift backtracer wrote no log; stderr: \(stderr)")
+        let theirs = try #require(try JSONSerialization.jsonObject(with: Data(logBytes)) as? [String: Any])
+        let outcomes = try CrashReportProcessor(directory: directory.path + "/reports").processPendingReports()
+        guard case .processed(let processed) = try #require(outcomes.first) else {
+            Issue.record("not processed: \(outcomes)")
+            return
+        }
+        let ours = try json(processed)
+
+        func keys(_ objects: [[String: Any]]) -> Set<String> { objects.reduce(into: []) { $0.formUnion($1.keys) } }
+        func frames(_ report: [String: Any]) -> [[String: Any]] {
+            ((report["threads"] as? [[String: Any]]) ?? []).flatMap { ($0["frames"] as? [[String: Any]]) ?? [] }
+        }
+        // `capturedMemory` is memory around the registers: the backtracer reads it from another process, which
+        // a signal handler does not.
+        let top = Set(theirs.keys).subtracting(["capturedMemory"])
+        #expect(top.isSubset(of: ours.keys), "missing: \(top.subtracting(ours.keys))")
+        for key in [
+            "timestamp", "kind", "description", "faultAddress", "platform", "architecture", "threads",
+            "images", "omittedImages", "omittedThreads", "backtraceTime",
+        ] {
+            #expect(ours[key] != nil, "missing \(key)")
+        }
+        let theirThreads = (theirs["threads"] as? [[String: Any]]) ?? []
+        let ourThreads = (ours["threads"] as? [[String: Any]]) ?? []
+        #expect(
+            keys(theirThreads).isSubset(of: keys(ourThreads)), "\(keys(theirThreads).subtracting(keys(ourThreads)))")
+        // Frame fields the backtracer writes for frames of the same kind of stack (a deep recursion, cut).
+        let theirFrameKeys = keys(frames(theirs)).subtracting(["count"])
+        #expect(theirFrameKeys.isSubset(of: keys(frames(ours))), "\(theirFrameKeys.subtracting(keys(frames(ours))))")
+        let images = (theirs["images"] as? [[String: Any]]) ?? []
+        #expect(keys(images).isSubset(of: keys((ours["images"] as? [[String: Any]]) ?? [])))
+        let kinds = Set(frames(ours).compactMap { $0["kind"] as? String })
+        #expect(
+            kinds.isSubset(of: ["programCounter", "returnAddress", "asyncResumePoint", "omittedFrames", "truncated"]))
+        #expect(kinds.contains("truncated"), "a cut stack ends with a truncated frame")
+        #expect(ours["backtraceTime"] is Double)
+
+        // `axiom symbolicate --json-lines`: the report on one line.
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let lines = ChildProcess.runAxiom(["symbolicate", processed.rawPath, "--json-lines"], outputIn: output.path)
+        #expect(lines.termination.exitCode == 0)
+        #expect(lines.stdout.split(separator: "\n").count == 1)
+        #expect(lines.stdout.hasSuffix("}\n"))
+        #expect(try JSONSerialization.jsonObject(with: Data(lines.stdout.utf8)) is [String: Any])
+    }
+
     let probeC = "Tests/CAxiomCrashProbeSupport/axiom_crash_probe.c"
 }

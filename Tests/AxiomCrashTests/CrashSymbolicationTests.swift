@@ -72,7 +72,9 @@ struct CrashSymbolicationTests {
         #expect(thread["name"] as? String == report.raw.threadName)
         #expect((thread["registers"] as? [String: String])?["rip"] == hexString(report.raw.frames[0]))
         let frames = try #require(thread["frames"] as? [[String: Any]])
-        #expect(frames.count == report.frames.count)
+        // A cut stack ends with a `truncated` frame, as the Swift backtracer's does.
+        #expect(frames.count == report.frames.count + (report.raw.framesTruncated ? 1 : 0))
+        #expect((frames.last?["kind"] as? String == "truncated") == report.raw.framesTruncated)
         #expect(frames.first?["kind"] as? String == "programCounter")
         #expect(frames.first?["address"] as? String == hexString(report.raw.frames[0]))
         let locations = frames.filter { $0["image"] as? String == "AxiomCrashProbe" }

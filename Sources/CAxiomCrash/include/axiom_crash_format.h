@@ -140,7 +140,7 @@ struct axiom_crash_header {
     char thread_name[16];           //  80: NUL-padded
     uint32_t record_count;          //  96: version 2 (zero in version 1)
     uint32_t record_section_length; // 100: version 2 (zero in version 1)
-    uint64_t reserved;              // 104: zero
+    uint64_t capture_nanoseconds;   // 104: version 2: time the handler took to capture (monotonic)
 };                                  // 112
 
 #define AXIOM_CRASH_HEADER_LENGTH_V1 112
