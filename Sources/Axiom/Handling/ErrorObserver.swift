@@ -61,7 +61,10 @@ public struct LoggingObserver: ErrorObserver {
         if !event.descriptor.isSensitive { metadata["error"] = "\(event.error)" }
         for (key, value) in event.metadata where metadata[key] == nil { metadata[key] = "\(value)" }
         if let stack = event.stack {
-            metadata["stack"] = .array(stack.addresses.map { .string("0x" + String($0, radix: 16)) })
+            // Described here, when the line is written: symbolicated, or module-relative with build-ids.
+            let logged = stack.logged
+            metadata["stack"] = .array(logged.frames.map { .string($0) })
+            if !logged.modules.isEmpty { metadata["stackModules"] = .array(logged.modules.map { .string($0) }) }
         }
         return metadata
     }
