@@ -127,10 +127,11 @@ struct LoggedStackTests {
             try LLVMSymbolizerReference.symbolicate(
                 module: module.path, addresses: [first.offset - 1], scratchDirectory: scratch.path
             ).first)
+        // The physical function; a release build may have inlined `handle` into it, which llvm-symbolizer then
+        // lists first, as an inlined frame.
         let function = try #require(answer.Symbol.last?.FunctionName)
         #expect(function.contains("15postLedgerEntry"), "\(answer.Symbol.map(\.FunctionName))")
         #expect(!answer.Symbol.contains { $0.FunctionName.contains("makeEvent") })
-        #expect(!answer.Symbol.contains { $0.FunctionName.hasPrefix("$s5Axiom") })
     }
 
     @Test func axiomSymbolicateFinishesALoggedLineAsLLVMSymbolizerReadsIt() throws {
@@ -165,8 +166,9 @@ struct LoggedStackTests {
                 ).first)
             let locations = answer.Symbol.enumerated().map { index, location in
                 let inlined = index < answer.Symbol.count - 1 ? "[inlined] " : ""
-                return inlined + demangled(location.FunctionName, scratch: scratch.path)
-                    + " (\(location.FileName):\(location.Line))"
+                // Line 0 is DWARF's "no line" (a release build's inlined framework code has it): no place then.
+                let place = location.Line > 0 ? " (\(location.FileName):\(location.Line))" : ""
+                return inlined + demangled(location.FunctionName, scratch: scratch.path) + place
             }
             expected.append(locations.joined(separator: ", "))
         }
@@ -174,7 +176,7 @@ struct LoggedStackTests {
         let stack = finished[stackStart.upperBound...]
         #expect(expected.count >= 2, "the application's frame and the test's")
         #expect(stack.hasPrefix(expected.joined(separator: ",") + ","), "\(stack)\n\(expected)")
-        #expect(expected.first?.hasPrefix("AxiomCrashTests.postLedgerEntry(") == true, "\(expected)")
+        #expect(expected.first?.contains("AxiomCrashTests.postLedgerEntry(") == true, "\(expected)")
     }
 
     @Test func theCrashLoggerSymbolicatesFromTheApplicationFrameOn() throws {
