@@ -13,6 +13,10 @@ public protocol ErrorObserver: Sendable {
 /// Ignored errors log at debug, recoveries at info, escalations at debug (the next layer logs the rest),
 /// defaults at the descriptor's severity. The error's own text is never logged for sensitive descriptors.
 ///
+/// An event's stack is described when its line is written, by the stack's ``StackDescriber``: `stack` holds its
+/// frames (module-relative `module+0xoffset`, or symbolicated `function (file:line)`; never a bare address) and
+/// `stackModules` the `module:buildid:path` of each module a module-relative frame names.
+///
 /// Every line is redacted, whenever the observer was made: the default logger finds its backend per line (see
 /// ``FrameworkLogHandler``), and a logger passed in is put behind a ``RedactingLogHandler`` unless it already
 /// redacts.
