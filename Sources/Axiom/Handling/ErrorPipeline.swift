@@ -261,9 +261,8 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     func makeEvent(
         _ error: consuming any Error, operation: String, metadata: [String: String], inAsyncFunction: Bool
     ) -> ErrorEvent {
+        // Read only where a stack may be captured: the path without a capturer does not touch it.
         var anchor: UInt8 = 0
-        let frame: UInt? =
-            inAsyncFunction && capturesStacks ? withUnsafeMutablePointer(to: &anchor) { UInt(bitPattern: $0) } : nil
         let registry = configuration.registry
         if let (descriptor, extractor) = registry.resolveUnlessEscalated(error) {
             // The caller's reference to the error moves into the event: no retain.
@@ -272,6 +271,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                 details: nil)
             if metadata.isEmpty, !capturesStacks { return event }
             if !metadata.isEmpty { event.metadata = metadata }
+            let frame = inAsyncFunction ? withUnsafeMutablePointer(to: &anchor) { UInt(bitPattern: $0) } : nil
             captureStackIfSevere(&event, asyncCallerAbove: frame)
             return event
         }
@@ -289,6 +289,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             details.stack = lower.stack
             details.metadata.merge(lower.metadata) { mine, _ in mine }
         }
+        let frame = inAsyncFunction ? withUnsafeMutablePointer(to: &anchor) { UInt(bitPattern: $0) } : nil
         captureStackIfSevere(&event, asyncCallerAbove: frame)
         return event
     }
