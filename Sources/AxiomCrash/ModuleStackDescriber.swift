@@ -20,7 +20,8 @@ import Synchronization
 /// Runs when a stack is logged, in the process that captured it (its modules must still be loaded), never when
 /// it is captured. The framework's frames are found by symbolicating the leading frames (their mangled names
 /// start with an Axiom module's): this works the same in debug and release builds and when the framework is
-/// linked statically into the application, where module boundaries say nothing.
+/// linked statically into the application, where module boundaries say nothing. Leading frames that cannot be
+/// named (a module without symbol table or debug info) are kept: a frame too many, never one too few.
 ///
 /// The module-relative form is cheap (no debug info is read past the leading frames) and works for stripped
 /// binaries whose debug info lives in a symbol store: `axiom symbolicate --log` finds each module by its build-id
