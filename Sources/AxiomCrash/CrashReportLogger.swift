@@ -17,9 +17,10 @@ import Synchronization
 ///   `outcome="rejected"`.
 /// - Error events: as an ``ErrorObserver`` next to ``LoggingObserver``, it writes one more entry for each event
 ///   a default handler took (`.handled`) at or above ``minimumSeverity`` that carries a stack: the event's
-///   metadata (code, category, layer, disposition…) with `stack` holding the symbolicated frames. The stack was
-///   captured as addresses when the error entered the pipeline (see ``UnwindStackCapturer``); it is
-///   symbolicated here, only when the entry is actually written, with one cached ``Symbolicator``.
+///   metadata (code, category, layer, disposition…) with `stack` holding the symbolicated frames, from the
+///   application's frame on (see ``ModuleStackDescriber``). The stack was captured as addresses when the error
+///   entered the pipeline (see ``UnwindStackCapturer``); it is symbolicated here, only when the entry is actually
+///   written, with one cached ``Symbolicator``.
 ///
 /// ```swift
 /// try CrashReporter.install(directory: crashDirectory)
@@ -151,10 +152,13 @@ public final class CrashReportLogger: ErrorObserver {
         }
         let level = event.descriptor.severity.loggerLevel
         guard logger.logLevel <= level else { return }
-        let frames = stack.symbolicated(with: symbolicator)
         var metadata = LoggingObserver.metadata(event, resolution)
-        metadata["stack"] = .array(frames.map { .string($0.summary) })
-        let place = frames.first { $0.function != nil }.map { " at " + $0.summary } ?? ""
+        // Symbolicated here whatever the capturer's own describer does; frames without debug info stay
+        // module-relative, with their modules' build-ids.
+        let logged = ModuleStackDescriber(symbolicator: symbolicator, symbolicates: true).describe(stack)
+        metadata["stack"] = .array(logged.frames.map { .string($0) })
+        metadata["stackModules"] = logged.modules.isEmpty ? nil : .array(logged.modules.map { .string($0) })
+        let place = logged.frames.first.map { " at " + $0 } ?? ""
         logger.log(level: level, "\(event.code) \(resolution) in \(event.operation)\(place)", metadata: metadata)
     }
 }

@@ -1,4 +1,6 @@
 import Axiom
+import AxiomSymbolication
+import CAxiomCrash
 
 /// The pipeline's stack capturer backed by libunwind's `unw_backtrace` (see ``StackCapture``).
 ///
@@ -8,15 +10,29 @@ import Axiom
 ///
 /// Every error whose severity is at least the configuration's `stackSeverity` (error by default) then carries
 /// the return addresses of the thread where it entered the pipeline. Capturing costs what one
-/// `unw_backtrace` call costs plus one array; nothing is symbolicated here. ``CrashReportLogger`` symbolicates a
-/// stack only when it logs it.
+/// `unw_backtrace` call costs plus one array; nothing is symbolicated here. A stack is described only when it is
+/// logged, by its ``ModuleStackDescriber``: the framework's frames left out, then module-relative frames with
+/// build-ids (`axiom symbolicate --log` finishes them), or symbolicated frames when the capturer was made with
+/// `symbolicates: true`. ``CrashReportLogger`` always symbolicates.
 public struct UnwindStackCapturer: StackCapturer {
     /// The most return addresses one stack keeps (the innermost ones).
     public let maxFrames: Int
+    /// Describes this capturer's stacks when they are logged.
+    public let describer: ModuleStackDescriber
 
     /// Creates a capturer keeping at most `maxFrames` return addresses per stack.
-    public init(maxFrames: Int = 64) {
+    ///
+    /// - Parameters:
+    ///   - maxFrames: the most return addresses one stack keeps.
+    ///   - symbolicates: whether a logged stack is symbolicated when it is logged (`function (file:line)`), or
+    ///     logged module-relative with build-ids (the default: cheap, and finished later where the debug info is).
+    ///   - symbolicator: reads debug info when a stack is logged (see ``ModuleStackDescriber``).
+    public init(
+        maxFrames: Int = 64, symbolicates: Bool = false,
+        symbolicator: Symbolicator = ModuleStackDescriber.sharedSymbolicator
+    ) {
         self.maxFrames = max(1, maxFrames)
+        self.describer = ModuleStackDescriber(symbolicator: symbolicator, symbolicates: symbolicates)
     }
 
     /// The calling thread's return addresses, innermost first, without the `skippingFrames` innermost frames.
@@ -28,6 +44,32 @@ public struct UnwindStackCapturer: StackCapturer {
     public func captureStack(skippingFrames: Int) -> CapturedStack? {
         // StackCapture drops its own frame; its first address is then the call site in this method.
         let addresses = StackCapture.capture(skippingFrames: max(0, skippingFrames), maxFrames: maxFrames)
-        return addresses.isEmpty ? nil : CapturedStack(addresses: addresses)
+        return addresses.isEmpty ? nil : CapturedStack(addresses: addresses, describer: describer)
+    }
+
+    /// As ``captureStack(skippingFrames:)``; with `asyncCallerAbove`, the stack of the async function whose frame is
+    /// the first above that address, followed by its async callers instead of the executor's frames (see
+    /// `axiom_async_stack.h`).
+    ///
+    /// The async callers are read from the async contexts while the task runs: a few libunwind steps (a few
+    /// microseconds), no symbolication. Where the async frame cannot be walked safely (it keeps no frame record),
+    /// the thread's stack alone is returned.
+    @inline(never)  // one frame of ours, always: the skip count depends on it
+    public func captureStack(skippingFrames: Int, asyncCallerAbove anchor: UInt?) -> CapturedStack? {
+        let skip = max(0, skippingFrames)
+        // One array, sized for either walk; trimmed to what was found.
+        var addresses = [UInt](repeating: 0, count: maxFrames + skip)
+        if let anchor {
+            let count = Int(axiom_crash_async_callers(anchor, &addresses, Int32(clamping: maxFrames)))
+            if count > 0 {
+                addresses.removeLast(addresses.count - count)
+                return CapturedStack(addresses: addresses, describer: describer)
+            }
+        }
+        // unw_backtrace, inlined here, leaves out its own frame: the first address is inside this method.
+        let count = Int(axiom_crash_backtrace(&addresses, Int32(clamping: addresses.count)))
+        addresses.removeLast(addresses.count - count)
+        addresses.removeFirst(min(count, skip))
+        return addresses.isEmpty ? nil : CapturedStack(addresses: addresses, describer: describer)
     }
 }

@@ -26,6 +26,25 @@ public struct LoadedModule: Sendable, Hashable {
         return LoadedModule(path: path, loadBias: bias)
     }
 
+    /// The GNU build-id (lowercase hex) of the loaded module containing `address`, read from the module's notes in
+    /// memory: the build-id of the code that runs, even when its file was replaced since. Nil when no module
+    /// contains the address or it has no build-id.
+    public static func buildID(containing address: UInt) -> String? {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBufferPointer {
+            Int(axiom_dwarf_loaded_module_build_id(address, $0.baseAddress, $0.count))
+        }
+        guard count > 0 else { return nil }
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(count * 2)
+        for byte in bytes.prefix(count) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0xf)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
     /// `/proc/self/exe` resolved, so reports name the real file.
     static func executablePath() -> String {
         var buffer = [CChar](repeating: 0, count: 4096)

@@ -34,6 +34,59 @@ static int find_callback(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
+/// The GNU build-id note of a loaded module, read from its PT_NOTE segments in memory (what is loaded, even if
+/// the file on disk was replaced since).
+struct build_id_request {
+    uintptr_t address;
+    unsigned char *buffer;
+    size_t capacity;
+    int length;
+};
+
+static int contains_address(const struct dl_phdr_info *info, uintptr_t address) {
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *phdr = &info->dlpi_phdr[i];
+        if (phdr->p_type != PT_LOAD) continue;
+        uintptr_t start = (uintptr_t)info->dlpi_addr + phdr->p_vaddr;
+        if (address >= start && address - start < phdr->p_memsz) return 1;
+    }
+    return 0;
+}
+
+static int build_id_callback(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct build_id_request *request = data;
+    if (!contains_address(info, request->address)) return 0;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *phdr = &info->dlpi_phdr[i];
+        if (phdr->p_type != PT_NOTE) continue;
+        const unsigned char *note = (const unsigned char *)(info->dlpi_addr + phdr->p_vaddr);
+        size_t left = phdr->p_memsz;
+        while (left >= sizeof(ElfW(Nhdr))) {
+            const ElfW(Nhdr) *header = (const ElfW(Nhdr) *)note;
+            size_t name_size = ((size_t)header->n_namesz + 3u) & ~(size_t)3u;
+            size_t desc_size = ((size_t)header->n_descsz + 3u) & ~(size_t)3u;
+            if (name_size > left - sizeof(ElfW(Nhdr)) || desc_size > left - sizeof(ElfW(Nhdr)) - name_size) break;
+            const unsigned char *name = note + sizeof(ElfW(Nhdr));
+            if (header->n_type == NT_GNU_BUILD_ID && header->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                size_t length = header->n_descsz < request->capacity ? header->n_descsz : request->capacity;
+                memcpy(request->buffer, name + name_size, length);
+                request->length = (int)length;
+                return 1;
+            }
+            note += sizeof(ElfW(Nhdr)) + name_size + desc_size;
+            left -= sizeof(ElfW(Nhdr)) + name_size + desc_size;
+        }
+    }
+    return 1;  // the module was found; it has no build-id
+}
+
+int axiom_dwarf_loaded_module_build_id(uintptr_t address, unsigned char *buffer, size_t capacity) {
+    struct build_id_request request = {address, buffer, capacity, 0};
+    dl_iterate_phdr(build_id_callback, &request);
+    return request.length;
+}
+
 int axiom_dwarf_find_loaded_module(uintptr_t address, char *pathBuffer, size_t pathBufferSize,
                                    uint64_t *loadBias) {
     struct find_request request = {address, pathBuffer, pathBufferSize, 0, 0};

@@ -4,15 +4,21 @@ import AxiomSymbolication
 import Foundation
 
 /// `axiom symbolicate REPORT [--json] [--symbols DIR]... [--debuginfod URL]...`: one raw crash report,
-/// symbolicated, on standard output.
+/// symbolicated, on standard output. `axiom symbolicate --log [FILE]`: log lines with their logged stacks
+/// symbolicated.
 struct Symbolicate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Symbolicate one raw crash report.",
+        abstract: "Symbolicate one raw crash report, or the stacks in log lines (--log).",
         discussion: """
             Prints the readable text form, or with --json the JSON form (the Swift backtracer's shape, a superset), \
             on one line (--json-lines says so for log pipelines). The report \
             is only read: it is not moved or changed. A report that cannot be read or is malformed is an error \
             (exit 1).
+
+            With --log, reads log lines from FILE (or standard input) and prints them with every module-relative \
+            frame of a logged error stack (module+0xoffset, its module listed on the same line as \
+            module:buildid:path, the way Axiom logs stacks) replaced by its functions, files and lines. Frames \
+            whose module's debug info is not found stay as they are.
 
             Each module is identified by the build-id recorded at crash time; the report may come from another \
             machine. Its debug info is taken from the first place holding a file with that build-id: the module's \
@@ -24,8 +30,8 @@ struct Symbolicate: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "A raw crash report (.axcrash) written by the crash reporter.")
-    var report: String
+    @Argument(help: "A raw crash report (.axcrash) written by the crash reporter; with --log, a file of log lines.")
+    var report: String?
 
     @Flag(help: "Print the JSON report instead of text.")
     var json = false
@@ -33,9 +39,20 @@ struct Symbolicate: AsyncParsableCommand {
     @Flag(help: "Print the JSON report as one line, for log pipelines (JSON Lines).")
     var jsonLines = false
 
+    @Flag(name: .customLong("log"), help: "Symbolicate the logged error stacks of log lines (from FILE or stdin).")
+    var logLines = false
+
     @OptionGroup var debugInfo: DebugInfoOptions
 
     func run() async throws {
+        if logLines {
+            try symbolicateLogLines()
+            return
+        }
+        guard let report else {
+            printError("axiom: symbolicate needs a raw crash report, or --log")
+            throw ExitCode(1)
+        }
         let raw: RawCrashReport
         do {
             raw = try RawCrashReport(contentsOf: report)
@@ -52,6 +69,24 @@ struct Symbolicate: AsyncParsableCommand {
             print(symbolicated.json, terminator: "")
         } else {
             print(symbolicated.text, terminator: "")
+        }
+    }
+}
+
+extension Symbolicate {
+    /// Prints each line of the input with its logged stack symbolicated.
+    func symbolicateLogLines() throws {
+        let finisher = LoggedStackSymbolication(symbolicator: Symbolicator(search: debugInfo.search))
+        if let report, report != "-" {
+            guard let data = FileManager.default.contents(atPath: report) else {
+                printError("axiom: cannot read \(report)")
+                throw ExitCode(1)
+            }
+            var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            if lines.last?.isEmpty == true { lines.removeLast() }
+            for line in lines { print(finisher.symbolicate(line: String(line))) }
+        } else {
+            while let line = readLine(strippingNewline: true) { print(finisher.symbolicate(line: line)) }
         }
     }
 }

@@ -42,21 +42,6 @@ public struct Layer: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 }
 
-/// Return addresses captured where an error entered the pipeline. Symbolicated only when logged.
-public struct CapturedStack: Sendable, Hashable {
-    /// Return addresses, innermost first.
-    public var addresses: [UInt]
-
-    /// Creates a stack from return addresses.
-    public init(addresses: [UInt]) { self.addresses = addresses }
-}
-
-/// Captures the current thread's stack. The crash module provides one backed by libunwind.
-public protocol StackCapturer: Sendable {
-    /// The current stack without the innermost `skippingFrames` frames, or nil if it cannot be taken.
-    func captureStack(skippingFrames: Int) -> CapturedStack?
-}
-
 /// A handler that threw while deciding. The event keeps it; the original error is not lost.
 public struct HandlerFailure: Sendable, CustomStringConvertible {
     /// The handler's type name.

@@ -13,6 +13,10 @@ public protocol ErrorObserver: Sendable {
 /// Ignored errors log at debug, recoveries at info, escalations at debug (the next layer logs the rest),
 /// defaults at the descriptor's severity. The error's own text is never logged for sensitive descriptors.
 ///
+/// An event's stack is described when its line is written, by the stack's ``StackDescriber``: `stack` holds its
+/// frames (module-relative `module+0xoffset`, or symbolicated `function (file:line)`; never a bare address) and
+/// `stackModules` the `module:buildid:path` of each module a module-relative frame names.
+///
 /// Every line is redacted, whenever the observer was made: the default logger finds its backend per line (see
 /// ``FrameworkLogHandler``), and a logger passed in is put behind a ``RedactingLogHandler`` unless it already
 /// redacts.
@@ -61,7 +65,10 @@ public struct LoggingObserver: ErrorObserver {
         if !event.descriptor.isSensitive { metadata["error"] = "\(event.error)" }
         for (key, value) in event.metadata where metadata[key] == nil { metadata[key] = "\(value)" }
         if let stack = event.stack {
-            metadata["stack"] = .array(stack.addresses.map { .string("0x" + String($0, radix: 16)) })
+            // Described here, when the line is written: symbolicated, or module-relative with build-ids.
+            let logged = stack.logged
+            metadata["stack"] = .array(logged.frames.map { .string($0) })
+            if !logged.modules.isEmpty { metadata["stackModules"] = .array(logged.modules.map { .string($0) }) }
         }
         return metadata
     }

@@ -178,7 +178,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         do {
             return .success(try await body())
         } catch {
-            event = makeEvent(error, operation: operation, metadata: metadata)
+            event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: true)
         }
         while true {
             switch decide(&event) {
@@ -233,7 +233,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     public func handle(
         _ error: consuming any Error, operation: String, metadata: [String: String] = [:]
     ) throws(EscalatedError) -> ErrorOutcome {
-        var event = makeEvent(error, operation: operation, metadata: metadata)
+        var event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: false)
         let decision = decide(&event, canRetry: false)
         switch consume decision {
         case .ignore:
@@ -252,10 +252,17 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
 
     // MARK: Internals
 
-    // Never inlined, nor is captureStackIfSevere: the capturer skips exactly three frames (its own, that one and
-    // this one) so a stack starts in `run` or `handle`, in every build.
+    // Never inlined, nor is captureStackIfSevere: the capturer skips three frames (its own, that one and this
+    // one), so a stack starts at most a frame or two (a protocol witness thunk, `run` or `handle`) before the
+    // application's; a describer leaves the framework's frames out when the stack is logged. Called from `run`, the
+    // caller is an async function: the address of `anchor`, a local of this frame, tells the capturer which frame
+    // is that function's (the first above this one), so it can follow its async callers.
     @usableFromInline @inline(never)
-    func makeEvent(_ error: consuming any Error, operation: String, metadata: [String: String]) -> ErrorEvent {
+    func makeEvent(
+        _ error: consuming any Error, operation: String, metadata: [String: String], inAsyncFunction: Bool
+    ) -> ErrorEvent {
+        // Read only where a stack may be captured: the path without a capturer does not touch it.
+        var anchor: UInt8 = 0
         let registry = configuration.registry
         if let (descriptor, extractor) = registry.resolveUnlessEscalated(error) {
             // The caller's reference to the error moves into the event: no retain.
@@ -264,7 +271,8 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                 details: nil)
             if metadata.isEmpty, !capturesStacks { return event }
             if !metadata.isEmpty { event.metadata = metadata }
-            captureStackIfSevere(&event)
+            let frame = inAsyncFunction ? withUnsafeMutablePointer(to: &anchor) { UInt(bitPattern: $0) } : nil
+            captureStackIfSevere(&event, asyncCallerAbove: frame)
             return event
         }
         // An escalation from the layer below: decide the error it carries, and keep its trail.
@@ -281,16 +289,17 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             details.stack = lower.stack
             details.metadata.merge(lower.metadata) { mine, _ in mine }
         }
-        captureStackIfSevere(&event)
+        let frame = inAsyncFunction ? withUnsafeMutablePointer(to: &anchor) { UInt(bitPattern: $0) } : nil
+        captureStackIfSevere(&event, asyncCallerAbove: frame)
         return event
     }
 
     @inline(never)
-    private func captureStackIfSevere(_ event: inout ErrorEvent) {
+    private func captureStackIfSevere(_ event: inout ErrorEvent, asyncCallerAbove frame: UInt?) {
         guard let capturer = configuration.stackCapturer, event.descriptor.severity >= configuration.stackSeverity,
             event.stack == nil
         else { return }
-        event.stack = capturer.captureStack(skippingFrames: 3)
+        event.stack = capturer.captureStack(skippingFrames: 3, asyncCallerAbove: frame)
     }
 
     /// Asks the handlers, then applies the layer's rules: nobody deciding means escalate (or handle, at the

@@ -27,6 +27,11 @@ char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *ou
 int axiom_dwarf_find_loaded_module(uintptr_t address, char *pathBuffer, size_t pathBufferSize,
                                    uint64_t *loadBias);
 
+/// Copies the GNU build-id of the loaded module whose PT_LOAD segments contain `address` into `buffer` (at most
+/// `capacity` bytes), read from the module's notes in memory. Returns the number of bytes copied: 0 when no module
+/// contains the address or it has no build-id.
+int axiom_dwarf_loaded_module_build_id(uintptr_t address, unsigned char *buffer, size_t capacity);
+
 /// Asks debuginfod servers (libdebuginfod) for the debug file of `buildID` (raw bytes). `urls`
 /// (space-separated) and `cachePath` replace `DEBUGINFOD_URLS` and `DEBUGINFOD_CACHE_PATH` in the
 /// process environment (libdebuginfod reads them only from there); NULL keeps the environment's value.
