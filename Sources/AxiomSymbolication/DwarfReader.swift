@@ -4,7 +4,7 @@ import CAxiomDwarf
 /// builds a ``CompileUnitTable`` for a unit the first time an address falls in it.
 ///
 /// Not thread-safe (libdwarf is not): it lives inside the ``Symbolicator``'s mutex.
-final class DwarfReader {
+final class DwarfReader: DebugInfoReader {
     struct UnitRange {
         var low: UInt64
         var high: UInt64

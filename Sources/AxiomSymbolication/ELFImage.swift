@@ -222,6 +222,28 @@ final class ELFImage {
         return result
     }
 
+    // MARK: Section bytes
+
+    /// What a section's bytes are to a reader of the mapped file.
+    enum SectionBytes {
+        /// The file has no such section, or it holds no bytes (`SHT_NOBITS`, size 0).
+        case absent
+        case bytes(DWARFSection)
+        /// Compressed (`SHF_COMPRESSED`), or lying past the end of the file: not readable in place.
+        case unusable
+    }
+
+    /// The bytes of the first section named `name`, in place in the mapping.
+    func sectionBytes(named name: String) -> SectionBytes {
+        guard let section = sections.first(where: { $0.name == name }), section.type != 8, section.size > 0 else {
+            return .absent
+        }
+        guard section.flags & 0x800 == 0, fits(section.offset, section.size), let start = Int(exactly: section.offset),
+            let count = Int(exactly: section.size)
+        else { return .unusable }
+        return .bytes(DWARFSection(base: base.advanced(by: start), count: count))
+    }
+
     // MARK: Checks for libdwarf
 
     /// Why libdwarf must not be given this file's `.debug_rnglists`, or nil when it may.

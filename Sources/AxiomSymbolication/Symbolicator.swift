@@ -21,7 +21,7 @@ public final class Symbolicator: Sendable {
         /// The module of a file, opened on first use and kept; a module that cannot be used is remembered too, so
         /// a slow debuginfod server or a long search is paid once per module, not once per frame.
         mutating func module(
-            _ key: ModuleKey, locator: DebugInfoLocator
+            _ key: ModuleKey, locator: DebugInfoLocator, reader: DWARFReaderChoice
         ) throws(SymbolicationError) -> SymbolicatedModule {
             if let last = lastModule, last.key == key { return last.module }
             let result: Result<SymbolicatedModule, SymbolicationError>
@@ -30,7 +30,7 @@ public final class Symbolicator: Sendable {
             } else {
                 do throws(SymbolicationError) {
                     let found = try locator.locate(path: key.path, buildID: key.buildID)
-                    result = .success(try SymbolicatedModule(found))
+                    result = .success(try SymbolicatedModule(found, reader: reader))
                 } catch {
                     result = .failure(error)
                 }
@@ -50,6 +50,7 @@ public final class Symbolicator: Sendable {
 
     private let state = Mutex(State())
     private let locator: DebugInfoLocator
+    private let reader: DWARFReaderChoice
 
     /// Creates a symbolicator with empty caches.
     ///
@@ -57,6 +58,13 @@ public final class Symbolicator: Sendable {
     ///   locally only (the module's debuglink, `/usr/lib/debug`).
     public init(search: DebugInfoSearch = .local) {
         self.locator = DebugInfoLocator(search: search)
+        self.reader = .native
+    }
+
+    /// A symbolicator that reads DWARF with `reader` (tests compare the in-place reader with libdwarf).
+    init(search: DebugInfoSearch = .local, reader: DWARFReaderChoice) {
+        self.locator = DebugInfoLocator(search: search)
+        self.reader = reader
     }
 
     /// Symbolicates an address of a module identified by its build-id.
@@ -75,7 +83,7 @@ public final class Symbolicator: Sendable {
     ) throws(SymbolicationError) -> [SymbolicatedFrame] {
         let key = ModuleKey(path: modulePath, buildID: buildID)
         return try withState { state throws(SymbolicationError) in
-            try state.module(key, locator: locator).symbolicate(address, demangler: &state.demangler)
+            try state.module(key, locator: locator, reader: reader).symbolicate(address, demangler: &state.demangler)
         }
     }
 
@@ -84,7 +92,7 @@ public final class Symbolicator: Sendable {
     public func debugInfo(modulePath: String, buildID: String?) throws(SymbolicationError) -> ModuleDebugInfo {
         let key = ModuleKey(path: modulePath, buildID: buildID)
         return try withState { state throws(SymbolicationError) in
-            try state.module(key, locator: locator).debugInfo
+            try state.module(key, locator: locator, reader: reader).debugInfo
         }
     }
 
@@ -135,7 +143,7 @@ public final class Symbolicator: Sendable {
     /// Opens a module ahead of time (so a later symbolication does not pay for it). Optional.
     public func preload(modulePath: String) throws(SymbolicationError) {
         try withState { state throws(SymbolicationError) in
-            _ = try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator)
+            _ = try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator, reader: reader)
         }
     }
 
@@ -143,7 +151,8 @@ public final class Symbolicator: Sendable {
     /// address. Meant for tools and tests that sample a module.
     public func functionSymbols(modulePath: String) throws(SymbolicationError) -> [FunctionSymbol] {
         try withState { state throws(SymbolicationError) in
-            try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator).allFunctionSymbols()
+            try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator, reader: reader)
+                .allFunctionSymbols()
         }
     }
 }
