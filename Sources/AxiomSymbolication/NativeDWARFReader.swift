@@ -61,8 +61,8 @@ final class NativeDWARFReader: DebugInfoReader {
     private var abbrevTables: [Int: AbbrevTable] = [:]
     private var names: [UInt64: (name: String?, linkageName: String?)] = [:]
 
-    /// Reads the unit index of `image`'s DWARF; nil when the file has no `.debug_info`, or has debug sections it
-    /// cannot read in place (compressed), which libdwarf is left to read.
+    /// Reads the unit index of `image`'s DWARF; nil when the file has no `.debug_info`, or has debug sections that
+    /// cannot be read in place (compressed), which libdwarf is left to read.
     init?(image: ELFImage) {
         self.image = image
         let names = [
@@ -84,8 +84,8 @@ final class NativeDWARFReader: DebugInfoReader {
             sections[0], sections[1], sections[2], sections[3], sections[4], sections[5]
         )
         (addr, self.ranges, rnglists) = (sections[6], sections[7], sections[8])
+        // A file whose units cannot be read here is not handed to libdwarf either: its names come from .symtab.
         indexUnits()
-        guard !units.isEmpty else { return nil }
     }
 
     // MARK: Unit index
@@ -171,7 +171,8 @@ final class NativeDWARFReader: DebugInfoReader {
             default: break
             }
         }
-        guard !cursor.failed, [0x11, 0x3c, 0x4a].contains(declaration.tag) else { return nil }  // compile, partial, skeleton unit
+        // DW_TAG_compile_unit, DW_TAG_partial_unit, DW_TAG_skeleton_unit.
+        guard !cursor.failed, [0x11, 0x3c, 0x4a].contains(declaration.tag) else { return nil }
         // The unit's base address is its low_pc; addrx forms need the addr_base read above.
         unit.base = die.lowPC.flatMap { address($0, unit) } ?? 0
         return pcRanges(die, unit)
