@@ -153,10 +153,16 @@ final class NativeDWARFReader: DebugInfoReader {
         var cursor = DWARFCursor(info, at: unit.firstDie)
         let code = cursor.uleb()
         guard !cursor.failed, code != 0,
-            let (declaration, specs) = AbbrevTable.find(code: code, in: abbrev, at: unit.abbrevOffset)
+            let declaration = AbbrevTable.locate(code: code, in: abbrev, at: unit.abbrevOffset)
         else { return nil }
         var die = DieAttributes()
-        for spec in specs {
+        var specs = DWARFCursor(abbrev, at: declaration.specsOffset)
+        while !specs.isAtEnd && !cursor.failed {
+            let attribute = specs.uleb()
+            let form = specs.uleb()
+            if attribute == 0 && form == 0 { break }
+            let spec = AbbrevTable.Spec(
+                attribute: attribute, form: form, implicitConst: form == 0x21 ? specs.sleb() : 0)
             let value = readValue(spec, &cursor, unit)
             switch spec.attribute {
             case 0x11: die.lowPC = value  // DW_AT_low_pc
@@ -172,7 +178,8 @@ final class NativeDWARFReader: DebugInfoReader {
             }
         }
         // DW_TAG_compile_unit, DW_TAG_partial_unit, DW_TAG_skeleton_unit.
-        guard !cursor.failed, [0x11, 0x3c, 0x4a].contains(declaration.tag) else { return nil }
+        let tag = declaration.tag
+        guard !cursor.failed, !specs.failed, tag == 0x11 || tag == 0x3c || tag == 0x4a else { return nil }
         // The unit's base address is its low_pc; addrx forms need the addr_base read above.
         unit.base = die.lowPC.flatMap { address($0, unit) } ?? 0
         return pcRanges(die, unit)
@@ -222,9 +229,11 @@ final class NativeDWARFReader: DebugInfoReader {
         return index
     }
 
+    /// The unit's abbreviations, parsed once per table (units may share one) and unit shape.
     private func abbrevTable(_ unit: Unit) -> AbbrevTable {
-        if let table = abbrevTables[unit.abbrevOffset] { return table }
-        let table = AbbrevTable(abbrev, at: unit.abbrevOffset)
+        let shape = AbbrevTable.Shape(addressSize: unit.addressSize, offsetSize: unit.offsetSize, version: unit.version)
+        if let table = abbrevTables[unit.abbrevOffset], table.shape == shape { return table }
+        let table = AbbrevTable(abbrev, at: unit.abbrevOffset, shape: shape)
         abbrevTables[unit.abbrevOffset] = table
         return table
     }
@@ -449,7 +458,8 @@ final class NativeDWARFReader: DebugInfoReader {
         var cursor = DWARFCursor(self.info, at: info.firstDie)
         let abbrevs = abbrevTable(info)
         // The unit DIE itself: skipped, then its children are walked.
-        if let (_, hasChildren) = readDie(&cursor, info, abbrevs, into: nil), hasChildren {
+        if let declaration = readCode(&cursor, abbrevs), declaration.hasChildren {
+            skipAttributes(declaration, &cursor, info, abbrevs)
             walkChildren(&cursor, info, abbrevs, mode: .subprograms, parent: nil, into: &table, depth: 0)
         }
         table.finish()
@@ -463,35 +473,51 @@ final class NativeDWARFReader: DebugInfoReader {
         case inlinedSubroutines
     }
 
-    /// Reads one DIE's attributes; its tag and whether children follow, or nil for a null entry or a DIE that
-    /// cannot be read (the cursor is then failed).
-    private func readDie(
-        _ cursor: inout DWARFCursor, _ unit: Unit, _ abbrevs: AbbrevTable,
-        into attributes: UnsafeMutablePointer<DieAttributes>?
-    ) -> (tag: UInt64, hasChildren: Bool)? {
+    /// Reads a DIE's abbreviation code: its declaration, or nil for a null entry or an unknown code (which fails
+    /// the cursor: the DIE's size is unknown).
+    @inline(__always)
+    private func readCode(_ cursor: inout DWARFCursor, _ abbrevs: AbbrevTable) -> AbbrevTable.Declaration? {
         let code = cursor.uleb()
         if code == 0 || cursor.failed { return nil }
         guard let declaration = abbrevs.declaration(code) else {
             cursor.skip(Int.max)
             return nil
         }
+        return declaration
+    }
+
+    /// Skips a DIE's attributes: at once when their forms have fixed sizes (most DIEs), else one by one.
+    @inline(__always)
+    private func skipAttributes(
+        _ declaration: AbbrevTable.Declaration, _ cursor: inout DWARFCursor, _ unit: Unit, _ abbrevs: AbbrevTable
+    ) {
+        if declaration.fixedSize >= 0 {
+            cursor.skip(Int(declaration.fixedSize))
+        } else {
+            for index in declaration.specs { _ = readValue(abbrevs.specs[index], &cursor, unit) }
+        }
+    }
+
+    /// Reads the attributes a walk looks at.
+    private func readAttributes(
+        _ declaration: AbbrevTable.Declaration, _ cursor: inout DWARFCursor, _ unit: Unit, _ abbrevs: AbbrevTable
+    ) -> DieAttributes {
+        var attributes = DieAttributes()
         for index in declaration.specs {
             let spec = abbrevs.specs[index]
             let value = readValue(spec, &cursor, unit)
-            guard let attributes else { continue }
             switch spec.attribute {
-            case 0x11: attributes.pointee.lowPC = value
-            case 0x12: attributes.pointee.highPC = value
-            case 0x55: attributes.pointee.ranges = value
-            case 0x58: attributes.pointee.callFile = value.value  // DW_AT_call_file
-            case 0x59: attributes.pointee.callLine = value.value  // DW_AT_call_line
-            case 0x57: attributes.pointee.callColumn = value.value  // DW_AT_call_column
-            case 0x01: attributes.pointee.sibling = reference(value, unit)  // DW_AT_sibling
+            case 0x11: attributes.lowPC = value
+            case 0x12: attributes.highPC = value
+            case 0x55: attributes.ranges = value
+            case 0x58: attributes.callFile = value.value  // DW_AT_call_file
+            case 0x59: attributes.callLine = value.value  // DW_AT_call_line
+            case 0x57: attributes.callColumn = value.value  // DW_AT_call_column
+            case 0x01: attributes.sibling = reference(value, unit)  // DW_AT_sibling
             default: break
             }
         }
-        if cursor.failed || cursor.offset > unit.end { return nil }
-        return (declaration.tag, declaration.hasChildren)
+        return attributes
     }
 
     /// Skips the children of the DIE just read (up to and including their null entry), without recursion.
@@ -511,7 +537,7 @@ final class NativeDWARFReader: DebugInfoReader {
                 cursor.skip(Int.max)
                 return
             }
-            for index in declaration.specs { _ = readValue(abbrevs.specs[index], &cursor, unit) }
+            skipAttributes(declaration, &cursor, unit, abbrevs)
             if declaration.hasChildren { depth += 1 }
         }
     }
@@ -524,8 +550,19 @@ final class NativeDWARFReader: DebugInfoReader {
     ) {
         while !cursor.failed && cursor.offset < unit.end {
             let dieOffset = UInt64(cursor.offset)
+            guard let declaration = readCode(&cursor, abbrevs) else { return }
+            let tag = declaration.tag
+            let hasChildren = declaration.hasChildren
+            // Only the DIEs that become scopes, or whose children may be skipped by their DW_AT_sibling, are read;
+            // the others (types, variables, parameters: most DIEs) are stepped over.
+            let isScope = (tag == 0x2e && mode == .subprograms) || (tag == 0x1d && mode == .inlinedSubroutines)
             var attributes = DieAttributes()
-            guard let (tag, hasChildren) = readDie(&cursor, unit, abbrevs, into: &attributes) else { return }
+            if isScope || (hasChildren && declaration.hasSibling) {
+                attributes = readAttributes(declaration, &cursor, unit, abbrevs)
+            } else {
+                skipAttributes(declaration, &cursor, unit, abbrevs)
+            }
+            if cursor.failed || cursor.offset > unit.end { return }
             var enter = false
             var childParent = parent
             switch (tag, mode) {
@@ -587,7 +624,8 @@ final class NativeDWARFReader: DebugInfoReader {
             let abbrevs = abbrevTable(info)
             if let start = Int(exactly: table.scopes[Int(top)].dieOffset) {
                 var cursor = DWARFCursor(self.info, at: start)
-                if let (_, hasChildren) = readDie(&cursor, info, abbrevs, into: nil), hasChildren {
+                if let declaration = readCode(&cursor, abbrevs), declaration.hasChildren {
+                    skipAttributes(declaration, &cursor, info, abbrevs)
                     walkChildren(
                         &cursor, info, abbrevs, mode: .inlinedSubroutines, parent: top, into: &table, depth: 1)
                 }
@@ -869,24 +907,58 @@ struct AbbrevTable {
     struct Declaration {
         var tag: UInt64
         var hasChildren: Bool
+        /// Whether a DW_AT_sibling attribute says where the DIE's children end.
+        var hasSibling: Bool
+        /// The size of all attribute values when every form has a fixed size for the unit's shape, else -1.
+        var fixedSize: Int32
         var specs: Range<Int>
     }
 
+    /// What attribute sizes depend on.
+    struct Shape: Equatable {
+        var addressSize: Int
+        var offsetSize: Int
+        var version: UInt16
+    }
+
+    let shape: Shape
     private(set) var specs: [Spec] = []
     private var declarations: [Declaration] = []
     /// Declaration index by code, for the dense codes producers use; others in `sparse`.
     private var byCode: [Int32] = []
     private var sparse: [UInt64: Int32] = [:]
 
-    /// Parses the table at `offset` (an empty table when it cannot be read).
-    init(_ section: DWARFSection, at offset: Int) {
+    /// Parses the table at `offset` (what can be read of it: a damaged tail ends it).
+    init(_ section: DWARFSection, at offset: Int, shape: Shape) {
+        self.shape = shape
+        specs.reserveCapacity(512)
         var cursor = DWARFCursor(section, at: offset)
         while !cursor.isAtEnd {
             let code = cursor.uleb()
             if code == 0 || cursor.failed { break }
-            guard let declaration = Self.readDeclaration(&cursor, into: &specs) else { break }
-            guard let index = Int32(exactly: declarations.count) else { break }
-            declarations.append(declaration)
+            let tag = cursor.uleb()
+            let hasChildren = cursor.u8() != 0
+            let first = specs.count
+            var fixedSize: Int32 = 0
+            var hasSibling = false
+            while !cursor.isAtEnd {
+                let attribute = cursor.uleb()
+                let form = cursor.uleb()
+                if attribute == 0 && form == 0 { break }
+                let implicitConst = form == 0x21 ? cursor.sleb() : 0
+                specs.append(Spec(attribute: attribute, form: form, implicitConst: implicitConst))
+                if attribute == 0x01 { hasSibling = true }
+                if fixedSize >= 0, let size = Self.fixedSize(of: form, shape) {
+                    fixedSize += Int32(size)
+                } else {
+                    fixedSize = -1
+                }
+            }
+            guard !cursor.failed, let index = Int32(exactly: declarations.count) else { break }
+            declarations.append(
+                Declaration(
+                    tag: tag, hasChildren: hasChildren, hasSibling: hasSibling, fixedSize: fixedSize,
+                    specs: first..<specs.count))
             if code < 1 << 16 {
                 let slot = Int(code)
                 if byCode.count <= slot { byCode.append(contentsOf: repeatElement(-1, count: slot + 1 - byCode.count)) }
@@ -897,21 +969,24 @@ struct AbbrevTable {
         }
     }
 
-    private static func readDeclaration(_ cursor: inout DWARFCursor, into specs: inout [Spec]) -> Declaration? {
-        let tag = cursor.uleb()
-        let hasChildren = cursor.u8() != 0
-        let first = specs.count
-        while !cursor.isAtEnd {
-            let attribute = cursor.uleb()
-            let form = cursor.uleb()
-            if attribute == 0 && form == 0 { break }
-            let implicitConst = form == 0x21 ? cursor.sleb() : 0
-            specs.append(Spec(attribute: attribute, form: form, implicitConst: implicitConst))
+    /// The size of a form's value, when it does not depend on the value.
+    static func fixedSize(of form: UInt64, _ shape: Shape) -> Int? {
+        switch form {
+        case 0x01: shape.addressSize  // addr
+        case 0x0b, 0x0c, 0x11, 0x25, 0x29: 1  // data1, flag, ref1, strx1, addrx1
+        case 0x05, 0x12, 0x26, 0x2a: 2  // data2, ref2, strx2, addrx2
+        case 0x27, 0x2b: 3  // strx3, addrx3
+        case 0x06, 0x13, 0x1c, 0x28, 0x2c: 4  // data4, ref4, ref_sup4, strx4, addrx4
+        case 0x07, 0x14, 0x20, 0x24: 8  // data8, ref8, ref_sig8, ref_sup8
+        case 0x1e: 16  // data16
+        case 0x0e, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21: shape.offsetSize  // strp, sec_offset, …, line_strp
+        case 0x10: shape.version <= 2 ? shape.addressSize : shape.offsetSize  // ref_addr
+        case 0x19, 0x21: 0  // flag_present, implicit_const
+        default: nil
         }
-        if cursor.failed { return nil }
-        return Declaration(tag: tag, hasChildren: hasChildren, specs: first..<specs.count)
     }
 
+    @inline(__always)
     func declaration(_ code: UInt64) -> Declaration? {
         if code < UInt64(byCode.count) {
             let index = byCode[Int(code)]
@@ -920,17 +995,24 @@ struct AbbrevTable {
         return sparse[code].map { declarations[Int($0)] }
     }
 
-    /// One declaration, found by scanning the table at `offset` without keeping it (a unit's first DIE uses the
-    /// first declaration or nearly).
-    static func find(code: UInt64, in section: DWARFSection, at offset: Int) -> (Declaration, [Spec])? {
+    /// One declaration's tag and where its attribute specifications start, found by scanning the table at `offset`
+    /// without keeping it (a unit's first DIE uses the first declaration or nearly).
+    static func locate(
+        code: UInt64, in section: DWARFSection, at offset: Int
+    ) -> (tag: UInt64, hasChildren: Bool, specsOffset: Int)? {
         var cursor = DWARFCursor(section, at: offset)
-        var specs: [Spec] = []
         while !cursor.isAtEnd {
             let current = cursor.uleb()
             if current == 0 || cursor.failed { return nil }
-            specs.removeAll(keepingCapacity: true)
-            guard let declaration = readDeclaration(&cursor, into: &specs) else { return nil }
-            if current == code { return (declaration, specs) }
+            let tag = cursor.uleb()
+            let hasChildren = cursor.u8() != 0
+            if current == code { return cursor.failed ? nil : (tag, hasChildren, cursor.offset) }
+            while !cursor.isAtEnd {
+                let attribute = cursor.uleb()
+                let form = cursor.uleb()
+                if attribute == 0 && form == 0 { break }
+                if form == 0x21 { _ = cursor.sleb() }
+            }
         }
         return nil
     }
