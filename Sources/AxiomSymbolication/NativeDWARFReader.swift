@@ -59,6 +59,8 @@ final class NativeDWARFReader: DebugInfoReader {
     private var unitRanges: [UnitRange] = []
     private var unindexedUnits: [Int] = []
     private var abbrevTables: [Int: AbbrevTable] = [:]
+    /// Where the last unit DIE's declaration was found: (table offset, declaration offset).
+    private var abbrevResume: (table: Int, offset: Int)?
     private var names: [UInt64: (name: String?, linkageName: String?)] = [:]
 
     /// Reads the unit index of `image`'s DWARF; nil when the file has no `.debug_info`, or has debug sections that
@@ -152,9 +154,17 @@ final class NativeDWARFReader: DebugInfoReader {
     private func readUnitDie(_ unit: inout Unit) -> [(low: UInt64, high: UInt64)]? {
         var cursor = DWARFCursor(info, at: unit.firstDie)
         let code = cursor.uleb()
-        guard !cursor.failed, code != 0,
-            let declaration = AbbrevTable.locate(code: code, in: abbrev, at: unit.abbrevOffset)
-        else { return nil }
+        guard !cursor.failed, code != 0 else { return nil }
+        // Units of one object file share its abbreviation table, each adding its own declarations after those of
+        // the unit before: the search resumes where the previous unit's was found.
+        var found: (tag: UInt64, hasChildren: Bool, declarationOffset: Int, specsOffset: Int)? = nil
+        if let resume = abbrevResume, resume.table == unit.abbrevOffset {
+            found = AbbrevTable.locate(code: code, in: abbrev, at: resume.offset)
+        }
+        guard let declaration = found ?? AbbrevTable.locate(code: code, in: abbrev, at: unit.abbrevOffset) else {
+            return nil
+        }
+        abbrevResume = (unit.abbrevOffset, declaration.declarationOffset)
         var die = DieAttributes()
         var specs = DWARFCursor(abbrev, at: declaration.specsOffset)
         while !specs.isAtEnd && !cursor.failed {
@@ -995,18 +1005,19 @@ struct AbbrevTable {
         return sparse[code].map { declarations[Int($0)] }
     }
 
-    /// One declaration's tag and where its attribute specifications start, found by scanning the table at `offset`
-    /// without keeping it (a unit's first DIE uses the first declaration or nearly).
+    /// One declaration's tag, where it starts and where its attribute specifications start, found by scanning the
+    /// declarations from `offset` without keeping them.
     static func locate(
         code: UInt64, in section: DWARFSection, at offset: Int
-    ) -> (tag: UInt64, hasChildren: Bool, specsOffset: Int)? {
+    ) -> (tag: UInt64, hasChildren: Bool, declarationOffset: Int, specsOffset: Int)? {
         var cursor = DWARFCursor(section, at: offset)
         while !cursor.isAtEnd {
+            let declarationOffset = cursor.offset
             let current = cursor.uleb()
             if current == 0 || cursor.failed { return nil }
             let tag = cursor.uleb()
             let hasChildren = cursor.u8() != 0
-            if current == code { return cursor.failed ? nil : (tag, hasChildren, cursor.offset) }
+            if current == code { return cursor.failed ? nil : (tag, hasChildren, declarationOffset, cursor.offset) }
             while !cursor.isAtEnd {
                 let attribute = cursor.uleb()
                 let form = cursor.uleb()
