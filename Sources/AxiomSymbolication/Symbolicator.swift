@@ -3,14 +3,18 @@ import Synchronization
 
 /// Turns code addresses into functions, files, lines and columns, inlined frames included.
 ///
-/// Names and locations come from the module's DWARF (read with libdwarf), from its own file or a separate debug
-/// file found by build-id (see ``DebugInfoSearch``); where DWARF does not cover an address, from the ELF
-/// `.symtab` (or `.dynsym`): the nearest preceding function symbol, with an offset.
+/// Names and locations come from the module's DWARF, from its own file or a separate debug file found by build-id
+/// (see ``DebugInfoSearch``); where DWARF does not cover an address, from the ELF `.symtab` (or `.dynsym`): the
+/// nearest preceding function symbol, with an offset. DWARF is read in place from the mapped file, and only what
+/// the addresses need: the compile units' address ranges when the module is opened, then, for a unit an address
+/// falls in, its line program and its functions' ranges (libdwarf reads files whose debug sections are
+/// compressed).
 ///
 /// Everything is cached: a module is opened once and kept (one that cannot be used, with its reason, too); a
 /// compile unit's line table and function scopes are built the first time an address falls in it; demangled
-/// names and per-address results are kept. Thread-safe: the state sits behind one mutex (libdwarf itself is not
-/// thread-safe), so concurrent callers serialize, a debuginfod query included (bounded by its timeout).
+/// names and per-address results are kept. Thread-safe: the state sits behind one mutex (the readers and
+/// libdwarf are not thread-safe), so concurrent callers serialize, a debuginfod query included (bounded by its
+/// timeout).
 public final class Symbolicator: Sendable {
     struct State: ~Copyable {
         var modules: [ModuleKey: Result<SymbolicatedModule, SymbolicationError>] = [:]
