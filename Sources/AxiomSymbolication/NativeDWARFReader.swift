@@ -715,7 +715,7 @@ final class NativeDWARFReader: DebugInfoReader {
             cursor.skip(1)  // segment selector size
         }
         let headerLength = cursor.unsigned(size: offsetSize)
-        guard !cursor.failed, headerLength <= UInt64(end - cursor.offset) else { return }
+        guard !cursor.failed, cursor.offset <= end, headerLength <= UInt64(end - cursor.offset) else { return }
         let programStart = cursor.offset + Int(headerLength)
         let minimumInstructionLength = UInt64(cursor.u8())
         if version >= 4 { cursor.skip(1) }  // maximum operations per instruction (VLIW only)
@@ -791,12 +791,13 @@ final class NativeDWARFReader: DebugInfoReader {
         }
         func entries(_ formats: [(content: UInt64, form: UInt64)]) -> [(path: String?, directory: UInt64)]? {
             let count = cursor.uleb()
-            // Each entry takes at least a byte when it has any field: a count past the section is corrupt.
-            guard count <= UInt64(line.count), formats.isEmpty || count <= UInt64(line.count - cursor.offset) else {
-                return nil
-            }
+            // An entry takes at least a byte for each field whose form has bytes: a count the rest of the section
+            // cannot hold is corrupt. Entries of no bytes at all (no real table has them) are few.
+            let bytesPerEntry = UInt64(formats.filter { $0.form != 0x19 && $0.form != 0x21 }.count)
+            let limit = bytesPerEntry == 0 ? 1 << 16 : UInt64(line.count - cursor.offset) / bytesPerEntry
+            guard !cursor.failed, count <= limit else { return nil }
             var result: [(path: String?, directory: UInt64)] = []
-            result.reserveCapacity(Int(count))
+            result.reserveCapacity(Int(min(count, 1024)))
             for _ in 0..<count {
                 var path: String? = nil
                 var directory: UInt64 = 0
@@ -868,7 +869,9 @@ final class NativeDWARFReader: DebugInfoReader {
             switch opcode {
             case 0:  // extended
                 let length = cursor.uleb()
-                guard length > 0, length <= UInt64(end - cursor.offset) else { return }
+                guard !cursor.failed, cursor.offset <= end, length > 0, length <= UInt64(end - cursor.offset) else {
+                    return
+                }
                 let next = cursor.offset + Int(length)
                 let sub = cursor.u8()
                 switch sub {

@@ -179,6 +179,42 @@ struct BadInputTests {
         }
     }
 
+    @Test(
+        "Damaged DWARF is read bounded: each of the first 64 bytes of every debug section set to 0, 2, 0x7F, 0x80, 0xFF",
+        arguments: ["sym-dwarf4.so", "sym-dwarf5.so"])
+    func damagedDebugSections(name: String) throws {
+        // Lengths, versions, header sizes, counts and forms at the start of each section: a line table of length 2
+        // once made the in-place reader subtract past its end.
+        let path = URL(fileURLWithPath: Self.seed).deletingLastPathComponent().appendingPathComponent(name).path
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let addresses = try symbolicator.functionSymbols(modulePath: path).map(\.address)
+        let file = try temporaryFile("damaged-\(name)", whole)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for section in [
+            ".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str", ".debug_rnglists",
+            ".debug_ranges", ".debug_addr", ".debug_str_offsets",
+        ] {
+            guard let header = whole.sectionHeader(named: section) else { continue }
+            let start = Int(whole.u64(at: header + 24))
+            let size = Int(whole.u64(at: header + 32))
+            for position in start..<(start + min(size, 64)) {
+                for value: UInt8 in [0, 2, 0x7F, 0x80, 0xFF] where whole[position] != value {
+                    var bytes = whole
+                    bytes[position] = value
+                    try Data(bytes).write(to: URL(fileURLWithPath: file))
+                    let fresh = Symbolicator()
+                    for address in addresses {
+                        do {
+                            #expect(!(try fresh.symbolicate(modulePath: file, address: address)).isEmpty)
+                        } catch {
+                            #expect(!error.message.isEmpty)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test("An address no symbol covers is an error, not an empty answer")
     func uncoveredAddress() throws {
         let module = try #require(LoadedModule.containing(address: axiom_fixture_return_address()))
