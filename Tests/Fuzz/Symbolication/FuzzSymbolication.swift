@@ -1,7 +1,7 @@
 // libFuzzer target: the symbolicator on any bytes a module file could hold: its ELF reader and its in-place DWARF
 // reader (unit headers, abbreviations, attribute forms, range lists, line programs, names).
 //
-// The bytes are written to a temporary file (libdwarf opens a path) and looked up by a fresh `Symbolicator`, so
+// The bytes are written to a temporary file (the readers open a path) and looked up by a fresh `Symbolicator`, so
 // no cache carries over from one input to the next. Addresses looked up: the function symbols the file declares,
 // their neighbours, a few fixed ones and one taken from the input. Every answer is frames or a
 // `SymbolicationError`; nothing traps.
