@@ -2,18 +2,24 @@ import AxiomSymbolication
 import Benchmark
 import Foundation
 
-/// 32 addresses inside functions of this benchmark executable that have DWARF line info: the frames of a
-/// typical crash report. Chosen once, evenly spread over the symbol table.
+/// 32 addresses inside functions of this benchmark executable (or of the ELF file `SYMBOLICATION_MODULE` names,
+/// such as `.build/release/AxiomDemo`) that have DWARF line info: the frames of a typical crash report. Chosen
+/// once, evenly spread over the symbol table.
 struct Workload: Sendable {
     let modulePath: String
     let addresses: [UInt64]
 
     static let shared: Workload = {
-        guard let module = LoadedModule.containing(address: UInt(bitPattern: #dsohandle)) else {
+        let modulePath: String
+        if let path = ProcessInfo.processInfo.environment["SYMBOLICATION_MODULE"] {
+            modulePath = path
+        } else if let module = LoadedModule.containing(address: UInt(bitPattern: #dsohandle)) {
+            modulePath = module.path
+        } else {
             fatalError("cannot find the benchmark executable among the loaded modules")
         }
         let symbolicator = Symbolicator()
-        let symbols = (try? symbolicator.functionSymbols(modulePath: module.path)) ?? []
+        let symbols = (try? symbolicator.functionSymbols(modulePath: modulePath)) ?? []
         let candidates = symbols.filter { $0.size > 4 }
         var addresses: [UInt64] = []
         // Spread over the whole executable; passes with shifted starting points until 32 are found.
@@ -22,7 +28,7 @@ struct Workload: Sendable {
             for index in stride(from: pass, to: candidates.count, by: step) {
                 let symbol = candidates[index]
                 let address = symbol.address + symbol.size / 2
-                let frames = (try? symbolicator.symbolicate(modulePath: module.path, address: address)) ?? []
+                let frames = (try? symbolicator.symbolicate(modulePath: modulePath, address: address)) ?? []
                 // Frames with a real source file, like those of a crash report (not thunks).
                 if let file = frames.last?.file, !file.contains("<compiler-generated>") {
                     addresses.append(address)
@@ -31,7 +37,7 @@ struct Workload: Sendable {
             }
         }
         precondition(addresses.count == 32, "found only \(addresses.count) addresses with line info")
-        return Workload(modulePath: module.path, addresses: addresses)
+        return Workload(modulePath: modulePath, addresses: addresses)
     }()
 }
 

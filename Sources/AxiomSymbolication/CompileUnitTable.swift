@@ -82,7 +82,15 @@ struct CompileUnitTable {
     mutating func finish() {
         topLevel.sort { $0.low < $1.low }
         // Stable order within one address keeps table order; end-of-sequence rows sort first so that a
-        // sequence starting where another ends wins.
+        // sequence starting where another ends wins. Rows already in that order (one sequence, or sequences
+        // emitted in address order) are left as they are.
+        let isSorted = rows.indices.dropFirst().allSatisfy { index in
+            let previous = rows[index - 1]
+            let row = rows[index]
+            return previous.address < row.address
+                || (previous.address == row.address && (previous.isEndSequence || !row.isEndSequence))
+        }
+        if isSorted { return }
         let indexed = rows.enumerated().sorted { lhs, rhs in
             if lhs.element.address != rhs.element.address { return lhs.element.address < rhs.element.address }
             if lhs.element.isEndSequence != rhs.element.isEndSequence { return lhs.element.isEndSequence }

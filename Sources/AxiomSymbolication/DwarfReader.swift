@@ -1,10 +1,11 @@
 import CAxiomDwarf
 
 /// The libdwarf side of a module: opens the file once, indexes its compile units by address range, and
-/// builds a ``CompileUnitTable`` for a unit the first time an address falls in it.
+/// builds a ``CompileUnitTable`` for a unit the first time an address falls in it. Used for the files that
+/// ``NativeDWARFReader`` cannot read in place (compressed debug sections), and by tests as its reference.
 ///
 /// Not thread-safe (libdwarf is not): it lives inside the ``Symbolicator``'s mutex.
-final class DwarfReader {
+final class DwarfReader: DebugInfoReader {
     struct UnitRange {
         var low: UInt64
         var high: UInt64

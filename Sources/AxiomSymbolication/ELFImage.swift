@@ -28,6 +28,8 @@ final class ELFImage {
         var address: UInt64
         var size: UInt64
         var nameOffset: Int  // absolute file offset of the NUL-terminated name
+        /// Position in the symbol tables read, which decides among aliases of one address and size.
+        var order: Int = 0
     }
 
     let path: String
@@ -172,12 +174,12 @@ final class ELFImage {
     /// last in table order, which is what `llvm-symbolizer` does.
     func functionSymbols() -> [Symbol] {
         let fromSymtab = symbols(ofType: 2)  // SHT_SYMTAB
-        let all = fromSymtab.isEmpty ? symbols(ofType: 11) : fromSymtab  // SHT_DYNSYM
-        let sorted = all.enumerated().sorted { lhs, rhs in
-            if lhs.element.address != rhs.element.address { return lhs.element.address < rhs.element.address }
-            if lhs.element.size != rhs.element.size { return lhs.element.size < rhs.element.size }
-            return lhs.offset < rhs.offset
-        }.map(\.element)
+        var sorted = fromSymtab.isEmpty ? symbols(ofType: 11) : fromSymtab  // SHT_DYNSYM
+        sorted.sort { lhs, rhs in
+            if lhs.address != rhs.address { return lhs.address < rhs.address }
+            if lhs.size != rhs.size { return lhs.size < rhs.size }
+            return lhs.order < rhs.order
+        }
         var result: [Symbol] = []
         result.reserveCapacity(sorted.count)
         for symbol in sorted {
@@ -216,10 +218,32 @@ final class ELFImage {
                 result.append(
                     Symbol(
                         address: value, size: read(entry + 16, as: UInt64.self),
-                        nameOffset: Int(strings.offset + nameOffset)))
+                        nameOffset: Int(strings.offset + nameOffset), order: result.count))
             }
         }
         return result
+    }
+
+    // MARK: Section bytes
+
+    /// What a section's bytes are to a reader of the mapped file.
+    enum SectionBytes {
+        /// The file has no such section, or it holds no bytes (`SHT_NOBITS`, size 0).
+        case absent
+        case bytes(DWARFSection)
+        /// Compressed (`SHF_COMPRESSED`), or lying past the end of the file: not readable in place.
+        case unusable
+    }
+
+    /// The bytes of the first section named `name`, in place in the mapping.
+    func sectionBytes(named name: String) -> SectionBytes {
+        guard let section = sections.first(where: { $0.name == name }), section.type != 8, section.size > 0 else {
+            return .absent
+        }
+        guard section.flags & 0x800 == 0, fits(section.offset, section.size), let start = Int(exactly: section.offset),
+            let count = Int(exactly: section.size)
+        else { return .unusable }
+        return .bytes(DWARFSection(base: base.advanced(by: start), count: count))
     }
 
     // MARK: Checks for libdwarf

@@ -6,7 +6,7 @@ final class SymbolicatedModule {
     let path: String
     let debugInfo: ModuleDebugInfo
     private let image: ELFImage
-    private let dwarf: DwarfReader?
+    private let dwarf: (any DebugInfoReader)?
     private lazy var functionSymbols = image.functionSymbols()
     private var results: [UInt64: [SymbolicatedFrame]] = [:]
     /// Bounds the per-address cache; beyond it the cache starts over (addresses in crash reports repeat a lot,
@@ -16,12 +16,19 @@ final class SymbolicatedModule {
     /// Where the module's code lies (its executable sections), or nil when it has no section headers.
     private let code: [Range<UInt64>]?
 
-    init(_ found: DebugInfoLocator.Found) throws(SymbolicationError) {
+    init(_ found: DebugInfoLocator.Found, reader: DWARFReaderChoice = .native) throws(SymbolicationError) {
         self.path = found.symbols.path
         self.image = found.symbols
         self.debugInfo = found.info
         if let dwarfPath = found.dwarfPath {
-            self.dwarf = try DwarfReader(path: dwarfPath)
+            // DWARF is read in place from the mapped file; libdwarf reads what that reader leaves to it
+            // (compressed debug sections).
+            let debugImage = dwarfPath == found.symbols.path ? found.symbols : try ELFImage(path: dwarfPath)
+            if reader == .native, let native = NativeDWARFReader(image: debugImage) {
+                self.dwarf = native
+            } else {
+                self.dwarf = try DwarfReader(path: dwarfPath)
+            }
         } else {
             self.dwarf = nil
         }
@@ -138,6 +145,12 @@ final class SymbolicatedModule {
         guard let value, value != 0 else { return nil }
         return value
     }
+}
+
+/// Which reader a module's DWARF is read with: in place (the default), or libdwarf (tests compare the two).
+enum DWARFReaderChoice: Sendable {
+    case native
+    case libdwarf
 }
 
 /// Demangled names by linkage name. `swift_demangle` costs about a microsecond; a name repeats across frames.

@@ -3,14 +3,18 @@ import Synchronization
 
 /// Turns code addresses into functions, files, lines and columns, inlined frames included.
 ///
-/// Names and locations come from the module's DWARF (read with libdwarf), from its own file or a separate debug
-/// file found by build-id (see ``DebugInfoSearch``); where DWARF does not cover an address, from the ELF
-/// `.symtab` (or `.dynsym`): the nearest preceding function symbol, with an offset.
+/// Names and locations come from the module's DWARF, from its own file or a separate debug file found by build-id
+/// (see ``DebugInfoSearch``); where DWARF does not cover an address, from the ELF `.symtab` (or `.dynsym`): the
+/// nearest preceding function symbol, with an offset. DWARF is read in place from the mapped file, and only what
+/// the addresses need: the compile units' address ranges when the module is opened, then, for a unit an address
+/// falls in, its line program and its functions' ranges (libdwarf reads files whose debug sections are
+/// compressed).
 ///
 /// Everything is cached: a module is opened once and kept (one that cannot be used, with its reason, too); a
 /// compile unit's line table and function scopes are built the first time an address falls in it; demangled
-/// names and per-address results are kept. Thread-safe: the state sits behind one mutex (libdwarf itself is not
-/// thread-safe), so concurrent callers serialize, a debuginfod query included (bounded by its timeout).
+/// names and per-address results are kept. Thread-safe: the state sits behind one mutex (the readers and
+/// libdwarf are not thread-safe), so concurrent callers serialize, a debuginfod query included (bounded by its
+/// timeout).
 public final class Symbolicator: Sendable {
     struct State: ~Copyable {
         var modules: [ModuleKey: Result<SymbolicatedModule, SymbolicationError>] = [:]
@@ -21,7 +25,7 @@ public final class Symbolicator: Sendable {
         /// The module of a file, opened on first use and kept; a module that cannot be used is remembered too, so
         /// a slow debuginfod server or a long search is paid once per module, not once per frame.
         mutating func module(
-            _ key: ModuleKey, locator: DebugInfoLocator
+            _ key: ModuleKey, locator: DebugInfoLocator, reader: DWARFReaderChoice
         ) throws(SymbolicationError) -> SymbolicatedModule {
             if let last = lastModule, last.key == key { return last.module }
             let result: Result<SymbolicatedModule, SymbolicationError>
@@ -30,7 +34,7 @@ public final class Symbolicator: Sendable {
             } else {
                 do throws(SymbolicationError) {
                     let found = try locator.locate(path: key.path, buildID: key.buildID)
-                    result = .success(try SymbolicatedModule(found))
+                    result = .success(try SymbolicatedModule(found, reader: reader))
                 } catch {
                     result = .failure(error)
                 }
@@ -50,6 +54,7 @@ public final class Symbolicator: Sendable {
 
     private let state = Mutex(State())
     private let locator: DebugInfoLocator
+    private let reader: DWARFReaderChoice
 
     /// Creates a symbolicator with empty caches.
     ///
@@ -57,6 +62,13 @@ public final class Symbolicator: Sendable {
     ///   locally only (the module's debuglink, `/usr/lib/debug`).
     public init(search: DebugInfoSearch = .local) {
         self.locator = DebugInfoLocator(search: search)
+        self.reader = .native
+    }
+
+    /// A symbolicator that reads DWARF with `reader` (tests compare the in-place reader with libdwarf).
+    init(search: DebugInfoSearch = .local, reader: DWARFReaderChoice) {
+        self.locator = DebugInfoLocator(search: search)
+        self.reader = reader
     }
 
     /// Symbolicates an address of a module identified by its build-id.
@@ -75,7 +87,7 @@ public final class Symbolicator: Sendable {
     ) throws(SymbolicationError) -> [SymbolicatedFrame] {
         let key = ModuleKey(path: modulePath, buildID: buildID)
         return try withState { state throws(SymbolicationError) in
-            try state.module(key, locator: locator).symbolicate(address, demangler: &state.demangler)
+            try state.module(key, locator: locator, reader: reader).symbolicate(address, demangler: &state.demangler)
         }
     }
 
@@ -84,7 +96,7 @@ public final class Symbolicator: Sendable {
     public func debugInfo(modulePath: String, buildID: String?) throws(SymbolicationError) -> ModuleDebugInfo {
         let key = ModuleKey(path: modulePath, buildID: buildID)
         return try withState { state throws(SymbolicationError) in
-            try state.module(key, locator: locator).debugInfo
+            try state.module(key, locator: locator, reader: reader).debugInfo
         }
     }
 
@@ -135,7 +147,7 @@ public final class Symbolicator: Sendable {
     /// Opens a module ahead of time (so a later symbolication does not pay for it). Optional.
     public func preload(modulePath: String) throws(SymbolicationError) {
         try withState { state throws(SymbolicationError) in
-            _ = try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator)
+            _ = try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator, reader: reader)
         }
     }
 
@@ -143,7 +155,8 @@ public final class Symbolicator: Sendable {
     /// address. Meant for tools and tests that sample a module.
     public func functionSymbols(modulePath: String) throws(SymbolicationError) -> [FunctionSymbol] {
         try withState { state throws(SymbolicationError) in
-            try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator).allFunctionSymbols()
+            try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator, reader: reader)
+                .allFunctionSymbols()
         }
     }
 }

@@ -5,10 +5,11 @@ import Foundation
 
 /// `axiom symbolicate REPORT [--json] [--symbols DIR]... [--debuginfod URL]...`: one raw crash report,
 /// symbolicated, on standard output. `axiom symbolicate --log [FILE]`: log lines with their logged stacks
-/// symbolicated.
+/// symbolicated. `axiom symbolicate --binary FILE [ADDRESS...] [--json]`: addresses of one ELF file, as
+/// `llvm-symbolizer` and `addr2line` take them.
 struct Symbolicate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Symbolicate one raw crash report, or the stacks in log lines (--log).",
+        abstract: "Symbolicate one raw crash report, the stacks in log lines (--log), or addresses of a binary.",
         discussion: """
             Prints the readable text form, or with --json the JSON form (the Swift backtracer's shape, a superset), \
             on one line (--json-lines says so for log pipelines). The report \
@@ -27,11 +28,27 @@ struct Symbolicate: AsyncParsableCommand {
             (same layout: DIR/.build-id/xx/rest.debug, as `axiom symbols add` fills it), then the debuginfod \
             servers of --debuginfod or DEBUGINFOD_URLS (cache: DEBUGINFOD_CACHE_PATH). A module file with another \
             build-id is never read: its frames keep module and offset, and say why.
+
+            With --binary FILE, the arguments are addresses in FILE's own address space (0x-prefixed hex, or \
+            decimal), as llvm-symbolizer and addr2line take them; with none, they are read from standard input, \
+            one a line (blank lines skipped). Each address is answered in the order given, in llvm-symbolizer's \
+            layout: one frame per two lines, `function` then `file:line:column`, innermost inlined callee first, \
+            the physical function last, then a blank line; `??` and `??:0:0` where nothing is known. With --json, \
+            one JSON object a line: `{"address": "0x…", "frames": [...]}`. An address that cannot be parsed is \
+            an error (exit 1) before any is symbolicated; one that cannot be symbolicated is answered with `??` \
+            (in JSON: `"error"`), and the command goes on.
             """
     )
 
-    @Argument(help: "A raw crash report (.axcrash) written by the crash reporter; with --log, a file of log lines.")
-    var report: String?
+    @Argument(
+        help: ArgumentHelp(
+            "A raw crash report (.axcrash) written by the crash reporter; with --log, a file of log lines; with "
+                + "--binary, addresses.",
+            valueName: "report-or-address"))
+    var inputs: [String] = []
+
+    @Option(help: "Symbolicate addresses of this ELF file (an executable or shared object) instead of a report.")
+    var binary: String?
 
     @Flag(help: "Print the JSON report instead of text.")
     var json = false
@@ -44,15 +61,25 @@ struct Symbolicate: AsyncParsableCommand {
 
     @OptionGroup var debugInfo: DebugInfoOptions
 
+    func validate() throws {
+        if binary == nil && !logLines && inputs.count != 1 {
+            throw ValidationError("Give one raw crash report, --log [FILE], or --binary FILE with addresses.")
+        }
+        if logLines && inputs.count > 1 {
+            throw ValidationError("--log reads one file of log lines, or standard input.")
+        }
+    }
+
     func run() async throws {
+        if let binary {
+            try symbolicateAddresses(of: binary)
+            return
+        }
         if logLines {
             try symbolicateLogLines()
             return
         }
-        guard let report else {
-            printError("axiom: symbolicate needs a raw crash report, or --log")
-            throw ExitCode(1)
-        }
+        let report = inputs[0]
         let raw: RawCrashReport
         do {
             raw = try RawCrashReport(contentsOf: report)
@@ -77,7 +104,7 @@ extension Symbolicate {
     /// Prints each line of the input with its logged stack symbolicated.
     func symbolicateLogLines() throws {
         let finisher = LoggedStackSymbolication(symbolicator: Symbolicator(search: debugInfo.search))
-        if let report, report != "-" {
+        if let report = inputs.first, report != "-" {
             guard let data = FileManager.default.contents(atPath: report) else {
                 printError("axiom: cannot read \(report)")
                 throw ExitCode(1)
@@ -88,6 +115,75 @@ extension Symbolicate {
         } else {
             while let line = readLine(strippingNewline: true) { print(finisher.symbolicate(line: line)) }
         }
+    }
+}
+
+/// `axiom symbolicate --binary FILE [ADDRESS...]`.
+extension Symbolicate {
+    private func symbolicateAddresses(of binary: String) throws {
+        var texts = inputs
+        if texts.isEmpty {
+            while let line = readLine() { texts.append(line) }
+        }
+        var addresses: [UInt64] = []
+        addresses.reserveCapacity(texts.count)
+        for text in texts {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            guard let address = Self.parseAddress(trimmed) else {
+                printError("axiom: \(trimmed) is not an address (0x-prefixed hex, or decimal)")
+                throw ExitCode(1)
+            }
+            addresses.append(address)
+        }
+        let symbolicator = Symbolicator(search: debugInfo.search)
+        var output = ""
+        for address in addresses {
+            let hex = "0x" + String(address, radix: 16)
+            let frames: [SymbolicatedFrame]
+            let failure: SymbolicationError?
+            do {
+                frames = try symbolicator.symbolicate(modulePath: binary, address: address)
+                failure = nil
+            } catch {
+                frames = []
+                failure = error
+            }
+            if json {
+                output += Self.jsonLine(address: hex, frames: frames, error: failure)
+            } else {
+                for frame in frames.isEmpty ? [SymbolicatedFrame()] : frames {
+                    output += (frame.function ?? "??") + "\n"
+                    output += "\(frame.file ?? "??"):\(frame.line ?? 0):\(frame.column ?? 0)\n"
+                }
+                output += "\n"
+            }
+            // Written as it goes, in large pieces: a long list is not held whole, nor written a line at a time.
+            if output.utf8.count >= 1 << 16 {
+                print(output, terminator: "")
+                output = ""
+            }
+        }
+        print(output, terminator: "")
+    }
+
+    /// `0x`-prefixed hexadecimal, or decimal.
+    static func parseAddress(_ text: String) -> UInt64? {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
+        return UInt64(text)
+    }
+
+    private static func jsonLine(address: String, frames: [SymbolicatedFrame], error: SymbolicationError?) -> String {
+        struct Line: Encodable {
+            var address: String
+            var frames: [SymbolicatedFrame]
+            var error: String?
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let line = Line(address: address, frames: frames, error: error.map { "\($0)" })
+        guard let data = try? encoder.encode(line) else { return "" }
+        return String(decoding: data, as: UTF8.self) + "\n"
     }
 }
 

@@ -1,4 +1,5 @@
 import AxiomCrash
+import AxiomSymbolication
 import Foundation
 import Testing
 
@@ -92,6 +93,45 @@ struct CrashCommandTests {
         let missing = ChildProcess.runAxiom(["symbolicate", output.path + "/nothing.axcrash"], outputIn: output.path)
         #expect(missing.termination.exitCode == 1)
         #expect(missing.stderr.hasPrefix("axiom: cannot read raw crash report \(output.path)/nothing.axcrash: "))
+    }
+
+    @Test func symbolicateBinaryAnswersEachAddressInLLVMSymbolizersLayout() throws {
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let binary = ChildProcess.probePath
+        let symbolicator = Symbolicator()
+        let symbol = try #require(
+            try symbolicator.functionSymbols(modulePath: binary).first { $0.name == "axiom_probe_null_write" })
+        let address = symbol.address + 1
+        let frames = try symbolicator.symbolicate(modulePath: binary, address: address)
+        let expected =
+            frames.map { "\($0.function ?? "??")\n\($0.file ?? "??"):\($0.line ?? 0):\($0.column ?? 0)\n" }.joined()
+            + "\n"
+
+        // Hex and decimal, in the order given; an address nothing covers is answered with ?? and the rest go on.
+        let text = ChildProcess.runAxiom(
+            ["symbolicate", "--binary", binary, "0x" + String(address, radix: 16), "1", String(address)],
+            outputIn: output.path)
+        #expect(text.termination.exitCode == 0, "\(text.termination) \(text.stderr)")
+        #expect(text.stdout == expected + "??\n??:0:0\n\n" + expected)
+        #expect(frames.last?.file?.hasSuffix("axiom_crash_probe.c") == true)
+
+        let json = ChildProcess.runAxiom(
+            ["symbolicate", "--binary", binary, "--json", String(address)], outputIn: output.path)
+        #expect(json.termination.exitCode == 0, "\(json.termination) \(json.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["address"] as? String == "0x" + String(address, radix: 16))
+        let jsonFrames = try #require(object["frames"] as? [[String: Any]])
+        #expect(jsonFrames.last?["function"] as? String == "axiom_probe_null_write")
+
+        let bad = ChildProcess.runAxiom(["symbolicate", "--binary", binary, "0xZZ"], outputIn: output.path)
+        #expect(bad.termination.exitCode == 1)
+        #expect(bad.stdout.isEmpty)
+        #expect(bad.stderr == "axiom: 0xZZ is not an address (0x-prefixed hex, or decimal)\n")
+
+        let none = ChildProcess.runAxiom(["symbolicate"], outputIn: output.path)
+        #expect(none.termination.exitCode != 0)
     }
 
     @Test func crashReportsProcessesEveryPendingReportAndExitsOneWhenOneIsRejected() throws {

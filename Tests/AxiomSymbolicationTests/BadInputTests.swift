@@ -1,7 +1,8 @@
-import AxiomSymbolication
 import CAxiomSymbolicationFixtures
 import Foundation
 import Testing
+
+@testable import AxiomSymbolication
 
 #if canImport(Glibc)
 import Glibc
@@ -11,9 +12,11 @@ import Glibc
 struct BadInputTests {
     let symbolicator = Symbolicator()
 
-    private func error(_ path: String, address: UInt64 = 0x1000) -> SymbolicationError? {
+    private func error(
+        _ path: String, address: UInt64 = 0x1000, with symbolicator: Symbolicator? = nil
+    ) -> SymbolicationError? {
         do {
-            _ = try symbolicator.symbolicate(modulePath: path, address: address)
+            _ = try (symbolicator ?? self.symbolicator).symbolicate(modulePath: path, address: address)
             return nil
         } catch {
             return error
@@ -115,14 +118,19 @@ struct BadInputTests {
         }
     }
 
-    @Test("A bad .debug_rnglists header is a DWARF error, not a double free in libdwarf")
+    @Test(
+        "A bad .debug_rnglists header: libdwarf is not given the file (it would free the header twice); the in-place reader reads the lists it points to, bounded"
+    )
     func rangeListHeaders() throws {
         // Found by the Symbolication fuzz target: libdwarf 20210528 frees a range-list header it cannot read and
-        // then frees it again (Tests/Fuzz/Corpus/Symbolication/crash-rnglists-double-free.so).
+        // then frees it again (Tests/Fuzz/Corpus/Symbolication/crash-rnglists-double-free.so). libdwarf still reads
+        // files whose debug sections are compressed.
         let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.seed)))
         let header = try #require(whole.sectionHeader(named: ".debug_rnglists"))
         let start = Int(whole.u64(at: header + 24))
         let size = Int(whole.u64(at: header + 32))
+        let libdwarf = Symbolicator(reader: .libdwarf)
+        let symbols = try symbolicator.functionSymbols(modulePath: Self.seed)
         for (name, patch): (String, (inout [UInt8]) -> Void) in [
             ("zeroed", { $0.replaceSubrange(start..<(start + size), with: [UInt8](repeating: 0, count: size)) }),
             ("version-4", { $0[start + 4] = 4 }),
@@ -134,13 +142,22 @@ struct BadInputTests {
             patch(&bytes)
             let path = try temporaryFile("rnglists-\(name).so", bytes)
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let failure = error(path)
+            let failure = error(path, with: libdwarf)
             #expect(failure?.code == .dwarfError, "\(name)")
             #expect(failure?.message.contains(".debug_rnglists") == true, "\(name)")
+            // The in-place reader never reads the header; every function is still named (by DWARF or .symtab).
+            let native = Symbolicator()
+            for symbol in symbols {
+                let frames = try native.symbolicate(modulePath: path, address: symbol.address)
+                #expect(frames.last?.function != nil, "\(name)")
+            }
         }
         let fuzzed = URL(fileURLWithPath: Self.seed).deletingLastPathComponent()
             .appendingPathComponent("crash-rnglists-double-free.so").path
-        #expect(error(fuzzed)?.code == .dwarfError)
+        #expect(error(fuzzed, with: libdwarf)?.code == .dwarfError)
+        for symbol in symbols {
+            #expect(try Symbolicator().symbolicate(modulePath: fuzzed, address: symbol.address).last?.function != nil)
+        }
     }
 
     @Test("Every input the fuzzer once failed on is answered with frames or an error")
@@ -157,6 +174,42 @@ struct BadInputTests {
                     #expect(!(try symbolicator.symbolicate(modulePath: path, address: address)).isEmpty, "\(name)")
                 } catch {
                     #expect(!error.message.isEmpty, "\(name)")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "Damaged DWARF is read bounded: each of the first 64 bytes of every debug section set to 0, 2, 0x7F, 0x80, 0xFF",
+        arguments: ["sym-dwarf4.so", "sym-dwarf5.so"])
+    func damagedDebugSections(name: String) throws {
+        // Lengths, versions, header sizes, counts and forms at the start of each section: a line table of length 2
+        // once made the in-place reader subtract past its end.
+        let path = URL(fileURLWithPath: Self.seed).deletingLastPathComponent().appendingPathComponent(name).path
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let addresses = try symbolicator.functionSymbols(modulePath: path).map(\.address)
+        let file = try temporaryFile("damaged-\(name)", whole)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for section in [
+            ".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str", ".debug_rnglists",
+            ".debug_ranges", ".debug_addr", ".debug_str_offsets",
+        ] {
+            guard let header = whole.sectionHeader(named: section) else { continue }
+            let start = Int(whole.u64(at: header + 24))
+            let size = Int(whole.u64(at: header + 32))
+            for position in start..<(start + min(size, 64)) {
+                for value: UInt8 in [0, 2, 0x7F, 0x80, 0xFF] where whole[position] != value {
+                    var bytes = whole
+                    bytes[position] = value
+                    try Data(bytes).write(to: URL(fileURLWithPath: file))
+                    let fresh = Symbolicator()
+                    for address in addresses {
+                        do {
+                            #expect(!(try fresh.symbolicate(modulePath: file, address: address)).isEmpty)
+                        } catch {
+                            #expect(!error.message.isEmpty)
+                        }
+                    }
                 }
             }
         }

@@ -1,7 +1,7 @@
-// libFuzzer target: the symbolicator on any bytes a module file could hold: its ELF reader, and libdwarf with
-// what the symbolicator makes of libdwarf's answers (counts, offsets, ranges, line rows, names).
+// libFuzzer target: the symbolicator on any bytes a module file could hold: its ELF reader and its in-place DWARF
+// reader (unit headers, abbreviations, attribute forms, range lists, line programs, names).
 //
-// The bytes are written to a temporary file (libdwarf opens a path) and looked up by a fresh `Symbolicator`, so
+// The bytes are written to a temporary file (the readers open a path) and looked up by a fresh `Symbolicator`, so
 // no cache carries over from one input to the next. Addresses looked up: the function symbols the file declares,
 // their neighbours, a few fixed ones and one taken from the input. Every answer is frames or a
 // `SymbolicationError`; nothing traps.
@@ -10,6 +10,7 @@
 // `cc -shared -fPIC -Wl,-z,max-page-size=0x10 -Wl,-z,noseparate-code -Wl,-z,norelro` and `-g -O1` (sym-dwarf5),
 // `-gdwarf-4 -O1` (sym-dwarf4), `-g -O0 -ffunction-sections` (sym-dwarf5-O0) and `-O1` (sym-nodebug); and the inputs
 // that made libdwarf free a range list twice (crash-rnglists-double-free) or leak in dwarf_highpc_b (leak-highpc-*).
+// trap-line-length: sym-dwarf5 with a .debug_line unit length of 2, on which the in-place DWARF reader once trapped.
 //
 //     static inline int square(int value) { return value * value; }
 //     __attribute__((noinline)) static int helper(int value) {
