@@ -459,6 +459,9 @@ extension RawCrashReport {
     }
 
     static func registerNames(architecture code: UInt16) -> [String] {
+        if Int32(code) == AXIOM_CRASH_ARCH_AARCH64 {
+            return (0...28).map { "x\($0)" } + ["fp", "lr", "sp", "pc"]
+        }
         guard Int32(code) == AXIOM_CRASH_ARCH_X86_64 else { return [] }
         return [
             "rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",

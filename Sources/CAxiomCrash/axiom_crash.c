@@ -47,8 +47,18 @@
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the raw report format is little-endian; this writer stores native integers"
 #endif
-#if !defined(__x86_64__)
-#error "register capture is written for x86_64 only"
+// The architecture the report describes: its code, its registers and where the signal's
+// context keeps the pc. libunwind takes the signal's ucontext_t as its context on both.
+#if defined(__x86_64__)
+#define REPORT_ARCHITECTURE AXIOM_CRASH_ARCH_X86_64
+#define REGISTER_COUNT AXIOM_CRASH_X86_64_REGISTER_COUNT
+#define CONTEXT_PC(uc) ((uint64_t)(uc)->uc_mcontext.gregs[REG_RIP])
+#elif defined(__aarch64__)
+#define REPORT_ARCHITECTURE AXIOM_CRASH_ARCH_AARCH64
+#define REGISTER_COUNT AXIOM_CRASH_AARCH64_REGISTER_COUNT
+#define CONTEXT_PC(uc) ((uint64_t)(uc)->uc_mcontext.pc)
+#else
+#error "register capture is written for x86_64 and aarch64"
 #endif
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
@@ -367,12 +377,19 @@ static int write_all(int fd, const void *data, size_t length) {
     return 0;
 }
 
-static void capture_registers(const ucontext_t *uc, uint64_t registers[AXIOM_CRASH_X86_64_REGISTER_COUNT]) {
+static void capture_registers(const ucontext_t *uc, uint64_t registers[REGISTER_COUNT]) {
+#if defined(__x86_64__)
     static const int order[AXIOM_CRASH_X86_64_REGISTER_COUNT] = {
         REG_RIP, REG_RSP, REG_RBP, REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI,
         REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_EFL,
     };
     for (int i = 0; i < AXIOM_CRASH_X86_64_REGISTER_COUNT; i++) registers[i] = (uint64_t)uc->uc_mcontext.gregs[order[i]];
+#elif defined(__aarch64__)
+    // x0 … x28, then fp (x29) and lr (x30): the kernel's regs[0 … 30], in order.
+    for (int i = 0; i < 31; i++) registers[i] = uc->uc_mcontext.regs[i];
+    registers[31] = uc->uc_mcontext.sp;
+    registers[32] = uc->uc_mcontext.pc;
+#endif
 }
 
 /// Unwinds from the interrupted context into `frames` (at most `capacity`); frames[0] is
@@ -383,7 +400,8 @@ static uint32_t capture_frames(ucontext_t *uc, uint64_t *frames, uint32_t capaci
     *omitted = 0;
     *unwind_failed = 0;
     unw_cursor_t cursor;
-    // On x86_64 unw_context_t is ucontext_t, so the signal's context is the start.
+    // On x86_64 unw_context_t is ucontext_t, on aarch64 Linux a prefix of it: the signal's
+    // context is the start.
     if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
         for (;;) {
             unw_word_t pc;
@@ -398,7 +416,7 @@ static uint32_t capture_frames(ucontext_t *uc, uint64_t *frames, uint32_t capaci
     }
     if (count == 0) {
         *unwind_failed = 1;
-        frames[count++] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+        frames[count++] = CONTEXT_PC(uc);
     }
     return count;
 }
@@ -624,7 +642,7 @@ static int write_record_header(int fd, uint16_t type, uint32_t length) {
 static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int tid) {
     static const uint8_t trailer[AXIOM_CRASH_TRAILER_LENGTH] = AXIOM_CRASH_TRAILER_MAGIC;
     struct axiom_crash_header header;
-    uint64_t registers[AXIOM_CRASH_X86_64_REGISTER_COUNT];
+    uint64_t registers[REGISTER_COUNT];
     uint64_t frames[AXIOM_CRASH_MAX_FRAMES];
     struct timespec now = {0, 0};
     int64_t started = monotonic_ns();
@@ -634,8 +652,8 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     __builtin_memcpy(header.magic, AXIOM_CRASH_MAGIC, AXIOM_CRASH_MAGIC_LENGTH);
     header.version = AXIOM_CRASH_FORMAT_VERSION;
     header.header_length = sizeof(header);
-    header.architecture = AXIOM_CRASH_ARCH_X86_64;
-    header.register_count = AXIOM_CRASH_X86_64_REGISTER_COUNT;
+    header.architecture = REPORT_ARCHITECTURE;
+    header.register_count = REGISTER_COUNT;
     header.signal = signal;
     header.si_code = info ? info->si_code : 0;
     header.fault_address = info ? (uint64_t)(uintptr_t)info->si_addr : 0;

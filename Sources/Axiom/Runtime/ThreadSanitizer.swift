@@ -10,7 +10,7 @@ import Glibc
 //
 // so under `swift test --sanitize=thread` every value a mutex guards looks racy to TSan, and a test run reports
 // races that cannot happen, now and then, whenever two threads happen to take one lock. `withTrackedLock` tells
-// TSan that the critical section starts (acquire) and ends (release) on the mutex's value. Without TSan the
+// TSan that the critical section starts (acquire) and ends (release) on the mutex's address. Without TSan the
 // hooks are absent and each call costs one test of a value read once.
 
 /// ThreadSanitizer's annotation hooks, when its runtime is in the process.
@@ -42,13 +42,15 @@ extension Mutex where Value: ~Copyable {
     package borrowing func withTrackedLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        try withLock { (value: inout sending Value) throws(E) -> sending Result in
-            guard let acquire = ThreadSanitizer.acquire, let release = ThreadSanitizer.release else {
-                return try body(&value)
-            }
-            let address = withUnsafeMutablePointer(to: &value) { UnsafeMutableRawPointer($0) }
-            acquire(address)
-            defer { release(address) }
+        guard let acquire = ThreadSanitizer.acquire, let release = ThreadSanitizer.release else {
+            return try withLock(body)
+        }
+        // The token is the mutex's own address, taken without touching the guarded value: an `inout` access to
+        // the value before `acquire` would itself be an access TSan sees unordered (a CI run showed one).
+        let token = withUnsafePointer(to: self) { UnsafeMutableRawPointer(mutating: $0) }
+        return try withLock { (value: inout sending Value) throws(E) -> sending Result in
+            acquire(token)
+            defer { release(token) }
             return try body(&value)
         }
     }

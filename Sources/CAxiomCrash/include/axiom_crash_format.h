@@ -117,6 +117,10 @@
 /// rip rsp rbp rax rbx rcx rdx rsi rdi r8 r9 r10 r11 r12 r13 r14 r15 eflags
 #define AXIOM_CRASH_X86_64_REGISTER_COUNT 18
 
+/// aarch64 register order in the registers section (AXIOM_CRASH_ARCH_AARCH64):
+/// x0 … x28, fp (x29), lr (x30), sp, pc
+#define AXIOM_CRASH_AARCH64_REGISTER_COUNT 33
+
 /// The fixed header, versions 1 and 2. 112 bytes; offsets are stated so the reader does not
 /// depend on a compiler's layout.
 struct axiom_crash_header {
