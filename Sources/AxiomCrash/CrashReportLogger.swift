@@ -118,6 +118,11 @@ public final class CrashReportLogger: ErrorObserver {
             "reportText": "\(processed.textPath)",
             "rawReport": "\(processed.rawPath)",
         ]
+        if let message = raw.fatalMessage { metadata["fatalMessage"] = "\(message)" }
+        if !raw.recentErrors.isEmpty {
+            metadata["recentErrors"] = .array(
+                raw.recentErrors.suffix(8).map { .string("\($0.code) \($0.resolution) in \($0.operation)") })
+        }
         if report.frames.count > top.count { metadata["framesOmitted"] = "\(report.frames.count - top.count)" }
         if !report.changedModules.isEmpty {
             metadata["changedModules"] = .array(report.changedModules.sorted().map { .string($0) })
@@ -125,8 +130,9 @@ public final class CrashReportLogger: ErrorObserver {
         let site = report.crashSite
         if let site { metadata["crashSite"] = "\(site.summary)" }
         let place = site.map { " in " + $0.summary } ?? ""
+        let message = raw.fatalMessage.map { ": " + ($0.split(separator: "\n").first.map(String.init) ?? $0) } ?? ""
         logger.critical(
-            "crash: \(report.crashDescription) (\(raw.signalName))\(place)", metadata: metadata)
+            "crash: \(report.crashDescription) (\(raw.signalName))\(place)\(message)", metadata: metadata)
     }
 
     private func count(outcome: String, signal: String) {

@@ -1,7 +1,20 @@
 // See include/axiom_async_stack.h.
+#define _GNU_SOURCE
 #include "axiom_async_stack.h"
 
 #include "axiom_crash.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+/// Reads two words at `address` without trusting it: process_vm_readv on this process answers EFAULT for memory
+/// that is not mapped, where a plain load would crash the process on an error it only meant to log. Where the
+/// call is not allowed (a seccomp filter), the walk stops and the thread's own stack is used.
+__attribute__((unused)) static int read_two_words(uintptr_t address, uintptr_t out[2]) {
+    struct iovec local = {out, 2 * sizeof(uintptr_t)};
+    struct iovec remote = {(void *)address, 2 * sizeof(uintptr_t)};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)(2 * sizeof(uintptr_t));
+}
 
 // The most a partial function's frame record may lie above its stack pointer: its locals are few (its state
 // lives in the async context).
@@ -37,7 +50,9 @@ __attribute__((noinline)) int axiom_crash_async_callers(uintptr_t anchor, uintpt
     buffer[0] = (uintptr_t)ip;
     int count = 1;
     while (count < capacity && asyncContext != 0 && (asyncContext & 15) == 0) {
-        const uintptr_t *words = (const uintptr_t *)asyncContext;
+        // An async context: its caller's context, then the resume point in the caller.
+        uintptr_t words[2];
+        if (!read_two_words(asyncContext, words)) break;
         uintptr_t resume = words[1];
         if (resume == 0) break;
         buffer[count++] = resume + 1;

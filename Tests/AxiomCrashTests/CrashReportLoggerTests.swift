@@ -151,5 +151,23 @@ struct CrashReportLoggerTests {
         // in the probe (release).
         let first = strings(entry.metadata["frames"]).first ?? ""
         #expect(first.contains("libswiftCore.so") || first.contains("Swift runtime failure"), "\(first)")
+        // The runtime's message is in the entry, and ends its line.
+        let message = try #require(entry.metadata["fatalMessage"].map { "\($0)" })
+        #expect(message.contains("Fatal error: Unexpectedly found nil while unwrapping an Optional value"))
+        #expect("\(entry.message)".hasSuffix(message))
+    }
+
+    @Test func logsTheErrorsDecidedBeforeTheCrash() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        _ = ChildProcess.runProbe(directory: directory.path, kind: "recent-errors")
+        let (logger, handler) = memoryLogger()
+        try CrashReportLogger(logger: logger, metricsFactory: TestMetrics())
+            .processPendingReports(with: CrashReportProcessor(directory: directory.path))
+        let entry = try #require(handler.entries.first)
+        #expect(entry.metadata["fatalMessage"] == nil)
+        #expect(
+            strings(entry.metadata["recentErrors"])
+                == (32..<40).map { "probe.payments/\($0 % 2 == 0 ? "DECLINED" : "TIMED_OUT") handled in charge-\($0)" })
     }
 }
