@@ -11,3 +11,60 @@ protocol DebugInfoReader: AnyObject {
     /// specification for what it lacks.
     func names(ofDieAt offset: UInt64) -> (name: String?, linkageName: String?)
 }
+
+/// Which compile units cover an address, for both DWARF readers: the ranges their unit DIEs give, sorted by start,
+/// and the units whose DIE gives none (producers that omit it), indexed from their functions the first time an
+/// address falls in no known range.
+struct UnitRangeIndex {
+    private struct Entry {
+        var low: UInt64
+        var high: UInt64
+        var unit: Int
+    }
+
+    private var entries: [Entry] = []
+    private var unindexed: [Int] = []
+
+    /// Adds the ranges a unit's DIE gives; a unit with none is indexed later from its functions.
+    mutating func add<Ranges: Sequence>(unit: Int, ranges: Ranges) where Ranges.Element == (low: UInt64, high: UInt64) {
+        var any = false
+        for range in ranges {
+            entries.append(Entry(low: range.low, high: range.high, unit: unit))
+            any = true
+        }
+        if !any { unindexed.append(unit) }
+    }
+
+    /// Sorts the ranges: call once every unit is added.
+    mutating func finish() { entries.sort { $0.low < $1.low } }
+
+    /// The units whose ranges contain `address`, best candidate first. `table` reads a unit's functions, for the
+    /// units without ranges of their own.
+    mutating func units(containing address: UInt64, table: (Int) -> CompileUnitTable?) -> [Int] {
+        var result = candidates(address)
+        if result.isEmpty && !unindexed.isEmpty {
+            let pending = unindexed
+            unindexed = []
+            for unit in pending {
+                guard let units = table(unit) else { continue }
+                for range in units.topLevel { entries.append(Entry(low: range.low, high: range.high, unit: unit)) }
+            }
+            finish()
+            result = candidates(address)
+        }
+        return result
+    }
+
+    private func candidates(_ address: UInt64) -> [Int] {
+        var result: [Int] = []
+        var index = entries.countStarting(atOrBefore: address, \.low) - 1
+        var looked = 0
+        while index >= 0 && looked < 64 {
+            let entry = entries[index]
+            if address < entry.high && !result.contains(entry.unit) { result.append(entry.unit) }
+            index -= 1
+            looked += 1
+        }
+        return result
+    }
+}

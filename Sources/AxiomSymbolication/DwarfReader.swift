@@ -6,12 +6,6 @@ import CAxiomDwarf
 ///
 /// Not thread-safe (libdwarf is not): it lives inside the ``Symbolicator``'s mutex.
 final class DwarfReader: DebugInfoReader {
-    struct UnitRange {
-        var low: UInt64
-        var high: UInt64
-        var unit: Int
-    }
-
     struct Unit {
         var dieOffset: Dwarf_Off
         var version: UInt16
@@ -25,9 +19,9 @@ final class DwarfReader: DebugInfoReader {
     let path: String
     private let debug: Dwarf_Debug
     private(set) var units: [Unit] = []
-    private var unitRanges: [UnitRange] = []
-    /// Units whose DIE carries no address range: indexed from their subprograms on the first miss.
-    private var unindexedUnits: [Int] = []
+    /// Which units cover an address; units whose DIE carries no range are indexed from their subprograms on the
+    /// first miss.
+    private var unitIndex = UnitRangeIndex()
     /// Names resolved per DIE offset: (DW_AT_name, linkage name).
     private var names: [Dwarf_Off: (name: String?, linkageName: String?)] = [:]
 
@@ -132,49 +126,14 @@ final class DwarfReader: DebugInfoReader {
                 Unit(
                     dieOffset: dieOffset, version: version, base: unitBase,
                     isSwift: language == Dwarf_Unsigned(DW_LANG_Swift), table: nil))
-            let ranges = pcRanges(of: unitDie, version: version, base: unitBase)
-            if ranges.isEmpty {
-                unindexedUnits.append(unitIndex)
-            } else {
-                for range in ranges { unitRanges.append(UnitRange(low: range.low, high: range.high, unit: unitIndex)) }
-            }
+            self.unitIndex.add(unit: unitIndex, ranges: pcRanges(of: unitDie, version: version, base: unitBase))
         }
-        unitRanges.sort { $0.low < $1.low }
+        self.unitIndex.finish()
     }
 
     /// The units whose ranges contain `address`, best candidate first.
     func units(containing address: UInt64) -> [Int] {
-        var result = candidates(address)
-        if result.isEmpty && !unindexedUnits.isEmpty {
-            indexUnindexedUnits()
-            result = candidates(address)
-        }
-        return result
-    }
-
-    private func candidates(_ address: UInt64) -> [Int] {
-        var result: [Int] = []
-        var index = unitRanges.countStarting(atOrBefore: address, \.low) - 1
-        var looked = 0
-        while index >= 0 && looked < 64 {
-            let range = unitRanges[index]
-            if address < range.high && !result.contains(range.unit) { result.append(range.unit) }
-            index -= 1
-            looked += 1
-        }
-        return result
-    }
-
-    private func indexUnindexedUnits() {
-        let pending = unindexedUnits
-        unindexedUnits = []
-        for unit in pending {
-            guard let table = table(forUnit: unit) else { continue }
-            for range in table.topLevel {
-                unitRanges.append(UnitRange(low: range.low, high: range.high, unit: unit))
-            }
-        }
-        unitRanges.sort { $0.low < $1.low }
+        unitIndex.units(containing: address) { table(forUnit: $0) }
     }
 
     // MARK: Attributes

@@ -39,12 +39,6 @@ final class NativeDWARFReader: DebugInfoReader {
         var value: UInt64
     }
 
-    struct UnitRange {
-        var low: UInt64
-        var high: UInt64
-        var unit: Int
-    }
-
     let image: ELFImage
     private let info: DWARFSection
     private let abbrev: DWARFSection
@@ -56,8 +50,7 @@ final class NativeDWARFReader: DebugInfoReader {
     private let ranges: DWARFSection
     private let rnglists: DWARFSection
     private(set) var units: [Unit] = []
-    private var unitRanges: [UnitRange] = []
-    private var unindexedUnits: [Int] = []
+    private var unitIndex = UnitRangeIndex()
     private var abbrevTables: [Int: AbbrevTable] = [:]
     /// Where the last unit DIE's declaration was found: (table offset, declaration offset).
     private var abbrevResume: (table: Int, offset: Int)?
@@ -137,17 +130,10 @@ final class NativeDWARFReader: DebugInfoReader {
                 offset: start, end: end, firstDie: firstDie, version: version, offsetSize: offsetSize,
                 addressSize: addressSize, abbrevOffset: abbrevOffset)
             guard let unitRanges = readUnitDie(&unit) else { continue }
-            let index = units.count
+            unitIndex.add(unit: units.count, ranges: unitRanges)
             units.append(unit)
-            if unitRanges.isEmpty {
-                unindexedUnits.append(index)
-            } else {
-                for range in unitRanges {
-                    self.unitRanges.append(UnitRange(low: range.low, high: range.high, unit: index))
-                }
-            }
         }
-        unitRanges.sort { $0.low < $1.low }
+        unitIndex.finish()
     }
 
     /// Reads the unit DIE's attributes into `unit`; its address ranges, or nil when it cannot be read.
@@ -197,38 +183,7 @@ final class NativeDWARFReader: DebugInfoReader {
 
     /// The units whose ranges contain `address`, best candidate first.
     func units(containing address: UInt64) -> [Int] {
-        var result = candidates(address)
-        if result.isEmpty && !unindexedUnits.isEmpty {
-            indexUnindexedUnits()
-            result = candidates(address)
-        }
-        return result
-    }
-
-    private func candidates(_ address: UInt64) -> [Int] {
-        var result: [Int] = []
-        var index = unitRanges.countStarting(atOrBefore: address, \.low) - 1
-        var looked = 0
-        while index >= 0 && looked < 64 {
-            let range = unitRanges[index]
-            if address < range.high && !result.contains(range.unit) { result.append(range.unit) }
-            index -= 1
-            looked += 1
-        }
-        return result
-    }
-
-    /// Units whose DIE gives no range (producers that omit it): indexed from their subprograms, once.
-    private func indexUnindexedUnits() {
-        let pending = unindexedUnits
-        unindexedUnits = []
-        for unit in pending {
-            guard let table = table(forUnit: unit) else { continue }
-            for range in table.topLevel {
-                unitRanges.append(UnitRange(low: range.low, high: range.high, unit: unit))
-            }
-        }
-        unitRanges.sort { $0.low < $1.low }
+        unitIndex.units(containing: address) { table(forUnit: $0) }
     }
 
     /// The unit holding the DIE at `offset` (section offset).
