@@ -45,6 +45,10 @@ public struct RawCrashReport: Hashable, Sendable {
     public var recentErrors: [RecentError] = []
     /// The plugins loaded into the process.
     public var plugins: [Plugin] = []
+    /// For frames of the crashed thread that may be a Swift async function's: the chain of its async callers'
+    /// resume points (plus one, like return addresses), read from its async context. The symbolicator keeps
+    /// a chain only where the frame's function is async.
+    public var asyncChains: [AsyncChain] = []
     /// How long the signal handler took to capture everything above, in nanoseconds (version 2; nil before).
     public var captureNanoseconds: UInt64?
     /// Wall-clock time of the crash.
@@ -125,6 +129,19 @@ public struct RawCrashReport: Hashable, Sendable {
             self.omittedFrames = omittedFrames
             self.answered = answered
             self.unwindFailed = unwindFailed
+        }
+    }
+
+    /// The async callers of one frame of the crashed thread.
+    public struct AsyncChain: Hashable, Sendable {
+        /// Position of the frame in ``RawCrashReport/frames``.
+        public var frameIndex: Int
+        /// Resume points in the callers, innermost caller first, each plus one.
+        public var resumePoints: [UInt64]
+
+        public init(frameIndex: Int, resumePoints: [UInt64]) {
+            self.frameIndex = frameIndex
+            self.resumePoints = resumePoints
         }
     }
 
@@ -332,6 +349,18 @@ extension RawCrashReport {
                 recentErrors.append(try Self.parseRecentError(&payload, index: index))
             case AXIOM_CRASH_RECORD_PLUGINS:
                 plugins += try Self.parsePlugins(&payload, index: index)
+            case AXIOM_CRASH_RECORD_ASYNC_CHAIN:
+                guard length >= 8 else {
+                    throw .malformedRecord(index: index, reason: "async chain of \(length) bytes")
+                }
+                let frameIndex = Int(payload.u32())
+                let count = Int(payload.u32())
+                guard count <= Int(AXIOM_CRASH_MAX_ASYNC_FRAMES), length == 8 + count * 8, frameIndex < frames.count
+                else {
+                    throw .malformedRecord(index: index, reason: "async chain of \(count) frames in \(length) bytes")
+                }
+                asyncChains.append(
+                    AsyncChain(frameIndex: frameIndex, resumePoints: (0..<count).map { _ in payload.u64() }))
             default:
                 continue
             }

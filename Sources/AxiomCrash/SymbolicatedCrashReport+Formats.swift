@@ -225,7 +225,8 @@ extension SymbolicatedCrashReport {
 
     /// One frame as the text form prints it.
     static func line(for frame: Frame) -> String {
-        var line = "\(frame.index)".padding(3) + (frame.kind == .returnAddress ? "[ra]" : "    ")
+        let mark = frame.kind == .returnAddress ? "[ra]" : frame.kind == .asyncResumePoint ? "[async]" : "    "
+        var line = "\(frame.index)".padding(3) + mark
         line += frame.isInlined ? " [inlined]" : ""
         line += " \(hex(frame.address)) \(frame.description ?? "<unknown>")"
         if let image = frame.image { line += " in \(image)" }

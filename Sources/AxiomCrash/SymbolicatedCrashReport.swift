@@ -45,6 +45,8 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         public enum Kind: String, Sendable, Hashable {
             case programCounter
             case returnAddress
+            /// Where an async function's caller resumes when it returns (the async caller chain).
+            case asyncResumePoint
         }
 
         public var kind: Kind
@@ -102,7 +104,7 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         self.raw = raw
         self.platform = platform
         var state = SymbolicationState(raw: raw, symbolicator: symbolicator)
-        self.frames = state.frames(raw.frames)
+        self.frames = Self.withAsyncCallers(state.frames(raw.frames), raw: raw, state: &state)
         self.otherThreads = raw.otherThreads.map { thread in
             Thread(
                 tid: thread.tid, name: thread.name, frames: state.frames(thread.frames), answered: thread.answered,
@@ -110,6 +112,29 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         }
         self.changedModules = Set(state.buildIDMatches.filter { !$0.value }.keys)
         self.debugInfo = state.debugInfo
+    }
+
+    /// Inserts, after the first frame whose function is a Swift async function and which has an async chain, the
+    /// async callers of that function, as `asyncResumePoint` frames (their `index` counts on past the captured
+    /// frames). The executor's frames that follow stay, after them.
+    private static func withAsyncCallers(
+        _ frames: [Frame], raw: RawCrashReport, state: inout SymbolicationState
+    ) -> [Frame] {
+        for chain in raw.asyncChains {
+            guard
+                let position = frames.lastIndex(where: { $0.index == chain.frameIndex }),
+                frames[position].function.map(isAsyncFunction) == true
+            else { continue }
+            var callers = state.frames(chain.resumePoints, kind: .asyncResumePoint, firstIndex: raw.frames.count)
+            callers = callers.filter { $0.function.map(isAsyncFunction) ?? true }
+            return Array(frames[...position]) + callers + frames[(position + 1)...]
+        }
+        return frames
+    }
+
+    /// A demangled Swift async function or one of its partial functions (`… async -> …`, `… async throws -> …`).
+    static func isAsyncFunction(_ function: String) -> Bool {
+        function.contains(") async ") || function.hasSuffix(") async")
     }
 
     /// The fatal message when the runtime left one, else what the signal means.
@@ -160,11 +185,17 @@ private struct SymbolicationState {
         self.symbolicator = symbolicator
     }
 
-    /// One thread's addresses (its pc first) as frames, inlined frames expanded.
-    mutating func frames(_ addresses: [UInt64]) -> [SymbolicatedCrashReport.Frame] {
+    /// One thread's addresses (its pc first) as frames, inlined frames expanded. With a `kind`, every address is
+    /// of that kind (async resume points, looked up one byte back like return addresses), numbered from
+    /// `firstIndex`.
+    mutating func frames(
+        _ addresses: [UInt64], kind fixedKind: SymbolicatedCrashReport.Frame.Kind? = nil, firstIndex: Int = 0
+    ) -> [SymbolicatedCrashReport.Frame] {
         var frames: [SymbolicatedCrashReport.Frame] = []
-        for (index, pc) in addresses.enumerated() {
-            let kind: SymbolicatedCrashReport.Frame.Kind = index == 0 ? .programCounter : .returnAddress
+        for (position, pc) in addresses.enumerated() {
+            let index = firstIndex + position
+            let kind: SymbolicatedCrashReport.Frame.Kind =
+                fixedKind ?? (position == 0 ? .programCounter : .returnAddress)
             var frame = SymbolicatedCrashReport.Frame(kind: kind, index: index, address: pc, isInlined: false)
             guard let module = raw.module(containing: pc) else {
                 frame.unsymbolicatedReason = "the address lies in no module the report lists"
@@ -190,7 +221,7 @@ private struct SymbolicationState {
             do throws(SymbolicationError) {
                 let symbolicated = try symbolicator.symbolicate(
                     pc: pc, loadBias: module.bias, modulePath: module.path, buildID: buildID,
-                    isReturnAddress: kind == .returnAddress)
+                    isReturnAddress: kind != .programCounter)
                 frames += frame.expanded(by: symbolicated)
             } catch {
                 frame.unsymbolicatedReason = error.message

@@ -40,6 +40,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -395,7 +396,7 @@ static void capture_registers(const ucontext_t *uc, uint64_t registers[REGISTER_
 /// Unwinds from the interrupted context into `frames` (at most `capacity`); frames[0] is
 /// the interrupted pc. Frames beyond `capacity` are counted (up to a bound) in `*omitted`.
 static uint32_t capture_frames(ucontext_t *uc, uint64_t *frames, uint32_t capacity, uint32_t *omitted,
-                               int *unwind_failed) {
+                               int *unwind_failed, uint64_t *frame_pointers, uint64_t *stack_pointers) {
     uint32_t count = 0;
     *omitted = 0;
     *unwind_failed = 0;
@@ -407,6 +408,18 @@ static uint32_t capture_frames(ucontext_t *uc, uint64_t *frames, uint32_t capaci
             unw_word_t pc;
             if (unw_get_reg(&cursor, UNW_REG_IP, &pc) != 0 || pc == 0) break;
             if (count < capacity) {
+#if defined(__x86_64__)
+                if (frame_pointers) {
+                    unw_word_t fp = 0, sp = 0;
+                    unw_get_reg(&cursor, UNW_X86_64_RBP, &fp);
+                    unw_get_reg(&cursor, UNW_REG_SP, &sp);
+                    frame_pointers[count] = fp;
+                    stack_pointers[count] = sp;
+                }
+#else
+                (void)frame_pointers;
+                (void)stack_pointers;
+#endif
                 frames[count++] = pc;
             } else if (++*omitted >= 100000) {
                 break;  // a corrupt stack that loops: stop counting
@@ -445,8 +458,18 @@ enum { CAPTURE_IDLE, CAPTURE_REQUESTED, CAPTURE_RUNNING, CAPTURE_DONE, CAPTURE_A
 #define MODULE_AREA_SIZE (512 * 1024)
 #define MAX_RECENT_ERRORS AXIOM_RECENT_ERROR_CAPACITY
 
+/// An async function's callers, read from its async context (see capture_async_chains).
+struct async_chain {
+    uint32_t frame_index;
+    uint32_t count;
+    uint64_t resume_points[AXIOM_CRASH_MAX_ASYNC_FRAMES];
+};
+
 struct work_area {
     struct thread_capture threads[AXIOM_CRASH_MAX_THREADS];
+    uint64_t frame_pointers[AXIOM_CRASH_MAX_FRAMES];
+    uint64_t stack_pointers[AXIOM_CRASH_MAX_FRAMES];
+    struct async_chain chains[AXIOM_CRASH_MAX_ASYNC_CHAINS];
     struct axiom_recent_error errors[MAX_RECENT_ERRORS];
     char message[AXIOM_CRASH_MAX_MESSAGE];
     uint8_t modules[MODULE_AREA_SIZE];
@@ -491,7 +514,7 @@ static void dump_handler(int signal, siginfo_t *info, void *context) {
             if (!atomic_compare_exchange_strong(&capture->state, &expected, CAPTURE_RUNNING)) break;
             capture->frame_count = capture_frames((ucontext_t *)context, capture->frames,
                                                   AXIOM_CRASH_MAX_THREAD_FRAMES, &capture->omitted_frames,
-                                                  &capture->unwind_failed);
+                                                  &capture->unwind_failed, NULL, NULL);
             atomic_store(&capture->state, CAPTURE_DONE);
             // Stay here until the report is written: the thread's state does not change under the
             // report, and a thread woken from sleep(3) or poll(2) does not run on (EINTR) while the
@@ -622,6 +645,78 @@ static uint32_t capture_message(void) {
     return length;
 }
 
+/// Reads two words at `address` without trusting it (process_vm_readv answers EFAULT where a
+/// load would fault again inside the handler). Async-signal-safe: one system call.
+static int read_words(uint64_t address, uint64_t out[2]) {
+    struct iovec local = {out, 16};
+    struct iovec remote = {(void *)(uintptr_t)address, 16};
+    return syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) == 16;
+}
+
+/// Whether `address` lies in the executable text of a module of the report.
+static int in_module_text(uint64_t address, const uint8_t *modules, uint32_t module_count, uint32_t length) {
+    uint32_t offset = 0;
+    for (uint32_t i = 0; i < module_count && offset + AXIOM_CRASH_MODULE_RECORD_FIXED_LENGTH <= length; i++) {
+        uint64_t base, end;
+        uint16_t build_id_length, path_length;
+        __builtin_memcpy(&base, modules + offset + 8, 8);
+        __builtin_memcpy(&end, modules + offset + 16, 8);
+        __builtin_memcpy(&build_id_length, modules + offset + 24, 2);
+        __builtin_memcpy(&path_length, modules + offset + 26, 2);
+        if (address >= base && address < end) return 1;
+        offset += AXIOM_CRASH_MODULE_RECORD_FIXED_LENGTH + build_id_length + path_length;
+    }
+    return 0;
+}
+
+/// A Swift async function's callers are not on the thread's stack (it runs from the executor),
+/// but in its async context: on x86_64 a partial function that keeps a frame record stores
+/// its async context just below it (rbp - 8), and each context starts with its caller's
+/// context and the resume point in the caller. Without symbols the handler cannot tell which
+/// frame is async (Linux's Swift does not tag async frame records), so it follows the chain
+/// from every frame whose record checks out (it is where the unwinder says, and holds the
+/// next frame's return address) and whose chain leads only into modules' text; the
+/// symbolicator keeps a chain only where the frame's function is async. Resume points are
+/// stored plus one, so that like return addresses they are looked up one byte back.
+static uint32_t capture_async_chains(const uint64_t *frames, uint32_t frame_count, const uint8_t *modules,
+                                     uint32_t module_count, uint32_t module_length) {
+#if defined(__x86_64__)
+    uint32_t chains = 0;
+    for (uint32_t i = 0; i + 1 < frame_count && chains < AXIOM_CRASH_MAX_ASYNC_CHAINS; i++) {
+        uint64_t fp = work->frame_pointers[i], sp = work->stack_pointers[i];
+        if (fp <= sp || fp - sp > 65536 || (fp & 15) != 0) continue;
+        uint64_t record[2];
+        if (!read_words(fp, record) || record[1] != frames[i + 1]) continue;
+        uint64_t context_slot[2];
+        if (!read_words(fp - 16, context_slot)) continue;
+        uint64_t context = context_slot[1];
+        struct async_chain *chain = &work->chains[chains];
+        chain->frame_index = i;
+        chain->count = 0;
+        int plausible = 1;
+        while (context && (context & 15) == 0 && chain->count < AXIOM_CRASH_MAX_ASYNC_FRAMES) {
+            uint64_t words[2];
+            if (!read_words(context, words) || words[1] == 0) break;
+            if (!in_module_text(words[1], modules, module_count, module_length)) {
+                plausible = 0;
+                break;
+            }
+            chain->resume_points[chain->count++] = words[1] + 1;
+            context = words[0];
+        }
+        if (plausible && chain->count > 0) chains++;
+    }
+    return chains;
+#else
+    (void)frames;
+    (void)frame_count;
+    (void)modules;
+    (void)module_count;
+    (void)module_length;
+    return 0;
+#endif
+}
+
 struct record_plan {
     uint32_t count;
     uint64_t length;
@@ -667,7 +762,8 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     capture_registers(uc, registers);
     uint32_t omitted_frames = 0;
     int unwind_failed = 0;
-    header.frame_count = capture_frames(uc, frames, AXIOM_CRASH_MAX_FRAMES, &omitted_frames, &unwind_failed);
+    header.frame_count = capture_frames(uc, frames, AXIOM_CRASH_MAX_FRAMES, &omitted_frames, &unwind_failed,
+                                        work ? work->frame_pointers : NULL, work ? work->stack_pointers : NULL);
     if (omitted_frames) header.flags |= AXIOM_CRASH_FLAG_FRAMES_TRUNCATED;
     if (unwind_failed) header.flags |= AXIOM_CRASH_FLAG_UNWIND_FAILED;
 
@@ -699,7 +795,7 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
 
     // Records: the message, the other threads, the flight recorder.
     struct record_plan plan = {0, 0};
-    uint32_t message_length = 0, thread_count = 0, omitted_threads = 0, error_count = 0;
+    uint32_t message_length = 0, thread_count = 0, omitted_threads = 0, error_count = 0, chain_count = 0;
     size_t plugins_length = 0;
     const uint8_t *plugins = NULL;
     if (work) {
@@ -716,6 +812,10 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
         for (uint32_t i = 0; i < error_count; i++) plan_record(&plan, AXIOM_RECENT_ERROR_LENGTH);
         plugins = axiom_flight_recorder_plugins(&plugins_length);
         if (plugins && plugins_length) plan_record(&plan, plugins_length);
+        chain_count = module_bytes ? capture_async_chains(frames, header.frame_count, module_bytes,
+                                                          header.module_count, header.module_section_length)
+                                   : 0;
+        for (uint32_t i = 0; i < chain_count; i++) plan_record(&plan, 8 + work->chains[i].count * 8ull);
     }
     header.capture_nanoseconds = (uint64_t)(monotonic_ns() - started);
     header.record_count = plan.count;
@@ -769,6 +869,12 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     if (!failed && plugins && plugins_length)
         failed = write_record_header(fd, AXIOM_CRASH_RECORD_PLUGINS, (uint32_t)plugins_length) ||
                  write_all(fd, plugins, plugins_length);
+    for (uint32_t i = 0; !failed && i < chain_count; i++) {
+        struct async_chain *chain = &work->chains[i];
+        uint32_t fixed[2] = {chain->frame_index, chain->count};
+        failed = write_record_header(fd, AXIOM_CRASH_RECORD_ASYNC_CHAIN, 8 + chain->count * 8) ||
+                 write_all(fd, fixed, sizeof(fixed)) || write_all(fd, chain->resume_points, chain->count * 8ull);
+    }
     if (!failed) failed = write_all(fd, trailer, sizeof(trailer));
     close(fd);
     // A failed write leaves the .tmp file: visibly incomplete, never mistaken for a report.

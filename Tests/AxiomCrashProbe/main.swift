@@ -63,6 +63,26 @@ func crashAfterHandledErrors() {
     axiom_probe_null_write()
 }
 
+// A crash three async calls deep, on the concurrency pool: each level awaits the next after a suspension, so the
+// callers are not on the thread's stack when the innermost one crashes.
+@inline(never)
+func asyncInnermost() async {
+    await Task.yield()
+    axiom_probe_null_write()
+}
+
+@inline(never)
+func asyncMiddle() async -> Int {
+    await asyncInnermost()  // crash-line: async-middle
+    return CommandLine.arguments.count
+}
+
+@inline(never)
+func asyncOutermost() async -> Int {
+    let count = await asyncMiddle()  // crash-line: async-outer
+    return count + 1
+}
+
 @inline(never)
 func overflowOnUnpreparedThread() {
     _ = axiom_probe_recurse(0)
@@ -124,6 +144,9 @@ case "threads":
     axiom_probe_start_workers(8, 2)
     axiom_probe_null_write()
 case "recent-errors": crashAfterHandledErrors()
+case "async-crash":
+    Task.detached { print(await asyncOutermost()) }
+    while true { sleep(30) }
 case "timed-threads":
     // For Benchmarks/crash-to-death: 8 other threads, then the CLOCK_MONOTONIC time just before the fault.
     axiom_probe_start_workers(8, 2)

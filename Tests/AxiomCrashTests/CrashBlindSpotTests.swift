@@ -276,5 +276,33 @@ struct CrashBlindSpotTests {
         #expect(try JSONSerialization.jsonObject(with: Data(lines.stdout.utf8)) is [String: Any])
     }
 
+    /// A crash three async calls deep on the concurrency pool: after the crashing function (`asyncInnermost`, a
+    /// partial function run by the executor), the report lists its async callers as `asyncResumePoint` frames,
+    /// symbolicated at the lines that await them, innermost first; the executor's frames follow.
+    @Test("a crash in an async function shows the chain of its async callers")
+    func asyncCallers() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let processed = try crash("async-crash", in: directory)
+        let frames = processed.report.frames
+        let crashing = try #require(frames.firstIndex { $0.function?.contains("asyncInnermost()") == true })
+        let callers = frames[(crashing + 1)...].prefix { $0.kind == .asyncResumePoint }
+        try #require(callers.count >= 2, "frames: \(frames.map { "\($0.kind) \($0.function ?? "?")" })")
+        let main = "Tests/AxiomCrashProbe/main.swift"
+        let middle = callers[callers.startIndex]
+        let outer = callers[callers.startIndex + 1]
+        #expect(middle.function?.contains("asyncMiddle()") == true, "\(middle)")
+        #expect(outer.function?.contains("asyncOutermost()") == true, "\(outer)")
+        #expect(middle.file?.hasSuffix(main) == true && middle.line == crashLine("async-middle", in: main))
+        #expect(outer.file?.hasSuffix(main) == true && outer.line == crashLine("async-outer", in: main))
+        // The executor's frames are still there, after the async callers.
+        #expect(frames[(crashing + 1)...].contains { $0.function?.contains("swift_job_run") == true })
+        let json = try json(processed)
+        let kinds = ((json["threads"] as? [[String: Any]])?.first?["frames"] as? [[String: Any]] ?? [])
+            .compactMap { $0["kind"] as? String }
+        #expect(kinds.filter { $0 == "asyncResumePoint" }.count == callers.count)
+        #expect(ChildProcess.readText(processed.textPath).contains("[async]"))
+    }
+
     let probeC = "Tests/CAxiomCrashProbeSupport/axiom_crash_probe.c"
 }

@@ -145,6 +145,7 @@ struct RawCrashReportTests {
             (4, recent),
             (99, [1, 2, 3]),
             (5, plugins),
+            (6, le(UInt32(1)) + le(UInt32(2)) + le(UInt64(0x5555_0000_3001)) + le(UInt64(0x5555_0000_4001))),
         ]
         let report = try RawCrashReport(bytes: builder.bytes())
         #expect(report.formatVersion == 2)
@@ -162,6 +163,7 @@ struct RawCrashReportTests {
             ])
         #expect(report.plugins == [.init(id: "org.nwc", version: "1.2.0", buildID: [0xab, 0xcd], path: "/p/nwc.so")])
         #expect(report.plugins.first?.buildIDHex == "abcd")
+        #expect(report.asyncChains == [.init(frameIndex: 1, resumePoints: [0x5555_0000_3001, 0x5555_0000_4001])])
     }
 
     @Test(
@@ -171,6 +173,8 @@ struct RawCrashReportTests {
             ("a recent error of the wrong size", 4, [UInt8](repeating: 0, count: 40)),
             ("an omitted-threads record of 3 bytes", 3, [1, 0, 0]),
             ("a plugin entry past the record", 5, [1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0]),
+            ("an async chain of a frame the report does not have", 6, [9, 0, 0, 0, 0, 0, 0, 0]),
+            ("an async chain longer than its record", 6, [0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
         ] as [(String, UInt16, [UInt8])])
     func malformedRecords(_ what: String, type: UInt16, payload: [UInt8]) throws {
         var builder = RawReportBuilder()

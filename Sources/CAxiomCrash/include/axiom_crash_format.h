@@ -43,6 +43,9 @@
 //                     u64 frames[frame_count] (pc first, then return addresses)
 //   THREADS_OMITTED u32 threads beyond AXIOM_CRASH_MAX_THREADS, u32 zero
 //   RECENT_ERROR    struct axiom_recent_error (axiom_flight_recorder.h), 168 bytes, oldest first
+//   ASYNC_CHAIN     u32 frame_index (of the crashed thread's frames), u32 count, u64 resume
+//                   points plus one [count]: the async callers of that frame's function, if it is
+//                   async (the symbolicator decides; several candidate frames may have one)
 //   PLUGINS         u32 count, u32 zero, then per plugin: u16 id_length, u16 version_length,
 //                   u16 build_id_length, u16 path_length, and those bytes
 //
@@ -87,6 +90,9 @@
 #define AXIOM_CRASH_RECORD_THREADS_OMITTED 3
 #define AXIOM_CRASH_RECORD_RECENT_ERROR 4
 #define AXIOM_CRASH_RECORD_PLUGINS 5
+#define AXIOM_CRASH_RECORD_ASYNC_CHAIN 6
+#define AXIOM_CRASH_MAX_ASYNC_CHAINS 8
+#define AXIOM_CRASH_MAX_ASYNC_FRAMES 64
 #define AXIOM_CRASH_RECORD_HEADER_LENGTH 8
 #define AXIOM_CRASH_THREAD_RECORD_FIXED_LENGTH 32
 
