@@ -645,6 +645,7 @@ static uint32_t capture_message(void) {
     return length;
 }
 
+#if defined(__x86_64__)
 /// Reads two words at `address` without trusting it (process_vm_readv answers EFAULT where a
 /// load would fault again inside the handler). Async-signal-safe: one system call.
 static int read_words(uint64_t address, uint64_t out[2]) {
@@ -668,6 +669,7 @@ static int in_module_text(uint64_t address, const uint8_t *modules, uint32_t mod
     }
     return 0;
 }
+#endif
 
 /// A Swift async function's callers are not on the thread's stack (it runs from the executor),
 /// but in its async context: on x86_64 a partial function that keeps a frame record stores
