@@ -37,14 +37,16 @@ struct TimeoutReconnectionTests {
         #expect(value == 42)
     }
 
-    @Test("gateway registration gives up after 3 tries, 3 s apart, with gateway-not-registered")
+    @Test("a reconnection policy gives up after its tries, its interval apart, with the code it was given")
     func reconnectionGivesUp() async throws {
         struct NotRegistered: Error {}
         let clock = ManualClock()
         let tries = CallCounter()
         let states = StateLog()
+        let notRegistered = ErrorCode("telnyx", "GATEWAY_NOT_REGISTERED")
+        let policy = ReconnectionPolicy.failing(with: notRegistered, maxAttempts: 3, interval: .seconds(3))
         let task = Task {
-            try await ReconnectionPolicy.gatewayRegistration.run(clock: clock, onState: { states.append($0) }) {
+            try await policy.run(clock: clock, onState: { states.append($0) }) {
                 _ async throws -> Void in
                 tries.next()
                 throw NotRegistered()
@@ -52,7 +54,8 @@ struct TimeoutReconnectionTests {
         }
         await clock.drive(2)
         let error = await #expect(throws: DomainError.self) { try await task.value }
-        #expect(error?.errorCode == ReconnectionPolicy.gatewayNotRegisteredCode)
+        #expect(error?.errorCode == notRegistered)
+        #expect(error?.metadata["lastError"] == "NotRegistered()")
         #expect(tries.count == 3)
         #expect(clock.requestedSleeps == [.seconds(3), .seconds(3)])
         #expect(states.values.last == .failed(attempts: 3))
@@ -63,7 +66,8 @@ struct TimeoutReconnectionTests {
         let clock = ManualClock()
         let tries = CallCounter()
         let task = Task {
-            try await ReconnectionPolicy.gatewayRegistration.run(clock: clock) { attempt async throws -> Int in
+            try await ReconnectionPolicy.failing(with: ErrorCode("acme", "OFFLINE")).run(clock: clock) {
+                attempt async throws -> Int in
                 tries.next()
                 if attempt < 2 { throw CapabilityError.validationTimeout }
                 return attempt

@@ -1,7 +1,8 @@
 /// How a connection is re-established: how many tries, how far apart, and what error ends a hopeless one.
 ///
-/// The preset ``gatewayRegistration`` follows the WebRTC SDK (seed 003): registration is tried 3 times, 3 s
-/// apart, and then fails with the `telnyx/GATEWAY_NOT_REGISTERED` error.
+/// ``failing(with:maxAttempts:interval:)`` makes the common shape: a fixed number of tries a fixed time apart,
+/// then a ``DomainError`` with the code the caller names (a SIP gateway's registration, say: 3 tries, 3 s
+/// apart, then the gateway plugin's `GATEWAY_NOT_REGISTERED`).
 public struct ReconnectionPolicy: Sendable {
     /// Where a reconnection stands, reported to the `onState` callback.
     public enum State: Sendable, Hashable {
@@ -31,15 +32,16 @@ public struct ReconnectionPolicy: Sendable {
         self.exhausted = exhausted
     }
 
-    /// The identity of the error a failed gateway registration ends in.
-    public static let gatewayNotRegisteredCode = ErrorCode("telnyx", "GATEWAY_NOT_REGISTERED")
-
-    /// Gateway registration (seed 003): 3 tries, 3 s apart, then `telnyx/GATEWAY_NOT_REGISTERED`.
-    public static var gatewayRegistration: ReconnectionPolicy {
-        ReconnectionPolicy(maxAttempts: 3, interval: .seconds(3)) { lastError in
+    /// A policy of `maxAttempts` tries, `interval` apart, that ends in a ``DomainError`` with `code` (its
+    /// metadata `lastError` says how the last try failed). The code is usually a plugin's, so that the error
+    /// is registered with its fate and texts.
+    public static func failing(
+        with code: ErrorCode, maxAttempts: Int = 3, interval: Duration = .seconds(3)
+    ) -> ReconnectionPolicy {
+        ReconnectionPolicy(maxAttempts: maxAttempts, interval: interval) { lastError in
             DomainError(
-                domain: gatewayNotRegisteredCode.domain, code: gatewayNotRegisteredCode.code,
-                message: "gateway registration failed after 3 tries", metadata: ["lastError": "\(lastError)"])
+                domain: code.domain, code: code.code, message: "gave up after \(max(1, maxAttempts)) tries",
+                metadata: ["lastError": "\(lastError)"])
         }
     }
 

@@ -64,29 +64,35 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
     public var description: String { "injected fault #\(sequence)" }
 }
 
-extension ErrorCatalog {
-    /// The descriptors of the runtime's resilience errors, part of the built-in catalog.
-    static let resilienceDescriptors: [ErrorDescriptor] = [
-        ErrorDescriptor(
-            code: CircuitOpenError.code, category: .network, severity: .warning, disposition: .default,
-            messageKey: "error.axiom.resilience.circuitOpen",
-            recoverySuggestionKey: "error.axiom.resilience.circuitOpen.recovery"),
-        ErrorDescriptor(
-            code: TimeoutError.code, category: .network, severity: .warning, disposition: .default,
-            messageKey: "error.axiom.resilience.timeout",
-            recoverySuggestionKey: "error.axiom.resilience.timeout.recovery"
-        ),
-        ErrorDescriptor(
-            code: InjectedFault.code, category: .general, severity: .error, disposition: .default,
-            messageKey: "error.axiom.resilience.injectedFault"),
-    ]
+extension CircuitOpenError {
+    /// The domain `axiom.resilience`: the errors of the runtime's resilience stages.
+    static let builtinDomain = BuiltinDomain(
+        name: domain,
+        codes: [
+            BuiltinCode(
+                name: "circuitOpen", category: .network, severity: .warning, disposition: .default,
+                english: BuiltinTexts(
+                    "This service is failing, so requests to it are paused.",
+                    recovery: "Wait a moment, then try again.", title: "Temporarily paused"),
+                turkish: BuiltinTexts(
+                    "Bu hizmet hata veriyor; ona giden istekler duraklatıldı.",
+                    recovery: "Biraz bekleyip yeniden deneyin.", title: "Geçici olarak duraklatıldı")),
+            BuiltinCode(
+                name: "timeout", category: .network, severity: .warning, disposition: .default,
+                english: BuiltinTexts(
+                    "This is taking too long.", recovery: "Check your connection and try again.", title: "Timed out"),
+                turkish: BuiltinTexts(
+                    "Bu işlem çok uzun sürüyor.", recovery: "Bağlantınızı kontrol edip yeniden deneyin.",
+                    title: "Zaman aşımı")),
+            BuiltinCode(
+                name: "injectedFault", category: .general, severity: .error, disposition: .default,
+                english: BuiltinTexts("A test fault was injected.", title: "Test fault"),
+                turkish: BuiltinTexts("Bir test hatası enjekte edildi.", title: "Test hatası")),
+        ])
 
-    /// English texts of the resilience errors.
-    static let resilienceMessages: [String: String] = [
-        "error.axiom.resilience.circuitOpen": "This service is failing, so requests to it are paused.",
-        "error.axiom.resilience.circuitOpen.recovery": "Wait a moment, then try again.",
-        "error.axiom.resilience.timeout": "This is taking too long.",
-        "error.axiom.resilience.timeout.recovery": "Check your connection and try again.",
-        "error.axiom.resilience.injectedFault": "A test fault was injected.",
+    /// One value of every code, for the tests that check each code against the catalog.
+    static let samples: [any IdentifiableError] = [
+        CircuitOpenError(key: "x", state: .open, retryAfter: nil), TimeoutError(operation: "x", limit: .seconds(1)),
+        InjectedFault(sequence: 1),
     ]
 }

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Errors of clients, the actors that own state. Domain `axiom.client`.
+public enum ClientError: IdentifiableError, LocalizedError, Sendable {
+    case invalidState
+    case concurrencyViolation
+    case updateFailed(underlying: any Error)
+    case isolationBreach
+    case actorDeallocation
+
+    /// The domain of these errors.
+    public static let domain = "axiom.client"
+
+    public var errorCode: ErrorCode {
+        switch self {
+        case .invalidState: ErrorCode(Self.domain, "invalidState")
+        case .concurrencyViolation: ErrorCode(Self.domain, "concurrencyViolation")
+        case .updateFailed: ErrorCode(Self.domain, "updateFailed")
+        case .isolationBreach: ErrorCode(Self.domain, "isolationBreach")
+        case .actorDeallocation: ErrorCode(Self.domain, "actorDeallocation")
+        }
+    }
+
+    public var errorDescription: String? {
+        switch self {
+        case .updateFailed(let underlying): "The client's state could not be updated: \(underlying)."
+        default: Self.builtinDomain.codes.first { $0.name == errorCode.code }?.english.message
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        Self.builtinDomain.codes.first { $0.name == errorCode.code }?.english.recovery
+    }
+
+    static let builtinDomain = BuiltinDomain(
+        name: domain,
+        codes: [
+            BuiltinCode(
+                name: "invalidState", category: .state, severity: .error, disposition: .escalate,
+                escalation: ErrorCode(ContextError.domain, "stateObservationFailed"),
+                english: BuiltinTexts(
+                    "The client is in a state that does not allow this operation.",
+                    recovery: "Reset the client to a known good state and try again.", title: "Not possible right now"),
+                turkish: BuiltinTexts(
+                    "İstemci bu işleme izin vermeyen bir durumda.",
+                    recovery: "İstemciyi sağlam bir duruma sıfırlayıp yeniden deneyin.", title: "Şu anda yapılamıyor")),
+            BuiltinCode(
+                name: "concurrencyViolation", category: .state, severity: .warning, disposition: .recover,
+                retry: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .milliseconds(100)),
+                english: BuiltinTexts(
+                    "Two operations changed the client's state at the same time.",
+                    recovery: "Retry the operation; it will run after the other one.", title: "Busy"),
+                turkish: BuiltinTexts(
+                    "İki işlem istemcinin durumunu aynı anda değiştirdi.",
+                    recovery: "İşlemi yeniden deneyin; diğeri bittikten sonra çalışacak.", title: "Meşgul")),
+            BuiltinCode(
+                name: "updateFailed", category: .state, severity: .error, disposition: .recover,
+                retry: RetryPolicy(maxAttempts: 2, backoff: .constant, delay: .milliseconds(250)),
+                english: BuiltinTexts(
+                    "The client's state could not be updated.", recovery: "Try the update again.",
+                    title: "Update failed"),
+                turkish: BuiltinTexts(
+                    "İstemcinin durumu güncellenemedi.", recovery: "Güncellemeyi yeniden deneyin.",
+                    title: "Güncelleme başarısız")),
+            BuiltinCode(
+                name: "isolationBreach", category: .general, severity: .critical, disposition: .default,
+                english: BuiltinTexts(
+                    "The client's state was reached from outside its actor.",
+                    recovery: "Report this to the developers; it is a bug.", title: "Internal error"),
+                turkish: BuiltinTexts(
+                    "İstemcinin durumuna kendi aktörünün dışından erişildi.",
+                    recovery: "Bunu geliştiricilere bildirin; bu bir yazılım hatası.", title: "İç hata")),
+            BuiltinCode(
+                name: "actorDeallocation", category: .state, severity: .error, disposition: .default,
+                english: BuiltinTexts(
+                    "The client was released while an operation was still running.",
+                    recovery: "Keep the client alive for as long as its operations run.", title: "Operation interrupted"
+                ),
+                turkish: BuiltinTexts(
+                    "Bir işlem sürerken istemci serbest bırakıldı.",
+                    recovery: "İşlemleri sürdükçe istemciyi bellekte tutun.", title: "İşlem yarıda kaldı")),
+        ])
+
+    /// One value of every case, for the tests that check each code against the catalog.
+    static let samples: [ClientError] = [
+        .invalidState, .concurrencyViolation, .updateFailed(underlying: CancellationError()), .isolationBreach,
+        .actorDeallocation,
+    ]
+}

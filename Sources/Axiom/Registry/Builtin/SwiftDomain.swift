@@ -1,0 +1,18 @@
+/// The domain `swift`: Swift's own `CancellationError`, which the registry knows without a conformance.
+/// Other Swift errors the registry cannot identify are named `swift/<TypeName>` and are not registered.
+enum SwiftDomain {
+    /// The domain's name.
+    static let name = "swift"
+
+    static let builtinDomain = BuiltinDomain(
+        name: name,
+        codes: [
+            BuiltinCode(
+                name: "CancellationError", category: .cancellation, severity: .debug, disposition: .ignore,
+                english: BuiltinTexts("The operation was cancelled.", title: "Cancelled"),
+                turkish: BuiltinTexts("İşlem iptal edildi.", title: "İptal edildi"))
+        ])
+
+    /// Samples of every code, for the tests that check each code against the catalog.
+    static let samples: [any Error] = [CancellationError()]
+}
