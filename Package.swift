@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Axiom", targets: ["Axiom"]),
+        .library(name: "AxiomCore", targets: ["AxiomCore"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
         .library(name: "AxiomCrash", targets: ["AxiomCrash"]),
@@ -40,10 +41,24 @@ let package = Package(
         // The flight recorder: recent decided errors and loaded plugins, kept where the crash handler can read
         // them without a lock. Plain C with no dependencies; the core writes it, the crash reporter reads it.
         .target(name: "CAxiomFlightRecorder"),
+        // The core: identity (codes, descriptors, the registry and its built-in domains), fate (events, handlers,
+        // the pipeline, observers) and trace (redacted logging, the flight recorder). Depends on no other target
+        // of the package but the flight recorder's C ring.
+        .target(
+            name: "AxiomCore",
+            dependencies: [
+                "CAxiomFlightRecorder",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        // The runtime on top of the core: clients, contexts and the operation middleware, resilience stages,
+        // capabilities and feature levels, presentation. Re-exports AxiomCore, so `import Axiom` is all an
+        // application needs.
         .target(
             name: "Axiom",
             dependencies: [
-                "CAxiomFlightRecorder",
+                "AxiomCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -51,7 +66,7 @@ let package = Package(
         .target(
             name: "AxiomTesting",
             dependencies: [
-                "Axiom",
+                "AxiomCore",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -62,7 +77,7 @@ let package = Package(
         .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
         // The host: discovery, checks before dlopen, loading, diagnostics.
         .target(
-            name: "AxiomPlugins", dependencies: ["Axiom", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit"]),
+            name: "AxiomPlugins", dependencies: ["AxiomCore", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit"]),
         .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
         .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
         .target(name: "AxiomPluginRendio", dependencies: ["AxiomPluginKit"], path: "Plugins/Rendio"),
@@ -105,7 +120,7 @@ let package = Package(
         .target(
             name: "AxiomCrash",
             dependencies: [
-                "Axiom", "CAxiomCrash", "CAxiomFlightRecorder", "AxiomSymbolication",
+                "AxiomCore", "CAxiomCrash", "CAxiomFlightRecorder", "AxiomSymbolication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]

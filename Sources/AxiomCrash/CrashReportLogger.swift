@@ -1,4 +1,4 @@
-import Axiom
+import AxiomCore
 import AxiomSymbolication
 import CoreMetrics
 import Logging

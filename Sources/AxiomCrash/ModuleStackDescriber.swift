@@ -1,4 +1,4 @@
-import Axiom
+import AxiomCore
 import AxiomSymbolication
 import Synchronization
 
@@ -28,7 +28,7 @@ import Synchronization
 /// (`--symbols DIR`, debug folders, debuginfod) and replaces the frames with functions, files and lines.
 public struct ModuleStackDescriber: StackDescriber {
     /// The modules whose functions are the framework's own: leading frames in them are left out.
-    public static let frameworkModules = ["Axiom", "AxiomCrash"]
+    public static let frameworkModules = ["AxiomCore", "Axiom", "AxiomCrash"]
 
     /// Reads names and lines (for the leading frames always, for every frame when ``symbolicates``).
     public let symbolicator: Symbolicator

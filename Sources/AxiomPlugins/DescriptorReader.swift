@@ -1,4 +1,4 @@
-import Axiom
+import AxiomCore
 import CAxiomPluginABI
 
 import class AxiomPluginKit.PluginExport

@@ -1,4 +1,4 @@
-import Axiom
+import AxiomCore
 import Synchronization
 
 /// A log line sink that keeps every line, for tests that read what a structured log handler wrote.

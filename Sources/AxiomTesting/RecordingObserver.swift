@@ -1,4 +1,4 @@
-import Axiom
+import AxiomCore
 import Synchronization
 
 /// An observer that keeps every outcome it sees, for tests that check "exactly one outcome per event".

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Axiom
+@testable import AxiomCore
 
 /// Each built-in domain is declared in one file: its error type, and its codes with their fate and texts.
 /// These tests hold the two halves to each other from the declarations alone, so a code added to a domain's

@@ -4,6 +4,7 @@ import MetricsTestKit
 import Testing
 
 @testable import Axiom
+@testable import AxiomCore
 
 /// What a remote peer controls: error bodies. Nothing it sends may trap the process, lose the error's identity
 /// or grow memory without bound.

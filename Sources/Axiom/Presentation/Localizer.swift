@@ -12,7 +12,7 @@
 /// error beats a Turkish text of the generic one.
 public struct Localizer: Sendable {
     /// The locale every catalog must provide, and the last in every chain.
-    public static let baseLocale = "en"
+    public static let baseLocale = ErrorCatalog.baseLocale
     /// The message of last resort.
     public static let unexpectedKey = "error.general.unexpected"
     /// The title of last resort.
@@ -54,7 +54,7 @@ public struct Localizer: Sendable {
     /// The first non-empty text for `key` along the locale chain.
     public func text(forKey key: String) -> Text? {
         for locale in chain {
-            if let text = registry.message(forKey: key, locale: locale), !text.isBlank {
+            if let text = registry.message(forKey: key, locale: locale), !text.isBlankText {
                 return Text(text: text, locale: locale, key: key)
             }
         }
@@ -92,16 +92,4 @@ public struct Localizer: Sendable {
 
     /// The key of a category's title: `error.<category>.title`.
     public static func categoryTitleKey(_ category: ErrorCategory) -> String { "error.\(category.rawValue).title" }
-}
-
-extension String {
-    /// Whether the text has nothing visible. Stops at the first visible character and allocates nothing.
-    var isBlank: Bool { unicodeScalars.allSatisfy(\.properties.isWhitespace) }
-
-    func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(scalars[first...last])
-    }
 }

@@ -24,27 +24,7 @@ import Synchronization
 /// `axiom_circuit_breaker_rejections_total{key}`). The closed path takes one uncontended lock per call.
 public final class CircuitBreaker: Sendable {
     /// Where a breaker stands.
-    public enum State: String, Sendable, Hashable, CustomStringConvertible {
-        /// Calls go through; failures are counted.
-        case closed
-        /// Calls are refused until the open duration has passed.
-        case open
-        /// One probe is allowed through; the rest are refused.
-        case halfOpen
-        /// Opened by hand; only ``CircuitBreaker/close()`` ends it.
-        case isolated
-
-        public var description: String { rawValue }
-
-        var gaugeValue: Int {
-            switch self {
-            case .closed: 0
-            case .halfOpen: 1
-            case .open: 2
-            case .isolated: 3
-            }
-        }
-    }
+    public typealias State = CircuitState
 
     /// When a breaker opens.
     public enum Mode: Sendable, Hashable {
@@ -451,6 +431,18 @@ public struct CircuitBreakerStage: OperationMiddleware {
         } catch {
             breaker.recordFailure(permit, error: error)
             throw error
+        }
+    }
+}
+
+extension CircuitState {
+    /// The state gauge's value: closed 0, half-open 1, open 2, isolated 3.
+    var gaugeValue: Int {
+        switch self {
+        case .closed: 0
+        case .halfOpen: 1
+        case .open: 2
+        case .isolated: 3
         }
     }
 }

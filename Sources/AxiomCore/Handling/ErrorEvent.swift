@@ -293,7 +293,7 @@ public enum ErrorResolution: Sendable, Hashable, CustomStringConvertible {
 ///
 /// The next layer's pipeline unwraps it, so its handlers see `error`, and the trail is kept in the new
 /// event's `previousErrors`. The registry identifies it as the error it carries.
-public struct EscalatedError: Error, Sendable, CustomStringConvertible {
+public struct EscalatedError: ErrorEnvelope, Sendable, CustomStringConvertible {
     /// The error as the next layer should see it.
     public let error: any Error
     /// The event of the layer that escalated.
@@ -302,6 +302,9 @@ public struct EscalatedError: Error, Sendable, CustomStringConvertible {
     public let target: Layer
 
     public var description: String { "\(error) (escalated from \(event.layer) to \(target))" }
+
+    /// The error it carries, which the registry identifies it as.
+    public var enclosedError: any Error { error }
 
     /// The error an escalation carries, through any number of escalations; any other error as it is.
     @usableFromInline

@@ -1,3 +1,17 @@
+/// Where a circuit breaker stands (`CircuitBreaker.State` in the runtime).
+public enum CircuitState: String, Sendable, Hashable, CustomStringConvertible {
+    /// Calls go through; failures are counted.
+    case closed
+    /// Calls are refused until the open duration has passed.
+    case open
+    /// One probe is allowed through; the rest are refused.
+    case halfOpen
+    /// Opened by hand; only closing it by hand ends it.
+    case isolated
+
+    public var description: String { rawValue }
+}
+
 /// A call the circuit breaker refused: the dependency behind `key` is failing, or was isolated by hand.
 ///
 /// `retryAfter` says when a call may go through again; handlers that honour `Retry-After` wait that long.
@@ -10,12 +24,12 @@ public struct CircuitOpenError: IdentifiableError, Sendable, CustomStringConvert
     /// The breaker's key.
     public let key: String
     /// The breaker's state when it refused.
-    public let state: CircuitBreaker.State
+    public let state: CircuitState
     /// How long until a call may go through; nil while isolated (only a manual close ends that).
     public let retryAfter: Duration?
 
     /// Creates the error.
-    public init(key: String, state: CircuitBreaker.State, retryAfter: Duration?) {
+    public init(key: String, state: CircuitState, retryAfter: Duration?) {
         self.key = key
         self.state = state
         self.retryAfter = retryAfter

@@ -13,6 +13,9 @@ public struct ErrorCatalog: Sendable {
     /// Messages per locale: `messages["en"]["error.nwc.RATE_LIMITED"]`.
     public var messages: [String: [String: String]]
 
+    /// The locale every catalog must cover, and the last fallback of every other: `en`.
+    public static let baseLocale = "en"
+
     /// Creates a catalog.
     public init(
         source: String, version: String = "1.0.0", domains: [String], descriptors: [ErrorDescriptor],

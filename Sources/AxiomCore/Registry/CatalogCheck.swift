@@ -75,11 +75,11 @@ public enum CatalogCheck {
     /// `error.general.unexpected`, which the built-in catalog provides). Translations are checked for every
     /// locale the catalog ships besides English.
     public static func check(_ catalog: ErrorCatalog, in registry: ErrorRegistry? = nil) -> Report {
-        let base = Localizer.baseLocale
+        let base = ErrorCatalog.baseLocale
         let english = catalog.messages[base] ?? [:]
         func hasEnglish(_ key: String) -> Bool {
-            if let text = english[key] { return !text.isBlank }
-            if let text = registry?.message(forKey: key, locale: base) { return !text.isBlank }
+            if let text = english[key] { return !text.isBlankText }
+            if let text = registry?.message(forKey: key, locale: base) { return !text.isBlankText }
             return false
         }
         var errors: [Issue] = []
@@ -91,7 +91,7 @@ public enum CatalogCheck {
 
         for locale in catalog.messages.keys.sorted() {
             // Only the blank texts are sorted (for a stable report), not the whole table.
-            let blank = catalog.messages[locale]!.compactMap { key, text in text.isBlank ? key : nil }
+            let blank = catalog.messages[locale]!.compactMap { key, text in text.isBlankText ? key : nil }
             for key in blank.sorted() { issue(.emptyText, key, locale: locale) }
         }
         var referenced: [String] = []
@@ -106,7 +106,7 @@ public enum CatalogCheck {
                 if !hasEnglish(key) && english[key] == nil { issue(.missingRecoverySuggestion, key, code: code) }
                 referenced.append(key)
             }
-            let titleKey = Localizer.titleKey(for: descriptor)
+            let titleKey = descriptor.messageKey + ".title"
             if hasEnglish(titleKey) {
                 referenced.append(titleKey)
             } else if english[titleKey] == nil {

@@ -124,8 +124,21 @@ public final class ErrorRegistry: Sendable {
     ///
     /// The first sight of a type costs a protocol cast; later ones a table lookup.
     public func identity(of error: any Error) -> ErrorIdentity {
-        let error = EscalatedError.unwrap(error)
-        return extractor(for: error)._withUnsafeGuaranteedRef { $0.identity(of: error) }
+        var error = error
+        while true {
+            let extractor = extractor(for: error)
+            guard extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) else {
+                return extractor._withUnsafeGuaranteedRef { $0.identity(of: error) }
+            }
+            error = Self.enclosed(in: error)
+        }
+    }
+
+    /// What an ``ErrorEnvelope`` carries. Called only for a type whose extractor says it is an envelope, so the
+    /// protocol cast is paid by envelopes alone.
+    private static func enclosed(in error: any Error) -> any Error {
+        guard let envelope = error as? any ErrorEnvelope else { return error }
+        return envelope.enclosedError
     }
 
     /// Identity and descriptor of an error in one pass.
@@ -135,15 +148,15 @@ public final class ErrorRegistry: Sendable {
     }
 
     /// What an error event keeps: the descriptor, and the extractor that reads the identity again on demand.
-    /// An ``EscalatedError`` resolves as the error it carries.
+    /// An ``ErrorEnvelope`` (an escalation) resolves as the error it carries.
     @usableFromInline
     func resolveForEvent(
         _ error: any Error
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>) {
-        resolveUnlessEscalated(error) ?? resolveForEvent(EscalatedError.unwrap(error))
+        resolveUnlessEscalated(error) ?? resolveForEvent(Self.enclosed(in: error))
     }
 
-    /// Descriptor and extractor of an error, or nil when it is an ``EscalatedError`` (the caller unwraps it).
+    /// Descriptor and extractor of an error, or nil when it is an ``ErrorEnvelope`` (the caller unwraps it).
     /// The error's type is read once, when the existential is opened.
     @usableFromInline
     func resolveUnlessEscalated(
@@ -155,8 +168,8 @@ public final class ErrorRegistry: Sendable {
     private func resolveOpened<E: Error>(
         _ value: E
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
-        if E.self == EscalatedError.self { return nil }
         let extractor = lookupExtractor(ObjectIdentifier(E.self)) ?? learn(value)
+        if extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) { return nil }
         let code = withUnsafePointer(to: value) { pointer in
             extractor._withUnsafeGuaranteedRef { $0.identity(at: UnsafeRawPointer(pointer)).code }
         }
@@ -285,6 +298,15 @@ class TypeExtractor: @unchecked Sendable {
     // @unchecked: a non-final class cannot be checked. Every subclass has only `let` properties of Sendable
     // types, set in init and never changed, so sharing an extractor between threads is safe.
 
+    /// Whether the type is an ``ErrorEnvelope``: its values are identified as the error they carry, and this
+    /// extractor reads no identity of its own. A stored flag, so that the hot path pays one load for it.
+    @usableFromInline
+    final let isEnvelope: Bool
+
+    init() { isEnvelope = false }
+
+    init(envelope: Void) { isEnvelope = true }
+
     /// The identity of the value `pointer` points at, which is of the type this extractor was made for.
     @usableFromInline
     func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { preconditionFailure("abstract") }
@@ -316,7 +338,9 @@ class TypeExtractor: @unchecked Sendable {
         return learnedByType.withTrackedLock { learned in
             if let known = learned[key] { return known }
             let extractor: TypeExtractor
-            if let identifiable = type(of: error) as? any IdentifiableError.Type {
+            if type(of: error) is any ErrorEnvelope.Type {
+                extractor = EnvelopeExtractor()
+            } else if let identifiable = type(of: error) as? any IdentifiableError.Type {
                 extractor = IdentifiableExtractor(identifiable)
             } else {
                 extractor = FixedExtractor(ErrorCode("swift", String(describing: type(of: error))))
@@ -332,15 +356,29 @@ class TypeExtractor: @unchecked Sendable {
 /// `_axiomIdentity(of:)`.
 final class IdentifiableExtractor: TypeExtractor, @unchecked Sendable {
     let type: any IdentifiableError.Type
-    init(_ type: any IdentifiableError.Type) { self.type = type }
+    init(_ type: any IdentifiableError.Type) {
+        self.type = type
+        super.init()
+    }
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { type._axiomIdentity(at: pointer) }
 }
 
 /// One code for every value of a type the registry does not know (and for `CancellationError`).
 final class FixedExtractor: TypeExtractor, @unchecked Sendable {
     let identity: ErrorIdentity
-    init(_ code: ErrorCode) { identity = ErrorIdentity(code: code) }
+    init(_ code: ErrorCode) {
+        identity = ErrorIdentity(code: code)
+        super.init()
+    }
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { identity }
+}
+
+/// The extractor of an ``ErrorEnvelope`` type: the registry unwraps such values instead of identifying them.
+final class EnvelopeExtractor: TypeExtractor, @unchecked Sendable {
+    override init() { super.init(envelope: ()) }
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
+        ErrorIdentity(code: ErrorCatalog.unknownCode)
+    }
 }
 
 /// Marks extractors an application registered on purpose: they replace a learned one.
@@ -349,7 +387,10 @@ class ClosureExtractorBase: TypeExtractor, @unchecked Sendable {}
 /// An application's extractor for a foreign error type.
 final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendable {
     let extract: @Sendable (E) -> ErrorCode
-    init(_ extract: @escaping @Sendable (E) -> ErrorCode) { self.extract = extract }
+    init(_ extract: @escaping @Sendable (E) -> ErrorCode) {
+        self.extract = extract
+        super.init()
+    }
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
         ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
     }

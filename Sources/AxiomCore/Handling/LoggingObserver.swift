@@ -1,0 +1,83 @@
+import CoreMetrics
+import Logging
+import Synchronization
+
+/// Logs each outcome through swift-log: one line with code, category, layer and disposition as metadata.
+///
+/// Ignored errors log at debug, recoveries at info, escalations at debug (the next layer logs the rest),
+/// defaults at the descriptor's severity. The error's own text is never logged for sensitive descriptors.
+///
+/// An event's stack is described when its line is written, by the stack's ``StackDescriber``: `stack` holds its
+/// frames (module-relative `module+0xoffset`, or symbolicated `function (file:line)`; never a bare address) and
+/// `stackModules` the `module:buildid:path` of each module a module-relative frame names.
+///
+/// Every line is redacted, whenever the observer was made: the default logger finds its backend per line (see
+/// ``FrameworkLogHandler``), and a logger passed in is put behind a ``RedactingLogHandler`` unless it already
+/// redacts.
+public struct LoggingObserver: ErrorObserver {
+    /// The logger it writes to (behind redaction).
+    public let logger: Logger
+
+    /// Logs to `logger`, or by default to the framework's `axiom.errors` logger.
+    public init(logger: Logger = .axiom("axiom.errors")) { self.logger = logger.redacting() }
+
+    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
+        let level = Self.level(event, resolution)
+        guard logger.logLevel <= level else { return }
+        logger.log(
+            level: level, "\(event.code) \(resolution)",
+            metadata: Self.metadata(event, resolution))
+    }
+
+    static func level(_ event: ErrorEvent, _ resolution: ErrorResolution) -> Logger.Level {
+        switch resolution {
+        case .ignored, .escalated: .debug
+        case .recovered: .info
+        case .handled: event.descriptor.severity.loggerLevel
+        }
+    }
+
+    /// The structured metadata of one outcome.
+    public static func metadata(_ event: ErrorEvent, _ resolution: ErrorResolution) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "code": "\(event.code)",
+            "domain": "\(event.code.domain)",
+            "category": "\(event.descriptor.category.rawValue)",
+            "layer": "\(event.layer)",
+            "disposition": "\(resolution.disposition.rawValue)",
+            "operation": "\(event.operation)",
+            "attempt": "\(event.attempt)",
+            "source": "\(event.descriptor.source)",
+            "key": "\(event.descriptor.messageKey)",
+        ]
+        if case .escalated(let target) = resolution { metadata["escalatedTo"] = "\(target)" }
+        if let from = event.escalatedFrom { metadata["escalatedFrom"] = "\(from)" }
+        if !event.previousErrors.isEmpty { metadata["previousErrors"] = "\(event.previousErrors.count)" }
+        if !event.handlerFailures.isEmpty {
+            metadata["handlerFailures"] = .array(event.handlerFailures.map { .string($0.description) })
+        }
+        if !event.descriptor.isSensitive { metadata["error"] = "\(event.error)" }
+        for (key, value) in event.metadata where metadata[key] == nil { metadata[key] = "\(value)" }
+        if let stack = event.stack {
+            // Described here, when the line is written: symbolicated, or module-relative with build-ids.
+            let logged = stack.logged
+            metadata["stack"] = .array(logged.frames.map { .string($0) })
+            if !logged.modules.isEmpty { metadata["stackModules"] = .array(logged.modules.map { .string($0) }) }
+        }
+        return metadata
+    }
+}
+
+extension ErrorSeverity {
+    /// The swift-log level of this severity.
+    public var loggerLevel: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        case .critical: .critical
+        }
+    }
+}
