@@ -171,6 +171,22 @@ struct HandlerTests {
         #expect(throws: EscalatedError.self) { try pipeline.handle(ShopError.broken, operation: "x") }
     }
 
+    @Test("handlers from a for loop are asked in order, and their codes are matched like any other's")
+    func handlersFromALoop() throws {
+        let harness = try Harness()
+        let ignored = [ErrorCode("shop", "503"), ErrorCode("shop", "SOLD")]
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            for code in ignored {
+                Ignore(.code(code))
+            }
+            Recover(.type(ShopError.self), .fallback(0))
+        }
+        #expect(try pipeline.handle(ShopError.busy, operation: "x").resolution == .ignored)
+        #expect(try pipeline.handle(ShopError.sold, operation: "x").resolution == .ignored)
+        #expect(try pipeline.handle(ShopError.broken, operation: "x").resolution == .recovered)
+        #expect(throws: EscalatedError.self) { try pipeline.handle(ClientError.isolationBreach, operation: "x") }
+    }
+
     @Test("an error that no handler takes escalates from an inner layer and is handled at the top")
     func nobodyTakesIt() async throws {
         let harness = try Harness()

@@ -8,13 +8,13 @@ struct Tracing: OperationMiddleware {
     let name: String
     let log: TraceLog
 
-    nonisolated(nonsending) func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         log.append("→\(name)")
         defer { log.append("←\(name)") }
-        return try await next(input, context)
+        return try await next(context)
     }
 }
 
@@ -49,18 +49,45 @@ struct MiddlewareChainTests {
             ])
     }
 
+    @Test("stages from a for loop nest in order between the stages around them")
+    func stagesFromALoop() async throws {
+        let log = TraceLog()
+        let names = ["a", "b", "c"]
+        let chain = OperationChain {
+            Tracing(name: "outer", log: log)
+            for name in names {
+                Tracing(name: name, log: log)
+            }
+            Tracing(name: "inner", log: log)
+        }
+        let value = try await chain.run("op") { () async throws -> Int in
+            log.append("work")
+            return 4
+        }
+        #expect(value == 4)
+        #expect(
+            log.entries == [
+                "→outer", "→a", "→b", "→c", "→inner", "work", "←inner", "←c", "←b", "←a", "←outer",
+            ])
+        let empty: [Tracing] = []
+        let bare = OperationChain {
+            for stage in empty { stage }
+        }
+        #expect(try await bare.run("op") { 5 } == 5)
+    }
+
     @Test("the retry stage tells inner stages which attempt they see")
     func attemptNumbers() async throws {
         let clock = ManualClock()
         let attempts = Mutex<[Int]>([])
         struct Recorder: OperationMiddleware {
             let attempts: @Sendable (Int) -> Void
-            nonisolated(nonsending) func handle<Input: Sendable, Output: Sendable>(
-                _ input: Input, context: OperationContext,
-                next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+            nonisolated(nonsending) func handle<Output: Sendable>(
+                context: OperationContext,
+                next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
             ) async throws -> Output {
                 attempts(context.attempt)
-                return try await next(input, context)
+                return try await next(context)
             }
         }
         let injector = FaultInjector()

@@ -36,6 +36,22 @@ struct RegistryTests {
                 .errorDescription?.contains("storage") == true)
     }
 
+    @Test("an error envelope is identified and described as the error it carries, through nested envelopes")
+    func envelopesAreTransparent() throws {
+        struct Wrapped: ErrorEnvelope {
+            let enclosedError: any Error
+        }
+        let registry = ErrorRegistry()
+        let inner = ClientError.concurrencyViolation
+        let twice = Wrapped(enclosedError: Wrapped(enclosedError: inner))
+        #expect(registry.identity(of: twice).code == inner.errorCode)
+        #expect(registry.descriptor(for: twice).code == inner.errorCode)
+        #expect(registry.resolve(twice).descriptor.disposition == .recover)
+        // The envelope's own type is never registered as a code of its own.
+        #expect(
+            registry.identity(of: Wrapped(enclosedError: CancellationError())).code == ErrorCatalog.cancellationCode)
+    }
+
     @Test("a Swift error value is identified by its type's code")
     func lookupByErrorValue() {
         let registry = ErrorRegistry()

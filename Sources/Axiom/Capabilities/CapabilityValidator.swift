@@ -262,12 +262,12 @@ public struct CapabilityStage: OperationMiddleware {
     }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         if !allFreshlyAvailable() { try await validateStale() }
-        return try await next(input, context)
+        return try await next(context)
     }
 
     @usableFromInline

@@ -419,13 +419,13 @@ public struct CircuitBreakerStage: OperationMiddleware {
     public init(_ breakers: CircuitBreakers, key: String) { self.breaker = breakers.breaker(for: key) }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         let permit = try breaker.acquire()
         do {
-            let value = try await next(input, context)
+            let value = try await next(context)
             breaker.recordSuccess(permit)
             return value
         } catch {

@@ -98,13 +98,13 @@ public struct FaultInjectionStage: OperationMiddleware {
         self.clock = RuntimeClock(clock)
     }
 
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         let plan = injector.nextPlan()
         if plan.latency > .zero { try await clock.sleep(for: plan.latency) }
         if let error = plan.error { throw error }
-        return try await next(input, context)
+        return try await next(context)
     }
 }

@@ -62,15 +62,15 @@ public struct RetryStage: OperationMiddleware {
     }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         var context = context
         var previousWait: Duration?
         while true {
             do {
-                return try await next(input, context)
+                return try await next(context)
             } catch {
                 let wait = try decide(error, attempt: context.attempt, operation: context.name, previous: previousWait)
                 try await clock.sleep(for: wait)

@@ -20,14 +20,14 @@ public struct TimeoutStage: OperationMiddleware {
         self.clock = runtimeClock
     }
 
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         // The group awaits both children before returning, so `next` never outlives this call.
         try await withoutActuallyEscaping(next) { next in
             try await withThrowingTaskGroup(of: Race<Output>.self) { group in
-                group.addTask { .finished(try await next(input, context)) }
+                group.addTask { .finished(try await next(context)) }
                 group.addTask { [clock, limit] in
                     try await clock.sleep(for: limit)
                     return .timedOut

@@ -1,8 +1,8 @@
 // How an operation flows through a chain built with `OperationChainBuilder`:
 //
-//   run(input) ─▶ CapabilityStage ─▶ CircuitBreakerStage ─▶ TimeoutStage ─▶ RetryStage ─▶ work(input)
-//                      │ next             │ next                │ next          │ next
-//   value / error ◀────┴──────────────────┴─────────────────────┴───────────────┘
+//   run(name, work) ─▶ CapabilityStage ─▶ CircuitBreakerStage ─▶ TimeoutStage ─▶ RetryStage ─▶ work()
+//                           │ next             │ next                │ next          │ next
+//   value / error ◀─────────┴──────────────────┴─────────────────────┴───────────────┘
 //
 // Each stage is a value; the builder nests them into `MiddlewarePair<MiddlewarePair<A, B>, C>`, so the whole
 // chain is one concrete type and a call goes from stage to stage without an existential. Errors that leave
@@ -23,7 +23,7 @@ public struct OperationContext: Sendable {
     }
 }
 
-/// One stage of the operation chain: it gets the input and decides whether and how to call `next`.
+/// One stage of the operation chain: it gets the call's context and decides whether and how to call `next`.
 ///
 /// A stage may return without calling `next` (a capability is missing, the breaker is open), call it once
 /// (timeout), or several times (retry). It must not keep `next` beyond the call.
@@ -35,9 +35,9 @@ public struct OperationContext: Sendable {
 /// child task (the timeout stage does).
 public protocol OperationMiddleware: Sendable {
     /// Handles one call, passing it on with `next`.
-    nonisolated(nonsending) func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output
 }
 
@@ -47,11 +47,12 @@ extension OperationMiddleware {
     nonisolated(nonsending) public func run<Output: Sendable>(
         _ name: String, _ work: nonisolated(nonsending) @Sendable () async throws -> Output
     ) async throws -> Output {
-        try await handle((), context: OperationContext(name: name)) { _, _ in try await work() }
+        try await handle(context: OperationContext(name: name)) { _ in try await work() }
     }
 }
 
 /// Two stages in order: the first one's `next` is the second one.
+@_documentation(visibility: internal)
 public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddleware>: OperationMiddleware {
     /// The outer stage.
     public let first: First
@@ -66,12 +67,12 @@ public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddle
     }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await first.handle(input, context: context) { input, context in
-            try await second.handle(input, context: context, next: next)
+        try await first.handle(context: context) { context in
+            try await second.handle(context: context, next: next)
         }
     }
 }
@@ -83,15 +84,16 @@ public struct PassThrough: OperationMiddleware {
     public init() {}
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await next(input, context)
+        try await next(context)
     }
 }
 
 /// A stage present or not (from an `if` in a chain builder).
+@_documentation(visibility: internal)
 public struct OptionalMiddleware<Wrapped: OperationMiddleware>: OperationMiddleware {
     /// The stage, when present.
     public let wrapped: Wrapped?
@@ -100,28 +102,29 @@ public struct OptionalMiddleware<Wrapped: OperationMiddleware>: OperationMiddlew
     init(_ wrapped: Wrapped?) { self.wrapped = wrapped }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        guard let wrapped else { return try await next(input, context) }
-        return try await wrapped.handle(input, context: context, next: next)
+        guard let wrapped else { return try await next(context) }
+        return try await wrapped.handle(context: context, next: next)
     }
 }
 
 /// One of two stages (from an `if`/`else` in a chain builder).
+@_documentation(visibility: internal)
 public enum EitherMiddleware<First: OperationMiddleware, Second: OperationMiddleware>: OperationMiddleware {
     case first(First)
     case second(Second)
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         switch self {
-        case .first(let stage): try await stage.handle(input, context: context, next: next)
-        case .second(let stage): try await stage.handle(input, context: context, next: next)
+        case .first(let stage): try await stage.handle(context: context, next: next)
+        case .second(let stage): try await stage.handle(context: context, next: next)
         }
     }
 }
@@ -135,15 +138,45 @@ public struct AnyOperationMiddleware: OperationMiddleware {
     public init(_ base: some OperationMiddleware) { self.base = base }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await base.handle(input, context: context, next: next)
+        try await base.handle(context: context, next: next)
     }
 }
 
-/// Composes stages, outermost first, into one statically typed chain: no existential per stage.
+/// Stages from a `for` loop in a chain builder, the first one outermost.
+@_documentation(visibility: internal)
+public struct MiddlewareArray<Element: OperationMiddleware>: OperationMiddleware {
+    /// The stages, outermost first.
+    public let stages: [Element]
+
+    @inlinable
+    init(_ stages: [Element]) { self.stages = stages }
+
+    @inlinable
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
+    ) async throws -> Output {
+        try await handle(from: 0, context: context, next: next)
+    }
+
+    @inlinable
+    nonisolated(nonsending) func handle<Output: Sendable>(
+        from index: Int, context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
+    ) async throws -> Output {
+        guard index < stages.count else { return try await next(context) }
+        return try await stages[index].handle(context: context) { context in
+            try await handle(from: index + 1, context: context, next: next)
+        }
+    }
+}
+
+/// Composes stages, outermost first, into one statically typed chain: no existential per stage. `if`,
+/// `if`/`else` and `for` work inside it.
 ///
 /// ```swift
 /// let chain = OperationChain {
@@ -155,30 +188,42 @@ public struct AnyOperationMiddleware: OperationMiddleware {
 /// ```
 @resultBuilder
 public enum OperationChainBuilder {
+    @_documentation(visibility: internal)
     @inlinable
     public static func buildExpression<M: OperationMiddleware>(_ stage: M) -> M { stage }
+    @_documentation(visibility: internal)
     @inlinable
     public static func buildPartialBlock<M: OperationMiddleware>(first: M) -> M { first }
+    @_documentation(visibility: internal)
     @inlinable
     public static func buildPartialBlock<A: OperationMiddleware, B: OperationMiddleware>(
         accumulated: A, next: B
     ) -> MiddlewarePair<A, B> {
         MiddlewarePair(accumulated, next)
     }
+    @_documentation(visibility: internal)
     @inlinable
     public static func buildBlock() -> PassThrough { PassThrough() }
+    @_documentation(visibility: internal)
     @inlinable
     public static func buildOptional<M: OperationMiddleware>(_ stage: M?) -> OptionalMiddleware<M> {
         OptionalMiddleware(stage)
     }
+    @_documentation(visibility: internal)
     @inlinable
     public static func buildEither<A: OperationMiddleware, B: OperationMiddleware>(first: A) -> EitherMiddleware<A, B> {
         .first(first)
     }
+    @_documentation(visibility: internal)
     @inlinable
     public static func buildEither<A: OperationMiddleware, B: OperationMiddleware>(second: B) -> EitherMiddleware<A, B>
     {
         .second(second)
+    }
+    @_documentation(visibility: internal)
+    @inlinable
+    public static func buildArray<M: OperationMiddleware>(_ stages: [M]) -> MiddlewareArray<M> {
+        MiddlewareArray(stages)
     }
 }
 
@@ -192,10 +237,10 @@ public struct OperationChain<Stages: OperationMiddleware>: OperationMiddleware {
     public init(@OperationChainBuilder _ build: () -> Stages) { self.stages = build() }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Input: Sendable, Output: Sendable>(
-        _ input: Input, context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (Input, OperationContext) async throws -> Output
+    nonisolated(nonsending) public func handle<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await stages.handle(input, context: context, next: next)
+        try await stages.handle(context: context, next: next)
     }
 }

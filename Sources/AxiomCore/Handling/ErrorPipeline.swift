@@ -159,7 +159,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     ) {
         self.layer = layer
         self.next = next
-        self.handlers = handlers().bound(to: configuration.registry)
+        self.handlers = handlers()._bound(to: configuration.registry)
         self.configuration = configuration
         self.hasObservers = !configuration.observers.isEmpty
         self.capturesStacks = configuration.stackCapturer != nil
@@ -316,7 +316,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             return .handle
         }
         var failures = HandlerFailures()
-        let decision = handlers.dispatch(event, failures: &failures)
+        let decision = handlers._dispatch(event, failures: &failures)
         if !failures.isEmpty { event.recordFailures(failures.all) }
         switch consume decision {
         case .pass:

@@ -13,7 +13,8 @@ public struct Ignore: ErrorHandler {
         match.matches(event) ? .ignore : .pass
     }
 
-    public func bound(to registry: ErrorRegistry) -> Ignore { Ignore(match.bound(to: registry)) }
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Ignore { Ignore(match.bound(to: registry)) }
 }
 
 /// Makes an operation succeed after all: retry, prepare then retry, or a fallback value.
@@ -78,7 +79,8 @@ public struct Recover: ErrorHandler {
         return .recover(recovery)
     }
 
-    public func bound(to registry: ErrorRegistry) -> Recover { Recover(match.bound(to: registry), strategy) }
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Recover { Recover(match.bound(to: registry), strategy) }
 
     static func wait(_ policy: RetryPolicy, _ event: ErrorEvent) -> Duration {
         if policy.honorsRetryAfter, let retryAfter = event.identity.retryAfter { return retryAfter }
@@ -112,7 +114,8 @@ public struct Escalate: ErrorHandler {
     @usableFromInline
     func escalation(_ event: ErrorEvent) -> ErrorDecision { .escalate(translatedTo: translate?(event)) }
 
-    public func bound(to registry: ErrorRegistry) -> Escalate {
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Escalate {
         Escalate(match.bound(to: registry), translate: translate)
     }
 }
@@ -141,7 +144,8 @@ public struct Default: ErrorHandler {
     @usableFromInline
     func act(_ event: ErrorEvent) throws { try action?(event) }
 
-    public func bound(to registry: ErrorRegistry) -> Default { Default(match.bound(to: registry), action: action) }
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Default { Default(match.bound(to: registry), action: action) }
 }
 
 /// Follows each error's descriptor: its disposition, its retry policy, its escalation code.
@@ -175,6 +179,7 @@ public struct FollowDescriptor: ErrorHandler {
 }
 
 /// Two handlers in order: the second is asked only when the first passes.
+@_documentation(visibility: internal)
 public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
     @usableFromInline let first: First
     @usableFromInline let second: Second
@@ -187,16 +192,18 @@ public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
 
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
 
+    @_documentation(visibility: internal)
     @inlinable @inline(__always)
-    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
-        switch first.dispatch(event, failures: &failures) {
-        case .pass: second.dispatch(event, failures: &failures)
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        switch first._dispatch(event, failures: &failures) {
+        case .pass: second._dispatch(event, failures: &failures)
         case let decision: decision
         }
     }
 
-    public func bound(to registry: ErrorRegistry) -> Self {
-        HandlerPair(first.bound(to: registry), second.bound(to: registry))
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self {
+        HandlerPair(first._bound(to: registry), second._bound(to: registry))
     }
 }
 
@@ -208,30 +215,36 @@ public struct PassAll: ErrorHandler {
 }
 
 /// A handler present or not (from an `if` in a builder).
+@_documentation(visibility: internal)
 public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
     let wrapped: Wrapped?
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
-    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
-        wrapped?.dispatch(event, failures: &failures) ?? .pass
+    @_documentation(visibility: internal)
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        wrapped?._dispatch(event, failures: &failures) ?? .pass
     }
-    public func bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?.bound(to: registry)) }
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?._bound(to: registry)) }
 }
 
 /// One of two handlers (from an `if`/`else` in a builder).
+@_documentation(visibility: internal)
 public enum EitherHandler<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
     case first(First)
     case second(Second)
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
-    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+    @_documentation(visibility: internal)
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         switch self {
-        case .first(let handler): handler.dispatch(event, failures: &failures)
-        case .second(let handler): handler.dispatch(event, failures: &failures)
+        case .first(let handler): handler._dispatch(event, failures: &failures)
+        case .second(let handler): handler._dispatch(event, failures: &failures)
         }
     }
-    public func bound(to registry: ErrorRegistry) -> Self {
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self {
         switch self {
-        case .first(let handler): .first(handler.bound(to: registry))
-        case .second(let handler): .second(handler.bound(to: registry))
+        case .first(let handler): .first(handler._bound(to: registry))
+        case .second(let handler): .second(handler._bound(to: registry))
         }
     }
 }
@@ -242,30 +255,68 @@ public struct AnyErrorHandler: ErrorHandler {
     /// Wraps a handler.
     public init(_ base: some ErrorHandler) { self.base = base }
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try base.decide(event) }
-    public func dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
-        base.dispatch(event, failures: &failures)
+    @_documentation(visibility: internal)
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        base._dispatch(event, failures: &failures)
     }
-    public func bound(to registry: ErrorRegistry) -> Self {
-        func bind<H: ErrorHandler>(_ handler: H) -> AnyErrorHandler { AnyErrorHandler(handler.bound(to: registry)) }
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self {
+        func bind<H: ErrorHandler>(_ handler: H) -> AnyErrorHandler { AnyErrorHandler(handler._bound(to: registry)) }
         return bind(base)
     }
 }
 
-/// Composes handlers in order into one statically typed chain: no existential per handler.
+/// Handlers from a `for` loop in a builder, asked in order; the first that does not pass decides.
+@_documentation(visibility: internal)
+public struct HandlerArray<Element: ErrorHandler>: ErrorHandler {
+    @usableFromInline let handlers: [Element]
+
+    @inlinable
+    init(_ handlers: [Element]) { self.handlers = handlers }
+
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+
+    @_documentation(visibility: internal)
+    @inlinable
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        for handler in handlers {
+            switch handler._dispatch(event, failures: &failures) {
+            case .pass: continue
+            case let decision: return decision
+            }
+        }
+        return .pass
+    }
+
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self { HandlerArray(handlers.map { $0._bound(to: registry) }) }
+}
+
+/// Composes handlers in order into one statically typed chain: no existential per handler. `if`, `if`/`else`
+/// and `for` work inside it.
 @resultBuilder
 public enum ErrorHandlerBuilder {
+    @_documentation(visibility: internal)
     public static func buildExpression<H: ErrorHandler>(_ handler: H) -> H { handler }
+    @_documentation(visibility: internal)
     public static func buildPartialBlock<H: ErrorHandler>(first: H) -> H { first }
+    @_documentation(visibility: internal)
     public static func buildPartialBlock<A: ErrorHandler, B: ErrorHandler>(accumulated: A, next: B) -> HandlerPair<A, B>
     {
         HandlerPair(accumulated, next)
     }
+    @_documentation(visibility: internal)
     public static func buildBlock() -> PassAll { PassAll() }
+    @_documentation(visibility: internal)
     public static func buildOptional<H: ErrorHandler>(_ handler: H?) -> OptionalHandler<H> {
         OptionalHandler(wrapped: handler)
     }
+    @_documentation(visibility: internal)
     public static func buildEither<A: ErrorHandler, B: ErrorHandler>(first: A) -> EitherHandler<A, B> { .first(first) }
+    @_documentation(visibility: internal)
     public static func buildEither<A: ErrorHandler, B: ErrorHandler>(second: B) -> EitherHandler<A, B> {
         .second(second)
     }
+    @_documentation(visibility: internal)
+    public static func buildArray<H: ErrorHandler>(_ handlers: [H]) -> HandlerArray<H> { HandlerArray(handlers) }
 }
