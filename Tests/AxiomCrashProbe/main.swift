@@ -5,6 +5,7 @@ import Axiom
 import AxiomCrash
 import AxiomPlugins
 import CAxiomCrashProbeSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,13 @@ import Glibc
 func printError(_ message: String) {
     let line = message + "\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+/// Counts the events it sees.
+final class CountingObserver: ErrorObserver {
+    private let seen = Mutex(0)
+    func observe(_ event: ErrorEvent, resolution: ErrorResolution) { seen.withLock { $0 += 1 } }
+    var count: Int { seen.withLock { $0 } }
 }
 
 @inline(never)
@@ -172,6 +180,16 @@ case "plugin-loaded":
     let host = PluginHost(registry: ErrorRegistry())
     guard case .success = host.load(file: folder + "/libAxiomPluginNWC.so") else { exit(6) }
     axiom_probe_null_write()
+case "observer-bootstrap":
+    // The process's default observers: bootstrapped once, seen by a pipeline made with the default configuration,
+    // and a second bootstrap stops the process.
+    let counter = CountingObserver()
+    ErrorObserverSystem.bootstrap(MultiplexErrorObserver([counter, NoOpErrorObserver()]))
+    let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil) { Ignore(.any) }
+    _ = try? pipeline.handle(ClientError.invalidState, operation: "probe")
+    _ = try? pipeline.handle(ClientError.invalidState, operation: "probe")
+    printError("observed \(counter.count)")
+    ErrorObserverSystem.bootstrap(NoOpErrorObserver())
 case "dlopen-refresh":
     // A library opened after install is in the report only after refreshModules().
     guard dlopen("libbz2.so.1.0", RTLD_NOW) != nil else { exit(5) }

@@ -305,4 +305,13 @@ struct CrashBlindSpotTests {
     }
 
     let probeC = "Tests/CAxiomCrashProbeSupport/axiom_crash_probe.c"
+
+    @Test("the default observers are bootstrapped once for the process; a second bootstrap stops it")
+    func observersBootstrapOnce() {
+        let directory = TemporaryDirectory()
+        let (termination, stderr) = ChildProcess.runProbe(directory: directory.path, kind: "observer-bootstrap")
+        #expect(stderr.contains("observed 2"), "\(stderr)")
+        #expect(termination.signal != nil, "child \(termination); stderr: \(stderr)")
+        #expect(stderr.contains("ErrorObserverSystem.bootstrap may only be called once per process"), "\(stderr)")
+    }
 }

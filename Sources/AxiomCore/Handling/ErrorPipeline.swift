@@ -17,7 +17,8 @@ import Logging
 public struct PipelineConfiguration: Sendable {
     /// Where identities and descriptors come from.
     public var registry: ErrorRegistry
-    /// Who sees each outcome (logging and metrics by default).
+    /// Who sees each outcome: by default the process's observers (``ErrorObserverSystem``; logging and metrics
+    /// unless bootstrapped otherwise).
     public var observers: [any ErrorObserver]
     /// The clock recovery waits on. Tests inject a manual one.
     public var clock: any Clock<Duration>
@@ -33,7 +34,7 @@ public struct PipelineConfiguration: Sendable {
     /// Creates a configuration.
     public init(
         registry: ErrorRegistry = .shared,
-        observers: [any ErrorObserver] = [LoggingObserver(), MetricsObserver()],
+        observers: [any ErrorObserver] = ErrorObserverSystem.observers,
         clock: any Clock<Duration> = ContinuousClock(),
         stackCapturer: (any StackCapturer)? = nil,
         stackSeverity: ErrorSeverity = .error,

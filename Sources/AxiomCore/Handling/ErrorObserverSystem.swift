@@ -1,0 +1,72 @@
+import Synchronization
+
+/// The observers every pipeline gets unless its configuration names others, set once for the process, the way
+/// swift-log's `LoggingSystem` sets the log handler.
+///
+/// ```swift
+/// // First thing in main, once:
+/// ErrorObserverSystem.bootstrap(MultiplexErrorObserver([LoggingObserver(), MetricsObserver(), MyTracingObserver()]))
+/// ```
+///
+/// Without a bootstrap, pipelines log each outcome (``LoggingObserver``) and count it (``MetricsObserver``),
+/// one shared instance of each for the process. A configuration made before the bootstrap keeps the
+/// observers it was made with. Tests that need other defaults rebootstrap through `AxiomTesting`.
+public enum ErrorObserverSystem {
+    private struct State {
+        var observer: (any ErrorObserver)?
+        var bootstrapped = false
+    }
+
+    private static let state = Mutex(State())
+
+    /// Sets the process's default observer. Call it once, before pipelines are made; a second call is a
+    /// programming error and stops the process, as a second `LoggingSystem.bootstrap` does.
+    public static func bootstrap(_ observer: some ErrorObserver) {
+        state.withTrackedLock { state in
+            precondition(!state.bootstrapped, "ErrorObserverSystem.bootstrap may only be called once per process")
+            state.bootstrapped = true
+            state.observer = observer
+        }
+    }
+
+    /// Replaces the default observer whether or not it was bootstrapped. For tests (`AxiomTesting` exposes it).
+    package static func bootstrapInternal(_ observer: (any ErrorObserver)?) {
+        state.withTrackedLock { state in
+            state.observer = observer
+        }
+    }
+
+    /// The observers a configuration gets by default: the bootstrapped one, or logging and metrics.
+    public static var observers: [any ErrorObserver] {
+        if let observer = state.withTrackedLock({ $0.observer }) { return [observer] }
+        return builtinDefaults
+    }
+
+    /// Logging and metrics, made once for the process (a metrics observer caches its counters: one instance
+    /// serves every pipeline).
+    private static let builtinDefaults: [any ErrorObserver] = [LoggingObserver(), MetricsObserver()]
+}
+
+/// Sees every event and does nothing: for a pipeline that must not log or count (a hot loop's inner layer, a
+/// benchmark), or as the default of a process that observes elsewhere.
+public struct NoOpErrorObserver: ErrorObserver {
+    /// Creates the observer.
+    public init() {}
+
+    @inlinable
+    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {}
+}
+
+/// Passes every event to several observers, in order: how a process combines logging, metrics and tracing
+/// into the one observer it bootstraps.
+public struct MultiplexErrorObserver: ErrorObserver {
+    /// The observers, called in this order.
+    public let observers: [any ErrorObserver]
+
+    /// Combines observers.
+    public init(_ observers: [any ErrorObserver]) { self.observers = observers }
+
+    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
+        for observer in observers { observer.observe(event, resolution: resolution) }
+    }
+}
