@@ -15,7 +15,7 @@ struct LoggingPathTests {
         return logger
     }
 
-    @Test("one structured line per handled error, in seed 004's field order")
+    @Test("one structured line per handled error, in a fixed field order")
     func structuredLine() throws {
         let registry = ErrorRegistry()
         try registry.register(

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Error mapper and localization")
 struct PresentationMappingTests {
-    @Test("category defaults follow seed 004's table")
+    @Test("category defaults follow the documented table")
     func categoryDefaults() {
         func rule(_ category: ErrorCategory) -> PresentationRule { .categoryDefault(category) }
         #expect(rule(.validation) == PresentationRule(style: .inline, duration: .seconds(2), feedback: .none))

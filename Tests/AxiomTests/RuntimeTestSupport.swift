@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// A fresh registry holding a test copy of the NWC catalog (seed 000), so tests never share `.shared`.
+/// A fresh registry holding a test copy of the NWC catalog (its codes and retry policies), so tests never share `.shared`.
 func nwcRegistry() throws -> ErrorRegistry {
     let registry = ErrorRegistry()
     func code(_ name: String) -> ErrorCode { ErrorCode("nwc", name) }

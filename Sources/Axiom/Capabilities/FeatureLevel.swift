@@ -1,4 +1,5 @@
-/// How much of the application can run, from everything to the bare core (seed 001, "Graceful Degradation").
+/// How much of the application can run, from everything to the bare core: it degrades step by step instead of
+/// failing blindly.
 public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
     /// Every feature.
     case full
@@ -32,7 +33,7 @@ public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, 
 ///
 /// In order: a saturated system (memory use, CPU load or pressure at their limits) is `minimal`; without the
 /// network capability, `offline`; without an essential capability, `basic`; without an enhanced one,
-/// `limited`; otherwise `full`. The limits follow seed 001: memory above 90 %, CPU above 95 %.
+/// `limited`; otherwise `full`. The limits: memory above 90 %, CPU above 95 %.
 public struct FeaturePolicy: Sendable {
     /// The capability whose absence means offline.
     public var network: String

@@ -47,9 +47,9 @@ public enum PresentationChange: Sendable, Hashable {
 /// one modal or full-screen alert at a time (the others wait), and expiry on an injected clock.
 ///
 /// A UI renders ``visible`` and follows ``changes()``; tests inject a `ManualClock` and advance it.
-public final class PresentationQueue<C: Clock>: Sendable where C.Duration == Duration {
+public final class PresentationQueue: Sendable {
     /// The clock durations run on.
-    public let clock: C
+    public let clock: RuntimeClock
     /// How many toasts may be shown at once.
     public let maxToasts: Int
     private let metrics: PresentationMetrics?
@@ -67,9 +67,11 @@ public final class PresentationQueue<C: Clock>: Sendable where C.Duration == Dur
         var nextSubscriber: UInt64 = 0
     }
 
-    /// A queue whose durations run on `clock`, showing at most `maxToasts` toasts (seed 004: three).
-    public init(clock: C, maxToasts: Int = 3, metrics: PresentationMetrics? = nil) {
-        self.clock = clock
+    /// A queue whose durations run on `clock`, showing at most `maxToasts` toasts (three by default).
+    public init(
+        clock: some Clock<Duration> = ContinuousClock(), maxToasts: Int = 3, metrics: PresentationMetrics? = nil
+    ) {
+        self.clock = RuntimeClock(clock)
         self.maxToasts = max(1, maxToasts)
         self.metrics = metrics
     }
@@ -224,25 +226,18 @@ public final class PresentationQueue<C: Clock>: Sendable where C.Duration == Dur
     }
 }
 
-extension PresentationQueue where C == ContinuousClock {
-    /// A queue on the continuous clock, for applications.
-    public convenience init(maxToasts: Int = 3, metrics: PresentationMetrics? = nil) {
-        self.init(clock: ContinuousClock(), maxToasts: maxToasts, metrics: metrics)
-    }
-}
-
 /// Presents every error a pipeline handles (its default, terminal disposition) on a queue.
 ///
 /// Ignored, recovered and escalated errors are not shown: the user sees an error once, from the layer
 /// that ends it.
-public struct PresentingObserver<C: Clock>: ErrorObserver where C.Duration == Duration {
+public struct PresentingObserver: ErrorObserver {
     /// Maps events to presentations.
     public let mapper: ErrorMapper
     /// Where they are shown.
-    public let queue: PresentationQueue<C>
+    public let queue: PresentationQueue
 
     /// Presents handled errors, mapped by `mapper`, on `queue`.
-    public init(mapper: ErrorMapper, queue: PresentationQueue<C>) {
+    public init(mapper: ErrorMapper, queue: PresentationQueue) {
         self.mapper = mapper
         self.queue = queue
     }

@@ -1,5 +1,5 @@
 extension PresentationRule {
-    /// The default presentation of a category, after seed 004's table:
+    /// The default presentation of a category:
     ///
     /// | category | style | duration | feedback |
     /// |---|---|---|---|
@@ -23,7 +23,7 @@ extension PresentationRule {
         }
     }
 
-    /// Seed 004's "unknown" row: a toast for 3 s with light feedback.
+    /// An error of no known category: a toast for 3 s with light feedback.
     public static let unknown = PresentationRule(style: .toast, duration: .seconds(3), feedback: .light)
 }
 

@@ -14,7 +14,7 @@ import Synchronization
 
 /// Stops calling a failing dependency for a while, then lets exactly one probe test it.
 ///
-/// Two modes: consecutive failures (seed default: 5 failures, then open for 60 s) and failure ratio over a
+/// Two modes: consecutive failures (by default 5 failures, then open for 60 s) and failure ratio over a
 /// rolling window, which opens only once the window has seen a minimum number of calls. While open, calls are
 /// refused with ``CircuitOpenError`` carrying the time until a probe may go. Half-open admits exactly one probe;
 /// every other call is refused until it ends: success closes the breaker, failure re-opens it.
@@ -55,7 +55,7 @@ public final class CircuitBreaker: Sendable {
             self.isFailure = isFailure
         }
 
-        /// 5 consecutive failures, then open for 60 s (seed 001).
+        /// 5 consecutive failures, then open for 60 s.
         public static var standard: Configuration { Configuration() }
     }
 

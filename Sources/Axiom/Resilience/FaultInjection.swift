@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Makes calls fail or slow down on purpose, for tests and demos (seed 001, "Error Testing").
+/// Makes calls fail or slow down on purpose, for tests and demos: error scenarios on demand.
 ///
 /// Share one injector between the test and a ``FaultInjectionStage``; change the faults at any time. Ratio
 /// failures come from a seeded generator, so a run replays exactly.

@@ -1,4 +1,4 @@
-/// The error a context shows its user, with what it takes to get past it (seed 001, "Manual Recovery").
+/// The error a context shows its user, with what it takes to get past it (whether the user must act to recover).
 public struct ErrorState: Sendable {
     /// The error.
     public let error: any Error

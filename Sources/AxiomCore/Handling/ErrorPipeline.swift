@@ -21,7 +21,7 @@ public struct PipelineConfiguration: Sendable {
     /// unless bootstrapped otherwise).
     public var observers: [any ErrorObserver]
     /// The clock recovery waits on. Tests inject a manual one.
-    public var clock: any Clock<Duration>
+    public var clock: RuntimeClock
     /// Captures stacks of severe errors where they enter the pipeline. None by default.
     public var stackCapturer: (any StackCapturer)?
     /// Errors at or above this severity carry a stack (when a capturer is set).
@@ -35,7 +35,7 @@ public struct PipelineConfiguration: Sendable {
     public init(
         registry: ErrorRegistry = .shared,
         observers: [any ErrorObserver] = ErrorObserverSystem.observers,
-        clock: any Clock<Duration> = ContinuousClock(),
+        clock: some Clock<Duration> = ContinuousClock(),
         stackCapturer: (any StackCapturer)? = nil,
         stackSeverity: ErrorSeverity = .error,
         maxEscalations: Int = 8,
@@ -43,7 +43,7 @@ public struct PipelineConfiguration: Sendable {
     ) {
         self.registry = registry
         self.observers = observers
-        self.clock = clock
+        self.clock = RuntimeClock(clock)
         self.stackCapturer = stackCapturer
         self.stackSeverity = stackSeverity
         self.maxEscalations = maxEscalations

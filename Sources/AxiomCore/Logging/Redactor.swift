@@ -35,7 +35,7 @@ public struct Redactor: Sendable {
     /// What replaces a secret.
     public static let marker = "[REDACTED]"
 
-    /// How many leading characters of an invoice or a 64-hex value are kept for correlation (seed 000 logs 16).
+    /// How many leading characters of an invoice or a 64-hex value are kept for correlation (16: enough to find the invoice in a wallet's history, too little to pay it).
     public var prefixLength: Int
 
     /// Creates a redactor keeping `prefixLength` characters of invoices and hex secrets.

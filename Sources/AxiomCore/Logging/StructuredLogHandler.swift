@@ -1,7 +1,7 @@
 import Glibc
 import Logging
 
-/// Writes one structured line per log event, in the form of seed 004's logging rules:
+/// Writes one structured line per log event: level, timestamp, then the error's fields in a fixed order:
 ///
 /// ```
 /// [ERROR][2026-11-21T20:31:07.412Z] category=network key=error.network.timeout code=nwc/TIMEOUT layer=client disposition=default attempt=1 domain=nwc msg="nwc/TIMEOUT handled"

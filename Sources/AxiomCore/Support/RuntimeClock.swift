@@ -1,7 +1,8 @@
-/// The injected time source of the runtime: a `Clock` to sleep on and a cheap reading of "now".
+/// The one way the framework holds time: a `Clock` to sleep on and a cheap reading of "now".
 ///
-/// Runtime types store this instead of being generic over their clock, so a context, a breaker and a validator
-/// can share one clock without a type parameter each. Readings are durations since the clock was wrapped,
+/// The rule everywhere: an API takes any clock (`clock: some Clock<Duration> = ContinuousClock()`), and a type
+/// stores it as a `RuntimeClock`, so a pipeline, a context, a breaker, a validator and a presentation queue can
+/// share one clock without a type parameter each. Readings are durations since the clock was wrapped,
 /// which keeps comparisons free of the clock's instant type. Tests wrap a `ManualClock`; nothing in the runtime
 /// reads the system time behind its back.
 public struct RuntimeClock: Sendable {
@@ -47,7 +48,7 @@ public struct RuntimeClock: Sendable {
 
 extension Duration {
     /// The duration in whole nanoseconds, saturating at the ends of `Int64`.
-    var wholeNanoseconds: Int64 {
+    package var wholeNanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }
