@@ -49,7 +49,7 @@ let benchmarks: @Sendable () -> Void = {
         Ignore(.code(BenchError.first.errorCode))
         Recover(.code(BenchError.second.errorCode), .descriptorPolicy)
         Escalate(.category(.api))
-        Default(.code(BenchError.fourth.errorCode))
+        Handle(.code(BenchError.fourth.errorCode))
     }
     let observed = ErrorPipeline(
         layer: .application, escalatesTo: nil,
@@ -58,7 +58,7 @@ let benchmarks: @Sendable () -> Void = {
         Ignore(.code(BenchError.first.errorCode))
         Recover(.code(BenchError.second.errorCode), .descriptorPolicy)
         Escalate(.category(.api))
-        Default(.code(BenchError.fourth.errorCode))
+        Handle(.code(BenchError.fourth.errorCode))
     }
 
     Benchmark("Baseline: bare throw+catch") { benchmark in
@@ -76,7 +76,7 @@ let benchmarks: @Sendable () -> Void = {
             do {
                 try fail(.fourth)
             } catch {
-                blackHole(try? pipeline.handle(error, operation: "bench"))
+                blackHole(try? pipeline.decide(error, operation: "bench"))
             }
         }
     }
@@ -86,7 +86,7 @@ let benchmarks: @Sendable () -> Void = {
             do {
                 try fail(.fourth)
             } catch {
-                blackHole(try? observed.handle(error, operation: "bench"))
+                blackHole(try? observed.decide(error, operation: "bench"))
             }
         }
     }
@@ -116,14 +116,14 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Component: handle with no handlers (event + layer end)") { benchmark in
         let error: any Error = BenchError.fourth
         for _ in benchmark.scaledIterations {
-            blackHole(try? bare.handle(error, operation: "bench"))
+            blackHole(try? bare.decide(error, operation: "bench"))
         }
     }
 
     Benchmark("Component: handle, four handlers, error made once") { benchmark in
         let error: any Error = BenchError.fourth
         for _ in benchmark.scaledIterations {
-            blackHole(try? pipeline.handle(error, operation: "bench"))
+            blackHole(try? pipeline.decide(error, operation: "bench"))
         }
     }
 

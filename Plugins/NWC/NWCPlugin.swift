@@ -27,7 +27,7 @@ let nwcPlugin = PluginExport {
         ])
     plugin.add(
         CodeDefinition(
-            "nwc", "NOT_IMPLEMENTED", category: .capability, severity: .warning, disposition: .default,
+            "nwc", "NOT_IMPLEMENTED", category: .capability, severity: .warning, disposition: .handle,
             presentation: Presentation(.banner, duration: .seconds(4), feedback: .light)),
         texts: [
             "en": Texts(
@@ -39,7 +39,7 @@ let nwcPlugin = PluginExport {
         ])
     plugin.add(
         CodeDefinition(
-            "nwc", "INSUFFICIENT_BALANCE", category: .credit, severity: .warning, disposition: .default,
+            "nwc", "INSUFFICIENT_BALANCE", category: .credit, severity: .warning, disposition: .handle,
             presentation: Presentation(.modal, duration: nil, feedback: .error)),
         texts: [
             "en": Texts(
@@ -51,7 +51,7 @@ let nwcPlugin = PluginExport {
         ])
     plugin.add(
         CodeDefinition(
-            "nwc", "QUOTA_EXCEEDED", category: .credit, severity: .warning, disposition: .default,
+            "nwc", "QUOTA_EXCEEDED", category: .credit, severity: .warning, disposition: .handle,
             presentation: Presentation(.modal, duration: nil, feedback: .error)),
         texts: [
             "en": Texts(
@@ -65,7 +65,7 @@ let nwcPlugin = PluginExport {
         ])
     plugin.add(
         CodeDefinition(
-            "nwc", "RESTRICTED", category: .auth, severity: .warning, disposition: .default,
+            "nwc", "RESTRICTED", category: .auth, severity: .warning, disposition: .handle,
             presentation: Presentation(.modal, duration: nil, feedback: .error)),
         texts: [
             "en": Texts(

@@ -38,7 +38,7 @@ let paymentMethodsPlugin = PluginExport {
         category: .capability)
     plugin.add(
         CodeDefinition(
-            "payment-methods", "noPaymentMethodsFound", category: .state, severity: .notice, disposition: .default,
+            "payment-methods", "noPaymentMethodsFound", category: .state, severity: .notice, disposition: .handle,
             presentation: Presentation(.inline, duration: nil, feedback: .none)),
         texts: [
             "en": Texts(

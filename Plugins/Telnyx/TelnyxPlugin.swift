@@ -24,7 +24,7 @@ let telnyxPlugin = PluginExport {
 
     // Signalling server errors.
     add(
-        "TOKEN_REGISTRATION_ERROR", [-32000], .auth, .error, .default, presentation: alert, sensitive: true,
+        "TOKEN_REGISTRATION_ERROR", [-32000], .auth, .error, .handle, presentation: alert, sensitive: true,
         en: Texts(
             title: "Sign-In Failed", message: "The calling service did not accept the login token.",
             recovery: "Sign In Again"),
@@ -32,7 +32,7 @@ let telnyxPlugin = PluginExport {
             title: "Oturum Açılamadı", message: "Arama hizmeti oturum belirtecini kabul etmedi.",
             recovery: "Yeniden Oturum Aç"))
     add(
-        "CREDENTIAL_REGISTRATION_ERROR", [-32001], .auth, .error, .default, presentation: alert, sensitive: true,
+        "CREDENTIAL_REGISTRATION_ERROR", [-32001], .auth, .error, .handle, presentation: alert, sensitive: true,
         en: Texts(
             title: "Sign-In Failed", message: "The calling service did not accept the username or password.",
             recovery: "Check Credentials"),
@@ -40,7 +40,7 @@ let telnyxPlugin = PluginExport {
             title: "Oturum Açılamadı", message: "Arama hizmeti kullanıcı adını ya da parolayı kabul etmedi.",
             recovery: "Bilgileri Kontrol Et"))
     add(
-        "CODEC_ERROR", [-32002], .api, .error, .default, presentation: banner,
+        "CODEC_ERROR", [-32002], .api, .error, .handle, presentation: banner,
         en: Texts(title: "Audio Problem", message: "The call could not agree on an audio or video format."),
         tr: Texts(title: "Ses Sorunu", message: "Arama için ortak bir ses ya da görüntü biçimi bulunamadı."))
     add(
@@ -61,7 +61,7 @@ let telnyxPlugin = PluginExport {
             title: "Bağlanılamıyor", message: "Arama ağ geçidi kaydı reddetti. Yeniden deneniyor.",
             recovery: "Yeniden Dene"))
     add(
-        "CALL_NOT_FOUND", [], .state, .warning, .default,
+        "CALL_NOT_FOUND", [], .state, .warning, .handle,
         presentation: Presentation(.toast, duration: .seconds(3), feedback: .light),
         en: Texts(title: "Call Not Found", message: "That call no longer exists."),
         tr: Texts(title: "Arama Bulunamadı", message: "Bu arama artık mevcut değil."))
@@ -78,11 +78,11 @@ let telnyxPlugin = PluginExport {
 
     // Local and socket errors.
     add(
-        "CLIENT_CONFIGURATION_FAILED", [], .configuration, .error, .default, presentation: alert,
+        "CLIENT_CONFIGURATION_FAILED", [], .configuration, .error, .handle, presentation: alert,
         en: Texts(title: "Setup Incomplete", message: "Calling is missing a login token or credentials."),
         tr: Texts(title: "Kurulum Eksik", message: "Arama için oturum belirteci ya da kimlik bilgileri eksik."))
     add(
-        "CALL_FAILED", [], .state, .error, .default, presentation: banner,
+        "CALL_FAILED", [], .state, .error, .handle, presentation: banner,
         en: Texts(title: "Call Failed", message: "The call could not start: no number to dial or no session."),
         tr: Texts(title: "Arama Başarısız", message: "Arama başlatılamadı: aranacak numara ya da oturum yok."))
     add(
@@ -98,7 +98,7 @@ let telnyxPlugin = PluginExport {
 
     // Call termination causes: Q.850 cause code first, then SIP statuses.
     add(
-        "UNALLOCATED_NUMBER", [1, 404], .validation, .warning, .default, presentation: banner,
+        "UNALLOCATED_NUMBER", [1, 404], .validation, .warning, .handle, presentation: banner,
         en: Texts(
             title: "Number Not Found", message: "The number you dialled does not exist.", recovery: "Check Number"),
         tr: Texts(
@@ -108,12 +108,12 @@ let telnyxPlugin = PluginExport {
         en: Texts(title: "Call Ended", message: "The call ended normally."),
         tr: Texts(title: "Arama Bitti", message: "Arama olağan şekilde sona erdi."))
     add(
-        "USER_BUSY", [17, 486], .api, .info, .default,
+        "USER_BUSY", [17, 486], .api, .info, .handle,
         presentation: Presentation(.toast, duration: .seconds(3), feedback: .light),
         en: Texts(title: "Busy", message: "The person you are calling is busy.", recovery: "Call Again"),
         tr: Texts(title: "Meşgul", message: "Aradığınız kişi meşgul.", recovery: "Yeniden Ara"))
     add(
-        "CALL_REJECTED", [21, 403, 603], .api, .warning, .default, presentation: banner,
+        "CALL_REJECTED", [21, 403, 603], .api, .warning, .handle, presentation: banner,
         en: Texts(title: "Call Rejected", message: "The call was declined or not permitted to that destination."),
         tr: Texts(title: "Arama Reddedildi", message: "Arama reddedildi ya da bu hedefe izin verilmiyor."))
     return plugin

@@ -22,7 +22,7 @@ struct CallScene {
                 FaultInjectionStage(faults, clock: clock)
             },
             pipeline: ErrorPipeline(layer: .application, escalatesTo: nil, configuration: configuration) {
-                Default()
+                Handle()
             })
 
         // The socket to the signalling server is down for five calls in a row.

@@ -34,7 +34,7 @@ struct PaymentMethodsScene {
             FollowDescriptor()
         }
         let screen = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: configuration) {
-            Default { event in Presenter.show(event) }
+            Handle { event in Presenter.show(event) }
         }
         let outcome = try? await screen.run("showPaymentMethods") { () async throws -> [String] in
             var methods: [String] = []

@@ -59,7 +59,7 @@ struct PaymentScene {
             FollowDescriptor()
         }
         let application = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: configuration) {
-            Default { event in Presenter.show(event) }
+            Handle { event in Presenter.show(event) }
         }
 
         for (index, invoice) in Self.invoices.enumerated() {

@@ -29,7 +29,7 @@ public struct CodeDefinition: Sendable {
     /// Creates a code definition.
     public init(
         _ domain: String, _ code: String, numericAliases: [Int] = [], category: Category,
-        severity: Severity = .error, disposition: Disposition = .default, retry: Retry? = nil,
+        severity: Severity = .error, disposition: Disposition = .handle, retry: Retry? = nil,
         messageKey: String? = nil, recoveryKey: String? = nil, presentation: Presentation? = nil,
         escalation: (domain: String, code: String)? = nil, isSensitive: Bool = false
     ) {

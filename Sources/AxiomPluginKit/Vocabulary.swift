@@ -13,7 +13,7 @@ public enum Severity: String, Sendable, CaseIterable {
 
 /// What the host's generic handlers do with an error.
 public enum Disposition: String, Sendable, CaseIterable {
-    case ignore, recover, escalate, `default`
+    case ignore, recover, escalate, handle
 }
 
 /// How the wait between retries grows.

@@ -66,7 +66,7 @@ func crashAfterHandledErrors() {
         layer: .application, escalatesTo: nil, configuration: PipelineConfiguration(registry: registry, observers: [])
     ) {}
     for index in 0..<40 {
-        _ = try? pipeline.handle(index % 2 == 0 ? ProbeError.declined : .timedOut, operation: "charge-\(index)")
+        _ = try? pipeline.decide(index % 2 == 0 ? ProbeError.declined : .timedOut, operation: "charge-\(index)")
     }
     axiom_probe_null_write()
 }
@@ -186,8 +186,8 @@ case "observer-bootstrap":
     let counter = CountingObserver()
     ErrorObserverSystem.bootstrap(MultiplexErrorObserver([counter, NoOpErrorObserver()]))
     let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil) { Ignore(.any) }
-    _ = try? pipeline.handle(ClientError.invalidState, operation: "probe")
-    _ = try? pipeline.handle(ClientError.invalidState, operation: "probe")
+    _ = try? pipeline.decide(ClientError.invalidState, operation: "probe")
+    _ = try? pipeline.decide(ClientError.invalidState, operation: "probe")
     printError("observed \(counter.count)")
     ErrorObserverSystem.bootstrap(NoOpErrorObserver())
 case "dlopen-refresh":

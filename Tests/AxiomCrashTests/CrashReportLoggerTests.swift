@@ -34,7 +34,7 @@ struct CrashReportLoggerTests {
             configuration: PipelineConfiguration(
                 registry: registry, observers: [crashLogger], stackCapturer: UnwindStackCapturer())
         ) {
-            Default()
+            Handle()
         }
         let client = ErrorPipeline(
             layer: .client, escalatesTo: .application,
@@ -42,11 +42,11 @@ struct CrashReportLoggerTests {
                 registry: registry, observers: [crashLogger], stackCapturer: UnwindStackCapturer())
         ) {}
         for error in [LedgerError.corrupted, .late] {
-            do { try writeLedger(error) } catch { _ = try application.handle(error, operation: "append") }
+            do { try writeLedger(error) } catch { _ = try application.decide(error, operation: "append") }
         }
         // Escalated: carries a stack, but the layer that handles it logs it, not this one.
         #expect(throws: EscalatedError.self) {
-            do { try writeLedger(.corrupted) } catch { _ = try client.handle(error, operation: "sync") }
+            do { try writeLedger(.corrupted) } catch { _ = try client.decide(error, operation: "sync") }
         }
 
         let entries = handler.entries
@@ -56,7 +56,7 @@ struct CrashReportLoggerTests {
         #expect(entry.metadata["code"] == "ledger/CORRUPTED")
         #expect(entry.metadata["category"] == "storage")
         #expect(entry.metadata["layer"] == "application")
-        #expect(entry.metadata["disposition"] == "default")
+        #expect(entry.metadata["disposition"] == "handle")
         #expect(entry.metadata["operation"] == "append")
         let stack = strings(entry.metadata["stack"])
         // The framework's own frames are left out: the stack starts where the application handed the error over.
@@ -80,9 +80,9 @@ struct CrashReportLoggerTests {
             configuration: PipelineConfiguration(
                 registry: try LedgerError.registry(), observers: [crashLogger], stackCapturer: UnwindStackCapturer())
         ) {
-            Default()
+            Handle()
         }
-        _ = try pipeline.handle(LedgerError.corrupted, operation: "append")
+        _ = try pipeline.decide(LedgerError.corrupted, operation: "append")
         #expect(handler.entries.isEmpty)
     }
 

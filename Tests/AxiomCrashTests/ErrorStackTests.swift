@@ -56,17 +56,17 @@ struct ErrorStackTests {
             configuration: PipelineConfiguration(
                 registry: try LedgerError.registry(), observers: [recorder], stackCapturer: UnwindStackCapturer())
         ) {
-            Default()
+            Handle()
         }
         do {
             try writeLedger(.corrupted)
         } catch {
-            _ = try pipeline.handle(error, operation: "append")
+            _ = try pipeline.decide(error, operation: "append")
         }
         do {
             try writeLedger(.late)
         } catch {
-            _ = try pipeline.handle(error, operation: "append")
+            _ = try pipeline.decide(error, operation: "append")
         }
 
         let records = recorder.recorded
@@ -99,7 +99,7 @@ struct ErrorStackTests {
             configuration: PipelineConfiguration(
                 registry: try LedgerError.registry(), observers: [recorder], stackCapturer: UnwindStackCapturer())
         ) {
-            Default()
+            Handle()
         }
         let outcome = try await pipeline.run("append") { () async throws -> Int in
             try writeLedger(.corrupted)

@@ -14,11 +14,11 @@ import Glibc
 // Application code of the logged-stack tests: never inlined, so each is a frame of its own in every build.
 
 @inline(never)
-func postLedgerEntry(_ pipeline: ErrorPipeline<Default>) throws(EscalatedError) -> ErrorOutcome? {
+func postLedgerEntry(_ pipeline: ErrorPipeline<Handle>) throws(EscalatedError) -> ErrorOutcome? {
     do {
         try writeLedger(.corrupted)
     } catch {
-        return try pipeline.handle(error, operation: "append")
+        return try pipeline.decide(error, operation: "append")
     }
     return nil
 }
@@ -31,21 +31,21 @@ func writeLedgerLater() async throws -> Int {
 }
 
 @inline(never)
-func innerLedgerLevel(_ pipeline: ErrorPipeline<Default>) async throws(EscalatedError) -> Outcome<Int> {
+func innerLedgerLevel(_ pipeline: ErrorPipeline<Handle>) async throws(EscalatedError) -> Outcome<Int> {
     let outcome = try await pipeline.run("append") { try await writeLedgerLater() }
     await Task.yield()
     return outcome
 }
 
 @inline(never)
-func middleLedgerLevel(_ pipeline: ErrorPipeline<Default>) async throws(EscalatedError) -> Outcome<Int> {
+func middleLedgerLevel(_ pipeline: ErrorPipeline<Handle>) async throws(EscalatedError) -> Outcome<Int> {
     let outcome = try await innerLedgerLevel(pipeline)
     await Task.yield()
     return outcome
 }
 
 @inline(never)
-func outerLedgerLevel(_ pipeline: ErrorPipeline<Default>) async throws(EscalatedError) -> Outcome<Int> {
+func outerLedgerLevel(_ pipeline: ErrorPipeline<Handle>) async throws(EscalatedError) -> Outcome<Int> {
     let outcome = try await middleLedgerLevel(pipeline)
     await Task.yield()
     return outcome
@@ -55,14 +55,14 @@ func outerLedgerLevel(_ pipeline: ErrorPipeline<Default>) async throws(Escalated
 func ledgerPipeline(
     _ observer: any ErrorObserver, capturer: UnwindStackCapturer = UnwindStackCapturer()
 ) throws
-    -> ErrorPipeline<Default>
+    -> ErrorPipeline<Handle>
 {
     ErrorPipeline(
         layer: .application, escalatesTo: nil,
         configuration: PipelineConfiguration(
             registry: try LedgerError.registry(), observers: [observer], stackCapturer: capturer)
     ) {
-        Default()
+        Handle()
     }
 }
 

@@ -75,7 +75,7 @@ struct ShippedPluginTests {
             #expect(registry.descriptor(for: ErrorCode("payment-methods", code))?.disposition == .ignore)
         }
         #expect(
-            registry.descriptor(for: ErrorCode("payment-methods", "noPaymentMethodsFound"))?.disposition == .default)
+            registry.descriptor(for: ErrorCode("payment-methods", "noPaymentMethodsFound"))?.disposition == .handle)
     }
 
     @Test func everyReferencedKeyHasEnglishAndTurkishText() {

@@ -73,7 +73,7 @@ struct PaymentMethodsFlow: Sendable {
     /// What the screen shows: the methods, or the error a default handler presented.
     func screen() async throws -> Outcome<[String]> {
         let presentation = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: configuration) {
-            Default { event in shown.observe(event, resolution: .handled) }
+            Handle { event in shown.observe(event, resolution: .handled) }
         }
         return try await presentation.run("showPaymentMethods") { try await paymentMethods() }
     }

@@ -42,7 +42,7 @@ struct EventLifetimeTests {
             Escalate(.any)
         }
         let escalated = try #require(
-            #expect(throws: EscalatedError.self) { try client.handle(ShopError.broken, operation: "buy") })
+            #expect(throws: EscalatedError.self) { try client.decide(ShopError.broken, operation: "buy") })
         let event = ErrorEvent(error: escalated, layer: .context, operation: "buy", registry: harness.registry)
         #expect(event.error is ShopError)
         #expect(event.code == ShopError.broken.errorCode)
@@ -78,14 +78,14 @@ struct EventLifetimeTests {
         struct Boom: Error, Equatable { let id: Int }
         let harness = try Harness()
         let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
-            Default(.any) { _ in throw Boom(id: 1) }
+            Handle(.any) { _ in throw Boom(id: 1) }
             Recover(.any, Recover.Strategy { _ in throw Boom(id: 2) })
             Ignore(.any)
         }
-        let outcome = try pipeline.handle(ShopError.broken, operation: "x")
+        let outcome = try pipeline.decide(ShopError.broken, operation: "x")
         #expect(outcome.resolution == .ignored)
         #expect(outcome.event.handlerFailures.map { $0.error as? Boom } == [Boom(id: 1), Boom(id: 2)])
-        #expect(outcome.event.handlerFailures.map(\.handler) == ["Default", "Recover"])
+        #expect(outcome.event.handlerFailures.map(\.handler) == ["Handle", "Recover"])
         #expect((outcome.event.error as? ShopError) == .broken)
     }
 
@@ -94,7 +94,7 @@ struct EventLifetimeTests {
         struct Boom: Error {}
         let harness = try Harness()
         let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
-            Default(.any) { _ in throw Boom() }
+            Handle(.any) { _ in throw Boom() }
             Ignore(.code(ShopError.sold.errorCode))
         }
         let event = ErrorEvent(error: ShopError.broken, layer: .application, operation: "x", registry: harness.registry)
@@ -110,14 +110,14 @@ struct EventLifetimeTests {
             Ignore(.code(ShopError.outOfStock.errorCode))
             Recover(.code(ShopError.sold.errorCode), .fallback(["cached"]))
         }
-        let ignored = try pipeline.handle(ShopError.outOfStock, operation: "browse")
+        let ignored = try pipeline.decide(ShopError.outOfStock, operation: "browse")
         #expect(ignored.resolution == .ignored)
         #expect(ignored.value == nil)
         #expect(ignored.event.operation == "browse")
-        let recovered = try pipeline.handle(ShopError.sold, operation: "browse")
+        let recovered = try pipeline.decide(ShopError.sold, operation: "browse")
         #expect(recovered.resolution == .recovered)
         #expect(recovered.value as? [String] == ["cached"])
-        let handled = try pipeline.handle(ShopError.broken, operation: "browse")
+        let handled = try pipeline.decide(ShopError.broken, operation: "browse")
         #expect(handled.resolution == .handled)
         #expect(handled.event.layer == .application)
         #expect(harness.recorder.resolutions == [.ignored, .recovered, .handled])

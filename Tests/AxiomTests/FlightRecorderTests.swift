@@ -33,7 +33,7 @@ struct FlightRecorderTests {
         var found: FlightRecorder.Entry?
         for attempt in 0..<5 where found == nil {
             let operation = "ring-\(attempt)-\(UInt64.random(in: 0...UInt64.max))"
-            _ = try pipeline.handle(RingError.refused, operation: operation)
+            _ = try pipeline.decide(RingError.refused, operation: operation)
             found = FlightRecorder.recentErrors().last { $0.operation == operation }
         }
         #expect(FlightRecorder.recordedCount > before)
@@ -54,7 +54,7 @@ struct FlightRecorderTests {
         var found: FlightRecorder.Entry?
         for _ in 0..<5 where found == nil {
             let operation = "cut-\(UInt64.random(in: 0...UInt64.max))-" + String(repeating: "o", count: 200)
-            _ = try pipeline.handle(RingError.refused, operation: operation)
+            _ = try pipeline.decide(RingError.refused, operation: operation)
             found = FlightRecorder.recentErrors().last { operation.hasPrefix($0.operation) }
         }
         let entry = try #require(found)
@@ -76,7 +76,7 @@ struct FlightRecorderTests {
             for writer in 0..<8 {
                 group.addTask {
                     for index in 0..<2_000 {
-                        _ = try? pipeline.handle(RingError.refused, operation: "w\(writer)-\(index)")
+                        _ = try? pipeline.decide(RingError.refused, operation: "w\(writer)-\(index)")
                     }
                 }
             }

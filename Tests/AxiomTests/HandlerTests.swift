@@ -113,7 +113,7 @@ struct HandlerTests {
         let harness = try Harness()
         let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
             Recover(.code(ShopError.expired.errorCode), .prepareThenRetry(maxAttempts: 2) {})
-            Default()
+            Handle()
         }
         let calls = Counter()
         let outcome = try await pipeline.run("checkout") { () async throws -> Int in
@@ -147,7 +147,7 @@ struct HandlerTests {
         let shown = RecordingObserver()
         let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
             Ignore(.code(ShopError.outOfStock.errorCode))
-            Default { event in shown.observe(event, resolution: .handled) }
+            Handle { event in shown.observe(event, resolution: .handled) }
         }
         let outcome = try await pipeline.run("buy") { () throws -> Int in throw ShopError.broken }
         #expect(outcome.resolution == .handled)
@@ -163,12 +163,12 @@ struct HandlerTests {
             Ignore(.category(.validation))
             Recover(.type(ClientError.self), .fallback(0))
         }
-        #expect(throws: Never.self) { try pipeline.handle(ShopError.broken, operation: "prefetch") }
-        #expect(try pipeline.handle(ShopError.broken, operation: "prefetch").resolution == .ignored)
-        #expect(try pipeline.handle(ShopError.busy, operation: "x").resolution == .ignored)
-        #expect(try pipeline.handle(ShopError.sold, operation: "x").resolution == .ignored)
-        #expect(try pipeline.handle(ClientError.isolationBreach, operation: "x").resolution == .recovered)
-        #expect(throws: EscalatedError.self) { try pipeline.handle(ShopError.broken, operation: "x") }
+        #expect(throws: Never.self) { try pipeline.decide(ShopError.broken, operation: "prefetch") }
+        #expect(try pipeline.decide(ShopError.broken, operation: "prefetch").resolution == .ignored)
+        #expect(try pipeline.decide(ShopError.busy, operation: "x").resolution == .ignored)
+        #expect(try pipeline.decide(ShopError.sold, operation: "x").resolution == .ignored)
+        #expect(try pipeline.decide(ClientError.isolationBreach, operation: "x").resolution == .recovered)
+        #expect(throws: EscalatedError.self) { try pipeline.decide(ShopError.broken, operation: "x") }
     }
 
     @Test("handlers from a for loop are asked in order, and their codes are matched like any other's")
@@ -181,10 +181,10 @@ struct HandlerTests {
             }
             Recover(.type(ShopError.self), .fallback(0))
         }
-        #expect(try pipeline.handle(ShopError.busy, operation: "x").resolution == .ignored)
-        #expect(try pipeline.handle(ShopError.sold, operation: "x").resolution == .ignored)
-        #expect(try pipeline.handle(ShopError.broken, operation: "x").resolution == .recovered)
-        #expect(throws: EscalatedError.self) { try pipeline.handle(ClientError.isolationBreach, operation: "x") }
+        #expect(try pipeline.decide(ShopError.busy, operation: "x").resolution == .ignored)
+        #expect(try pipeline.decide(ShopError.sold, operation: "x").resolution == .ignored)
+        #expect(try pipeline.decide(ShopError.broken, operation: "x").resolution == .recovered)
+        #expect(throws: EscalatedError.self) { try pipeline.decide(ClientError.isolationBreach, operation: "x") }
     }
 
     @Test("an error that no handler takes escalates from an inner layer and is handled at the top")
@@ -192,8 +192,8 @@ struct HandlerTests {
         let harness = try Harness()
         let inner = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {}
         let top = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {}
-        #expect(throws: EscalatedError.self) { try inner.handle(ShopError.broken, operation: "x") }
-        #expect(try top.handle(ShopError.broken, operation: "x").resolution == .handled)
+        #expect(throws: EscalatedError.self) { try inner.decide(ShopError.broken, operation: "x") }
+        #expect(try top.decide(ShopError.broken, operation: "x").resolution == .handled)
         #expect(harness.recorder.resolutions == [.escalated(to: .context), .handled])
     }
 
@@ -202,10 +202,10 @@ struct HandlerTests {
         struct Boom: Error {}
         let harness = try Harness()
         let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
-            Default(.any) { _ in throw Boom() }
+            Handle(.any) { _ in throw Boom() }
             Ignore(.any)
         }
-        let outcome = try pipeline.handle(ShopError.broken, operation: "x")
+        let outcome = try pipeline.decide(ShopError.broken, operation: "x")
         let event = outcome.event
         #expect(outcome.resolution == .ignored)
         #expect((event.error as? ShopError) == .broken)
@@ -219,9 +219,9 @@ struct HandlerTests {
         let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
             FollowDescriptor()
         }
-        #expect(try pipeline.handle(ShopError.outOfStock, operation: "x").resolution == .ignored)
-        #expect(try pipeline.handle(CancellationError(), operation: "x").resolution == .ignored)
-        let escalated = #expect(throws: EscalatedError.self) { try pipeline.handle(ShopError.expired, operation: "x") }
+        #expect(try pipeline.decide(ShopError.outOfStock, operation: "x").resolution == .ignored)
+        #expect(try pipeline.decide(CancellationError(), operation: "x").resolution == .ignored)
+        let escalated = #expect(throws: EscalatedError.self) { try pipeline.decide(ShopError.expired, operation: "x") }
         #expect(
             harness.registry.identity(of: escalated!.error).code == ErrorCode("axiom.context", "stateObservationFailed")
         )
@@ -230,7 +230,7 @@ struct HandlerTests {
             ErrorCatalog(
                 source: "late.plugin", domains: ["late"],
                 descriptors: [ErrorDescriptor(code: ErrorCode("late", "GONE"), category: .api, disposition: .ignore)]))
-        #expect(try pipeline.handle(DomainError(domain: "late", code: "GONE"), operation: "x").resolution == .ignored)
+        #expect(try pipeline.decide(DomainError(domain: "late", code: "GONE"), operation: "x").resolution == .ignored)
     }
 
     @Test("the generic handler retries a recoverable code until its attempts are used up, then the layer ends it")
@@ -284,7 +284,7 @@ struct HandlerTests {
         var final: ErrorResolution?
         while final == nil, hops < 10 {
             do {
-                final = try relay.handle(error, operation: "loop").resolution
+                final = try relay.decide(error, operation: "loop").resolution
             } catch let escalated {
                 error = escalated
                 hops += 1
@@ -305,7 +305,7 @@ struct HandlerTests {
         let errors: [ShopError] = [.outOfStock, .sold, .broken, .expired, .busy]
         var escalations = 0
         for error in errors {
-            do { _ = try client.handle(error, operation: "x") } catch { escalations += 1 }
+            do { _ = try client.decide(error, operation: "x") } catch { escalations += 1 }
         }
         #expect(harness.recorder.records.count == errors.count)
         #expect(escalations == 3)

@@ -118,7 +118,7 @@ struct HostileInputTests {
             let body = Data(#"{"error":{"code":"\#(code)","message":"x"}}"#.utf8)
             let error = try DomainError.decode(domain: "peer", json: body)
             #expect(registry.descriptor(for: error.errorCode) == nil)
-            _ = try pipeline.handle(error, operation: "call")
+            _ = try pipeline.decide(error, operation: "call")
         }
         let residentAfter = try residentBytes()
 
@@ -161,7 +161,7 @@ struct HostileInputTests {
         let observer = MetricsObserver(factory: metrics)
         let configuration = PipelineConfiguration(registry: registry, observers: [observer])
         let pipeline = ErrorPipeline(layer: .client, escalatesTo: nil, configuration: configuration) { Ignore(.any) }
-        for index in 0..<200 { _ = try pipeline.handle(DomainError(domain: "d\(index)", code: "X"), operation: "x") }
+        for index in 0..<200 { _ = try pipeline.decide(DomainError(domain: "d\(index)", code: "X"), operation: "x") }
         #expect(observer.seriesCount == MetricsObserver.maximumUnregisteredDomains + 1)
         let other = try metrics.expectCounter(
             MetricsObserver.label,

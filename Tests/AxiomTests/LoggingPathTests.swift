@@ -38,7 +38,7 @@ struct LoggingPathTests {
         let line = try #require(sink.lines.first)
         #expect(
             line.hasPrefix(
-                "[ERROR][T] category=network key=error.nwcx.rl code=nwcx/RATE_LIMITED layer=client disposition=default "
+                "[ERROR][T] category=network key=error.nwcx.rl code=nwcx/RATE_LIMITED layer=client disposition=handle "
             ))
         #expect(line.contains("operation=pay"))
         #expect(line.contains("invoice=lnbc1qqqqqqqqqqq[REDACTED]"))

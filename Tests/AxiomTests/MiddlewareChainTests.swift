@@ -8,7 +8,7 @@ struct Tracing: OperationMiddleware {
     let name: String
     let log: TraceLog
 
-    nonisolated(nonsending) func handle<Output: Sendable>(
+    nonisolated(nonsending) func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -82,7 +82,7 @@ struct MiddlewareChainTests {
         let attempts = Mutex<[Int]>([])
         struct Recorder: OperationMiddleware {
             let attempts: @Sendable (Int) -> Void
-            nonisolated(nonsending) func handle<Output: Sendable>(
+            nonisolated(nonsending) func run<Output: Sendable>(
                 context: OperationContext,
                 next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
             ) async throws -> Output {

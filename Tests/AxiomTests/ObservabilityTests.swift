@@ -20,10 +20,10 @@ struct ObservabilityTests {
             configuration: PipelineConfiguration(registry: registry, observers: [LoggingObserver(logger: logger)])
         ) {
             Ignore(.code(ShopError.outOfStock.errorCode))
-            Default()
+            Handle()
         }
-        _ = try pipeline.handle(ShopError.outOfStock, operation: "browse")
-        _ = try pipeline.handle(ShopError.broken, operation: "checkout", metadata: ["order": "42"])
+        _ = try pipeline.decide(ShopError.outOfStock, operation: "browse")
+        _ = try pipeline.decide(ShopError.broken, operation: "checkout", metadata: ["order": "42"])
 
         let entries = handler.entries
         #expect(entries.count == 2)
@@ -33,7 +33,7 @@ struct ObservabilityTests {
         #expect(entries[1].metadata["code"] == "shop/BROKEN")
         #expect(entries[1].metadata["category"] == "general")
         #expect(entries[1].metadata["layer"] == "application")
-        #expect(entries[1].metadata["disposition"] == "default")
+        #expect(entries[1].metadata["disposition"] == "handle")
         #expect(entries[1].metadata["operation"] == "checkout")
         #expect(entries[1].metadata["order"] == "42")
     }
@@ -53,7 +53,7 @@ struct ObservabilityTests {
             configuration: PipelineConfiguration(
                 registry: registry, observers: [LoggingObserver(logger: Logger(label: "x") { _ in captured })])
         ) {}
-        _ = try pipeline.handle(DomainError(domain: "vault", code: "LEAK", message: "token=abc123"), operation: "open")
+        _ = try pipeline.decide(DomainError(domain: "vault", code: "LEAK", message: "token=abc123"), operation: "open")
         #expect(handler.entries.count == 1)
         #expect(!"\(handler.entries)".contains("abc123"))
     }
@@ -67,8 +67,8 @@ struct ObservabilityTests {
         let client = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: configuration) {
             Ignore(.code(ShopError.outOfStock.errorCode))
         }
-        for _ in 0..<3 { _ = try client.handle(ShopError.outOfStock, operation: "browse") }
-        #expect(throws: EscalatedError.self) { try client.handle(ShopError.broken, operation: "buy") }
+        for _ in 0..<3 { _ = try client.decide(ShopError.outOfStock, operation: "browse") }
+        #expect(throws: EscalatedError.self) { try client.decide(ShopError.broken, operation: "buy") }
 
         let ignored = try metrics.expectCounter(
             MetricsObserver.label,
@@ -97,10 +97,10 @@ struct ObservabilityTests {
         let code = ["validation", "Timeout"].joined()
         #expect(domain.utf8.count > 15 && code.utf8.count > 15)
         let decoded = DomainError(domain: domain, code: code)
-        for _ in 0..<2 { _ = try client.handle(CapabilityError.validationTimeout, operation: "probe") }
-        _ = try client.handle(decoded, operation: "probe")
-        _ = try context.handle(CapabilityError.validationTimeout, operation: "probe")
-        _ = try context.handle(decoded, operation: "probe")
+        for _ in 0..<2 { _ = try client.decide(CapabilityError.validationTimeout, operation: "probe") }
+        _ = try client.decide(decoded, operation: "probe")
+        _ = try context.decide(CapabilityError.validationTimeout, operation: "probe")
+        _ = try context.decide(decoded, operation: "probe")
 
         let clientSeries = try metrics.expectCounter(
             MetricsObserver.label,
@@ -128,7 +128,7 @@ struct ObservabilityTests {
                         let pipeline = ErrorPipeline(layer: layer, escalatesTo: nil, configuration: configuration) {
                             Ignore(.any)
                         }
-                        _ = try? pipeline.handle(errors[round % errors.count], operation: "load")
+                        _ = try? pipeline.decide(errors[round % errors.count], operation: "load")
                     }
                 }
             }
@@ -160,8 +160,8 @@ struct ObservabilityTests {
             layer: .application, escalatesTo: nil,
             configuration: PipelineConfiguration(registry: registry, observers: [recorder], stackCapturer: FixedStack())
         ) {}
-        _ = try pipeline.handle(ShopError.broken, operation: "x")  // critical
-        _ = try pipeline.handle(ShopError.sold, operation: "x")  // warning
+        _ = try pipeline.decide(ShopError.broken, operation: "x")  // critical
+        _ = try pipeline.decide(ShopError.sold, operation: "x")  // warning
         #expect(recorder.records.map { $0.event.stack?.addresses.count } == [2, nil])
     }
 }

@@ -262,7 +262,7 @@ public struct CapabilityStage: OperationMiddleware {
     }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {

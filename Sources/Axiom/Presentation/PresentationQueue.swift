@@ -226,7 +226,7 @@ public final class PresentationQueue: Sendable {
     }
 }
 
-/// Presents every error a pipeline handles (its default, terminal disposition) on a queue.
+/// Presents every error a pipeline handles (the fate `handle`, in the terminal layer) on a queue.
 ///
 /// Ignored, recovered and escalated errors are not shown: the user sees an error once, from the layer
 /// that ends it.

@@ -419,7 +419,7 @@ public struct CircuitBreakerStage: OperationMiddleware {
     public init(_ breakers: CircuitBreakers, key: String) { self.breaker = breakers.breaker(for: key) }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {

@@ -98,7 +98,7 @@ public struct FaultInjectionStage: OperationMiddleware {
         self.clock = RuntimeClock(clock)
     }
 
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {

@@ -20,7 +20,7 @@ public struct TimeoutStage: OperationMiddleware {
         self.clock = runtimeClock
     }
 
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {

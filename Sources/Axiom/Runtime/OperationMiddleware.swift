@@ -34,8 +34,8 @@ public struct OperationContext: Sendable {
 /// executor hop (hops were about 15 % of the chain's profile). `next` is `@Sendable` so a stage may run it in a
 /// child task (the timeout stage does).
 public protocol OperationMiddleware: Sendable {
-    /// Handles one call, passing it on with `next`.
-    nonisolated(nonsending) func handle<Output: Sendable>(
+    /// Runs one call: passes it on with `next` (once, several times, or not at all).
+    nonisolated(nonsending) func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output
@@ -47,7 +47,7 @@ extension OperationMiddleware {
     nonisolated(nonsending) public func run<Output: Sendable>(
         _ name: String, _ work: nonisolated(nonsending) @Sendable () async throws -> Output
     ) async throws -> Output {
-        try await handle(context: OperationContext(name: name)) { _ in try await work() }
+        try await run(context: OperationContext(name: name)) { _ in try await work() }
     }
 }
 
@@ -67,12 +67,12 @@ public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddle
     }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await first.handle(context: context) { context in
-            try await second.handle(context: context, next: next)
+        try await first.run(context: context) { context in
+            try await second.run(context: context, next: next)
         }
     }
 }
@@ -84,7 +84,7 @@ public struct PassThrough: OperationMiddleware {
     public init() {}
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -102,12 +102,12 @@ public struct OptionalMiddleware<Wrapped: OperationMiddleware>: OperationMiddlew
     init(_ wrapped: Wrapped?) { self.wrapped = wrapped }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         guard let wrapped else { return try await next(context) }
-        return try await wrapped.handle(context: context, next: next)
+        return try await wrapped.run(context: context, next: next)
     }
 }
 
@@ -118,13 +118,13 @@ public enum EitherMiddleware<First: OperationMiddleware, Second: OperationMiddle
     case second(Second)
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         switch self {
-        case .first(let stage): try await stage.handle(context: context, next: next)
-        case .second(let stage): try await stage.handle(context: context, next: next)
+        case .first(let stage): try await stage.run(context: context, next: next)
+        case .second(let stage): try await stage.run(context: context, next: next)
         }
     }
 }
@@ -138,11 +138,11 @@ public struct AnyOperationMiddleware: OperationMiddleware {
     public init(_ base: some OperationMiddleware) { self.base = base }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await base.handle(context: context, next: next)
+        try await base.run(context: context, next: next)
     }
 }
 
@@ -156,21 +156,21 @@ public struct MiddlewareArray<Element: OperationMiddleware>: OperationMiddleware
     init(_ stages: [Element]) { self.stages = stages }
 
     @inlinable
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await handle(from: 0, context: context, next: next)
+        try await run(from: 0, context: context, next: next)
     }
 
     @inlinable
-    nonisolated(nonsending) func handle<Output: Sendable>(
+    nonisolated(nonsending) func run<Output: Sendable>(
         from index: Int, context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         guard index < stages.count else { return try await next(context) }
-        return try await stages[index].handle(context: context) { context in
-            try await handle(from: index + 1, context: context, next: next)
+        return try await stages[index].run(context: context) { context in
+            try await run(from: index + 1, context: context, next: next)
         }
     }
 }
@@ -237,10 +237,10 @@ public struct OperationChain<Stages: OperationMiddleware>: OperationMiddleware {
     public init(@OperationChainBuilder _ build: () -> Stages) { self.stages = build() }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func handle<Output: Sendable>(
+    nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await stages.handle(context: context, next: next)
+        try await stages.run(context: context, next: next)
     }
 }

@@ -37,7 +37,7 @@ public struct OperationRunner<Chain: OperationMiddleware, Handlers: ErrorHandler
         let firstError: any Error
         do {
             return .success(
-                try await chain.handle(context: OperationContext(name: name)) { _ in try await work() })
+                try await chain.run(context: OperationContext(name: name)) { _ in try await work() })
         } catch {
             firstError = error
         }
@@ -47,7 +47,7 @@ public struct OperationRunner<Chain: OperationMiddleware, Handlers: ErrorHandler
                 pending = nil
                 throw error
             }
-            return try await chain.handle(context: OperationContext(name: name)) { _ in try await work() }
+            return try await chain.run(context: OperationContext(name: name)) { _ in try await work() }
         }
     }
 }

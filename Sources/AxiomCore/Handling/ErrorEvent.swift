@@ -275,7 +275,7 @@ public enum ErrorResolution: Sendable, Hashable, CustomStringConvertible {
         case .ignored: .ignore
         case .recovered: .recover
         case .escalated: .escalate
-        case .handled: .default
+        case .handled: .handle
         }
     }
 

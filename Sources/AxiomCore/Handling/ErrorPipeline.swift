@@ -231,7 +231,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     ///
     /// - Throws: ``EscalatedError`` when the error goes to the next layer.
     @inlinable
-    public func handle(
+    public func decide(
         _ error: consuming any Error, operation: String, metadata: [String: String] = [:]
     ) throws(EscalatedError) -> ErrorOutcome {
         var event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: false)
@@ -254,7 +254,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     // MARK: Internals
 
     // Never inlined, nor is captureStackIfSevere: the capturer skips three frames (its own, that one and this
-    // one), so a stack starts at most a frame or two (a protocol witness thunk, `run` or `handle`) before the
+    // one), so a stack starts at most a frame or two (a protocol witness thunk, `run` or `decide`) before the
     // application's; a describer leaves the framework's frames out when the stack is logged. Called from `run`, the
     // caller is an async function: the address of `anchor`, a local of this frame, tells the capturer which frame
     // is that function's (the first above this one), so it can follow its async callers.

@@ -120,8 +120,9 @@ public struct Escalate: ErrorHandler {
     }
 }
 
-/// The last line: takes what nobody else did, runs its action (present, report), and ends the episode.
-public struct Default: ErrorHandler {
+/// The last line: takes what nobody else did, runs its action (present, report), and ends the episode: the
+/// fate `handle`, which ends an error as `handled`.
+public struct Handle: ErrorHandler {
     /// What it takes.
     public let match: ErrorMatch
     let action: (@Sendable (ErrorEvent) throws -> Void)?
@@ -145,7 +146,7 @@ public struct Default: ErrorHandler {
     func act(_ event: ErrorEvent) throws { try action?(event) }
 
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Default { Default(match.bound(to: registry), action: action) }
+    public func _bound(to registry: ErrorRegistry) -> Handle { Handle(match.bound(to: registry), action: action) }
 }
 
 /// Follows each error's descriptor: its disposition, its retry policy, its escalation code.
@@ -171,7 +172,7 @@ public struct FollowDescriptor: ErrorHandler {
             return .escalate(
                 translatedTo: DomainError(
                     domain: target.domain, code: target.code, message: "escalated from \(descriptor.code)"))
-        case .default:
+        case .handle:
             // The last line is the terminal layer's: an inner layer passes, so its pipeline escalates.
             return .pass
         }
@@ -320,3 +321,8 @@ public enum ErrorHandlerBuilder {
     @_documentation(visibility: internal)
     public static func buildArray<H: ErrorHandler>(_ handlers: [H]) -> HandlerArray<H> { HandlerArray(handlers) }
 }
+
+/// The former name of ``Handle``: the fourth fate is called `handle` everywhere (a descriptor's disposition, a
+/// handler's decision, and `handled` as an episode's end).
+@available(*, deprecated, renamed: "Handle")
+public typealias Default = Handle

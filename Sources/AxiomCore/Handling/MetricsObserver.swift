@@ -43,7 +43,7 @@ public final class MetricsObserver: ErrorObserver {
                 case .ignore: 1
                 case .recover: 2
                 case .escalate: 3
-                case .default: 4
+                case .handle: 4
                 }
             let descriptorBits = (descriptor >> 4) &* 0xBF58_476D_1CE4_E5B9
             return Int(bitPattern: descriptorBits ^ (layerBits >> 7) &+ dispositionBits &* 0x94D0_49BB_1331_11EB)

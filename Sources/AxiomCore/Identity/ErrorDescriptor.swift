@@ -38,7 +38,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         numericAliases: [Int] = [],
         category: ErrorCategory,
         severity: ErrorSeverity = .error,
-        disposition: Disposition = .default,
+        disposition: Disposition = .handle,
         retry: RetryPolicy? = nil,
         messageKey: String? = nil,
         recoverySuggestionKey: String? = nil,

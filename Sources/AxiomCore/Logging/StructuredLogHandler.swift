@@ -4,7 +4,7 @@ import Logging
 /// Writes one structured line per log event: level, timestamp, then the error's fields in a fixed order:
 ///
 /// ```
-/// [ERROR][2026-11-21T20:31:07.412Z] category=network key=error.network.timeout code=nwc/TIMEOUT layer=client disposition=default attempt=1 domain=nwc msg="nwc/TIMEOUT handled"
+/// [ERROR][2026-11-21T20:31:07.412Z] category=network key=error.network.timeout code=nwc/TIMEOUT layer=client disposition=handle attempt=1 domain=nwc msg="nwc/TIMEOUT handled"
 /// ```
 ///
 /// The error fields come first in a fixed order (`category key code layer disposition`), then the other

@@ -51,7 +51,7 @@ public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
                     recovery: "Kaynağın kullanılabilir olduğunu kontrol edin ve yeniden deneyin.",
                     title: "Kullanılamıyor")),
             BuiltinCode(
-                name: "stateCorruption", category: .state, severity: .critical, disposition: .default,
+                name: "stateCorruption", category: .state, severity: .critical, disposition: .handle,
                 english: BuiltinTexts(
                     "The application state is corrupted.",
                     recovery: "Restart the application to restore a known good state.", title: "App state problem"),
@@ -60,7 +60,7 @@ public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
                     recovery: "Sağlam bir duruma dönmek için uygulamayı yeniden başlatın.",
                     title: "Uygulama durumu sorunu")),
             BuiltinCode(
-                name: "architecturalViolation", category: .general, severity: .critical, disposition: .default,
+                name: "architecturalViolation", category: .general, severity: .critical, disposition: .handle,
                 english: BuiltinTexts(
                     "An internal rule was broken.", recovery: "Report this to the developers; it is a bug.",
                     title: "Internal error"),
@@ -68,7 +68,7 @@ public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
                     "Bir iç kural ihlal edildi.", recovery: "Bunu geliştiricilere bildirin; bu bir yazılım hatası.",
                     title: "İç hata")),
             BuiltinCode(
-                name: "performanceThresholdExceeded", category: .general, severity: .warning, disposition: .default,
+                name: "performanceThresholdExceeded", category: .general, severity: .warning, disposition: .handle,
                 english: BuiltinTexts(
                     "This is taking longer than it should.", recovery: "Close other work or try again later.",
                     title: "Taking too long"),
@@ -76,7 +76,7 @@ public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
                     "Bu işlem olması gerekenden uzun sürüyor.",
                     recovery: "Diğer işleri kapatın ya da daha sonra yeniden deneyin.", title: "Çok uzun sürüyor")),
             BuiltinCode(
-                name: "configurationError", category: .configuration, severity: .error, disposition: .default,
+                name: "configurationError", category: .configuration, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "The configuration is invalid.", recovery: "Correct the configuration and restart.",
                     title: "Configuration problem"),
@@ -84,7 +84,7 @@ public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
                     "Yapılandırma geçersiz.", recovery: "Yapılandırmayı düzeltip uygulamayı yeniden başlatın.",
                     title: "Yapılandırma sorunu")),
             BuiltinCode(
-                name: "unknownError", category: .general, severity: .error, disposition: .default,
+                name: "unknownError", category: .general, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "Something went wrong. Please try again.",
                     recovery: "Try again. If it keeps happening, contact support.", title: "Something went wrong"),

@@ -63,7 +63,7 @@ public enum CapabilityError: IdentifiableError, LocalizedError, Sendable {
                     "Gereken bir özellik kullanılamıyor.",
                     recovery: "Kaynağı kullanılabilir hale getirip yeniden deneyin.", title: "Kullanılamıyor")),
             BuiltinCode(
-                name: "requirementNotMet", category: .capability, severity: .warning, disposition: .default,
+                name: "requirementNotMet", category: .capability, severity: .warning, disposition: .handle,
                 english: BuiltinTexts(
                     "A requirement of this action is not met.", recovery: "Meet the requirement, then try again.",
                     title: "Requirement not met"),
@@ -86,7 +86,7 @@ public enum CapabilityError: IdentifiableError, LocalizedError, Sendable {
                 turkish: BuiltinTexts(
                     "Gereken bir özellik başarısız oldu.", recovery: "Yeniden deneyin.", title: "İşlem başarısız")),
             BuiltinCode(
-                name: "fallbackUnavailable", category: .capability, severity: .error, disposition: .default,
+                name: "fallbackUnavailable", category: .capability, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "The capability is unavailable and there is no fallback.",
                     recovery: "Make the resource available, then try again.", title: "Not available"),

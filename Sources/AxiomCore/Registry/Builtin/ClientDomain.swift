@@ -63,7 +63,7 @@ public enum ClientError: IdentifiableError, LocalizedError, Sendable {
                     "İstemcinin durumu güncellenemedi.", recovery: "Güncellemeyi yeniden deneyin.",
                     title: "Güncelleme başarısız")),
             BuiltinCode(
-                name: "isolationBreach", category: .general, severity: .critical, disposition: .default,
+                name: "isolationBreach", category: .general, severity: .critical, disposition: .handle,
                 english: BuiltinTexts(
                     "The client's state was reached from outside its actor.",
                     recovery: "Report this to the developers; it is a bug.", title: "Internal error"),
@@ -71,7 +71,7 @@ public enum ClientError: IdentifiableError, LocalizedError, Sendable {
                     "İstemcinin durumuna kendi aktörünün dışından erişildi.",
                     recovery: "Bunu geliştiricilere bildirin; bu bir yazılım hatası.", title: "İç hata")),
             BuiltinCode(
-                name: "actorDeallocation", category: .state, severity: .error, disposition: .default,
+                name: "actorDeallocation", category: .state, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "The client was released while an operation was still running.",
                     recovery: "Keep the client alive for as long as its operations run.", title: "Operation interrupted"

@@ -37,7 +37,7 @@ public enum ContextError: IdentifiableError, LocalizedError, Sendable {
         name: domain,
         codes: [
             BuiltinCode(
-                name: "bindingFailure", category: .state, severity: .error, disposition: .default,
+                name: "bindingFailure", category: .state, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "Part of the screen could not be connected to its data.", recovery: "Reopen the screen.",
                     title: "Display problem"),
@@ -45,7 +45,7 @@ public enum ContextError: IdentifiableError, LocalizedError, Sendable {
                     "Ekranın bir bölümü verisine bağlanamadı.", recovery: "Ekranı yeniden açın.",
                     title: "Görüntüleme sorunu")),
             BuiltinCode(
-                name: "orchestrationError", category: .general, severity: .error, disposition: .default,
+                name: "orchestrationError", category: .general, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "The parts of this task did not work together.", recovery: "Try the action again.",
                     title: "Task failed"),
@@ -53,7 +53,7 @@ public enum ContextError: IdentifiableError, LocalizedError, Sendable {
                     "Bu görevin parçaları birlikte çalışamadı.", recovery: "İşlemi yeniden deneyin.",
                     title: "Görev başarısız")),
             BuiltinCode(
-                name: "stateObservationFailed", category: .state, severity: .error, disposition: .default,
+                name: "stateObservationFailed", category: .state, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "The context lost track of its clients' state.",
                     recovery: "Reopen the screen to observe the state again.", title: "Out of sync"),
@@ -61,7 +61,7 @@ public enum ContextError: IdentifiableError, LocalizedError, Sendable {
                     "Bağlam, istemcilerinin durumunu izleyemez oldu.",
                     recovery: "Durumu yeniden izlemek için ekranı yeniden açın.", title: "Eşitleme sorunu")),
             BuiltinCode(
-                name: "uiUpdateFailed", category: .general, severity: .warning, disposition: .default,
+                name: "uiUpdateFailed", category: .general, severity: .warning, disposition: .handle,
                 english: BuiltinTexts(
                     "The screen could not be updated.", recovery: "Reopen the screen.", title: "Display problem"),
                 turkish: BuiltinTexts(

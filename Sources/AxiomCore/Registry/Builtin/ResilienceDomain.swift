@@ -84,7 +84,7 @@ extension CircuitOpenError {
         name: domain,
         codes: [
             BuiltinCode(
-                name: "circuitOpen", category: .network, severity: .warning, disposition: .default,
+                name: "circuitOpen", category: .network, severity: .warning, disposition: .handle,
                 english: BuiltinTexts(
                     "This service is failing, so requests to it are paused.",
                     recovery: "Wait a moment, then try again.", title: "Temporarily paused"),
@@ -92,14 +92,14 @@ extension CircuitOpenError {
                     "Bu hizmet hata veriyor; ona giden istekler duraklatıldı.",
                     recovery: "Biraz bekleyip yeniden deneyin.", title: "Geçici olarak duraklatıldı")),
             BuiltinCode(
-                name: "timeout", category: .network, severity: .warning, disposition: .default,
+                name: "timeout", category: .network, severity: .warning, disposition: .handle,
                 english: BuiltinTexts(
                     "This is taking too long.", recovery: "Check your connection and try again.", title: "Timed out"),
                 turkish: BuiltinTexts(
                     "Bu işlem çok uzun sürüyor.", recovery: "Bağlantınızı kontrol edip yeniden deneyin.",
                     title: "Zaman aşımı")),
             BuiltinCode(
-                name: "injectedFault", category: .general, severity: .error, disposition: .default,
+                name: "injectedFault", category: .general, severity: .error, disposition: .handle,
                 english: BuiltinTexts("A test fault was injected.", title: "Test fault"),
                 turkish: BuiltinTexts("Bir test hatası enjekte edildi.", title: "Test hatası")),
         ])
