@@ -47,6 +47,16 @@ struct RegistryTests {
         #expect(registry.identity(of: twice).code == inner.errorCode)
         #expect(registry.descriptor(for: twice).code == inner.errorCode)
         #expect(registry.resolve(twice).descriptor.disposition == .recover)
+        // A pipeline decides an envelope as what it carries.
+        let pipeline = ErrorPipeline(
+            layer: .application, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: registry, observers: [])
+        ) {
+            Recover(.code(inner.errorCode), .fallback(7))
+        }
+        let outcome = try pipeline.decide(twice, operation: "wrapped")
+        #expect(outcome.resolution == .recovered)
+        #expect(outcome.event.code == inner.errorCode)
         // The envelope's own type is never registered as a code of its own.
         #expect(
             registry.identity(of: Wrapped(enclosedError: CancellationError())).code == ErrorCatalog.cancellationCode)

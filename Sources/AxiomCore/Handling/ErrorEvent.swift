@@ -204,7 +204,7 @@ public struct ErrorEvent: Sendable {
         if let direct = registry.resolveUnlessEscalated(error) {
             resolved = direct
         } else {
-            error = EscalatedError.unwrap(error)
+            error = ErrorRegistry.unwrapped(error)
             resolved = registry.resolveForEvent(error)
         }
         self.error = error
@@ -238,7 +238,7 @@ public struct ErrorEvent: Sendable {
             details.previousErrors.append(old)
             details.attempt += 1
         }
-        let unwrapped = EscalatedError.unwrap(newError)
+        let unwrapped = ErrorRegistry.unwrapped(newError)
         let resolved = registry.resolveForEvent(unwrapped)
         error = unwrapped
         descriptorReference = resolved.descriptor
@@ -305,17 +305,4 @@ public struct EscalatedError: ErrorEnvelope, Sendable, CustomStringConvertible {
 
     /// The error it carries, which the registry identifies it as.
     public var enclosedError: any Error { error }
-
-    /// The error an escalation carries, through any number of escalations; any other error as it is.
-    @usableFromInline
-    static func unwrap(_ error: any Error) -> any Error {
-        var error = error
-        // A type check first: a failed `as?` from an existential costs more than a whole lookup.
-        while ObjectIdentifier(type(of: error)) == ObjectIdentifier(EscalatedError.self),
-            let escalated = error as? EscalatedError
-        {
-            error = escalated.error
-        }
-        return error
-    }
 }

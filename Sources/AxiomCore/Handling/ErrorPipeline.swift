@@ -30,6 +30,8 @@ public struct PipelineConfiguration: Sendable {
     public var maxEscalations: Int
     /// How many attempts one operation gets in all, whatever the handlers say.
     public var maxAttempts: Int
+    /// Runs around every episode and sees its final outcome (a tracing integration's span). None by default.
+    public var instrument: (any PipelineInstrument)?
 
     /// Creates a configuration.
     public init(
@@ -39,7 +41,8 @@ public struct PipelineConfiguration: Sendable {
         stackCapturer: (any StackCapturer)? = nil,
         stackSeverity: ErrorSeverity = .error,
         maxEscalations: Int = 8,
-        maxAttempts: Int = 16
+        maxAttempts: Int = 16,
+        instrument: (any PipelineInstrument)? = nil
     ) {
         self.registry = registry
         self.observers = observers
@@ -48,6 +51,7 @@ public struct PipelineConfiguration: Sendable {
         self.stackSeverity = stackSeverity
         self.maxEscalations = maxEscalations
         self.maxAttempts = maxAttempts
+        self.instrument = instrument
     }
 }
 
@@ -152,6 +156,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     // or an array of them to test it copies it (retain, release).
     @usableFromInline let hasObservers: Bool
     @usableFromInline let capturesStacks: Bool
+    @usableFromInline let isInstrumented: Bool
 
     /// Creates a pipeline for `layer`. Escalations go to `escalatesTo`; without one the layer is terminal.
     public init(
@@ -164,6 +169,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         self.configuration = configuration
         self.hasObservers = !configuration.observers.isEmpty
         self.capturesStacks = configuration.stackCapturer != nil
+        self.isInstrumented = configuration.instrument != nil
     }
 
     /// Runs an operation; when it throws, decides the error's fate and carries it out.
@@ -174,6 +180,20 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     @inlinable
     public func run<Value: Sendable>(
         _ operation: String, metadata: [String: String] = [:], _ body: () async throws -> Value
+    ) async throws(EscalatedError) -> Outcome<Value> {
+        if isInstrumented, let instrument = configuration.instrument {
+            return try await instrument.run(layer: layer, operation: operation) {
+                () async throws(EscalatedError) -> Outcome<Value> in
+                try await runEpisode(operation, metadata: metadata, body)
+            }
+        }
+        return try await runEpisode(operation, metadata: metadata, body)
+    }
+
+    /// `run` without its instrument.
+    @inlinable
+    func runEpisode<Value: Sendable>(
+        _ operation: String, metadata: [String: String], _ body: () async throws -> Value
     ) async throws(EscalatedError) -> Outcome<Value> {
         var event: ErrorEvent
         do {
@@ -234,6 +254,21 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     public func decide(
         _ error: consuming any Error, operation: String, metadata: [String: String] = [:]
     ) throws(EscalatedError) -> ErrorOutcome {
+        if isInstrumented, let instrument = configuration.instrument {
+            let error = consume error
+            return try instrument.decide(layer: layer, operation: operation) {
+                () throws(EscalatedError) -> ErrorOutcome in
+                try decideEpisode(error, operation: operation, metadata: metadata)
+            }
+        }
+        return try decideEpisode(error, operation: operation, metadata: metadata)
+    }
+
+    /// `decide` without its instrument.
+    @inlinable
+    func decideEpisode(
+        _ error: consuming any Error, operation: String, metadata: [String: String]
+    ) throws(EscalatedError) -> ErrorOutcome {
         var event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: false)
         let decision = decide(&event, canRetry: false)
         switch consume decision {
@@ -276,8 +311,15 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             captureStackIfSevere(&event, asyncCallerAbove: frame)
             return event
         }
+        guard let escalated = error as? EscalatedError else {
+            // Another envelope (an integration's wrapper): the event is identified as the error it carries.
+            var event = ErrorEvent(
+                error: error, layer: layer, operation: operation, metadata: metadata, registry: registry)
+            let frame = inAsyncFunction ? withUnsafeMutablePointer(to: &anchor) { UInt(bitPattern: $0) } : nil
+            captureStackIfSevere(&event, asyncCallerAbove: frame)
+            return event
+        }
         // An escalation from the layer below: decide the error it carries, and keep its trail.
-        let escalated = error as! EscalatedError
         var event = ErrorEvent(
             error: escalated.error, layer: layer, operation: operation, metadata: metadata, registry: registry)
         let lower = escalated.event

@@ -8,3 +8,14 @@ public protocol ErrorEnvelope: Error {
     /// The error it carries.
     var enclosedError: any Error { get }
 }
+
+extension ErrorRegistry {
+    /// The error inside any number of envelopes (escalations included); any other error as it is. What an event
+    /// keeps, since its identity is read from the error the registry identified.
+    @usableFromInline
+    static func unwrapped(_ error: any Error) -> any Error {
+        var error = error
+        while let envelope = error as? any ErrorEnvelope { error = envelope.enclosedError }
+        return error
+    }
+}
