@@ -92,6 +92,7 @@ let package = Package(
                 "Axiom",
                 "AxiomPlugins",
                 "AxiomCrash",
+                "AxiomSymbolication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -102,7 +103,7 @@ let package = Package(
         .testTarget(
             name: "AxiomTests",
             dependencies: [
-                "Axiom", "AxiomTesting",
+                "Axiom", "AxiomCore", "AxiomTesting",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -193,8 +194,8 @@ if Context.environment["AXIOM_FUZZ"] == nil {
         .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
         fuzzTarget("DomainError", ["Axiom"]),
         fuzzTarget("PluginELF", ["AxiomPlugins"]),
-        fuzzTarget("PluginDescriptor", ["AxiomPlugins", "CAxiomPluginABI"]),
-        fuzzTarget("RawCrashReport", ["AxiomCrash"]),
+        fuzzTarget("PluginDescriptor", ["Axiom", "AxiomPlugins", "AxiomPluginKit", "CAxiomPluginABI"]),
+        fuzzTarget("RawCrashReport", ["AxiomCrash", "AxiomSymbolication"]),
         fuzzTarget("Symbolication", ["AxiomSymbolication"]),
         fuzzTarget("Redactor", ["Axiom"]),
     ]

@@ -6,21 +6,23 @@ import Synchronization
 import Glibc
 #endif
 
-// How a file becomes registered descriptors:
-//
-//   path ─open/fstat─▶ regular? ─pread─▶ ELF64 LE, this machine, ET_DYN, exports the entry?
-//        ─▶ not writable by group/others (file and directory)? ─▶ (device, inode) not loaded yet?
-//        ─▶ dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) ─▶ dlsym(entry) ─▶ descriptor
-//        ─▶ ABI version, size, fingerprint, init status ─▶ id not loaded yet? ─▶ copy the catalog
-//        ─▶ ErrorRegistry.register (all or nothing)
-//
-// Any step can refuse; a refusal is a PluginRejection value and the next file is tried. A loaded plugin is
-// never dlclose'd: descriptors, strings and code of it may be referenced for the life of the process.
-
 /// Loads plugins into a registry: discovery, checks before `dlopen`, ABI checks, transactional registration.
 ///
 /// Every `dlopen` clears the Swift runtime's conformance caches, so load plugins at start, not on a hot
 /// path. A host remembers what it loaded: each file (device and inode) and each plugin id loads once.
+///
+/// How a file becomes registered descriptors:
+///
+/// ```
+///   path ─open/fstat─▶ regular? ─pread─▶ ELF64 LE, this machine, ET_DYN, exports the entry?
+///        ─▶ not writable by group/others (file and directory)? ─▶ (device, inode) not loaded yet?
+///        ─▶ dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) ─▶ dlsym(entry) ─▶ descriptor
+///        ─▶ ABI version, size, fingerprint, init status ─▶ id not loaded yet? ─▶ copy the catalog
+///        ─▶ ErrorRegistry.register (all or nothing)
+/// ```
+///
+/// Any step can refuse; a refusal is a PluginRejection value and the next file is tried. A loaded plugin is
+/// never dlclose'd: descriptors, strings and code of it may be referenced for the life of the process.
 public final class PluginHost: Sendable {
     /// The host that loads into ``ErrorRegistry/shared``.
     public static let shared = PluginHost(registry: .shared)

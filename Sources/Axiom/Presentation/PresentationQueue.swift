@@ -1,15 +1,5 @@
 import Synchronization
 
-// What is on screen, by style:
-//
-//   toast       ─▶ up to `maxToasts` at once; one more dismisses the oldest (reason .replaced)
-//   banner      ─▶ one at a time; a new one replaces the old (reason .replaced)
-//   inline      ─▶ beside their fields, any number
-//   modal       ─┐ one at a time, the rest wait in order (full screen ahead of modals);
-//   fullScreen  ─┘ without a duration they stay until `dismiss`
-//
-// Anything with a duration expires on the injected clock (reason .expired).
-
 /// Identifies one presentation in a ``PresentationQueue``.
 public struct PresentationID: Hashable, Sendable, CustomStringConvertible {
     /// The queue's serial number for it.
@@ -47,6 +37,18 @@ public enum PresentationChange: Sendable, Hashable {
 /// one modal or full-screen alert at a time (the others wait), and expiry on an injected clock.
 ///
 /// A UI renders ``visible`` and follows ``changes()``; tests inject a `ManualClock` and advance it.
+///
+/// What is on screen, by style:
+///
+/// ```
+///   toast       ─▶ up to `maxToasts` at once; one more dismisses the oldest (reason .replaced)
+///   banner      ─▶ one at a time; a new one replaces the old (reason .replaced)
+///   inline      ─▶ beside their fields, any number
+///   modal       ─┐ one at a time, the rest wait in order (full screen ahead of modals);
+///   fullScreen  ─┘ without a duration they stay until `dismiss`
+/// ```
+///
+/// Anything with a duration expires on the injected clock (reason .expired).
 public final class PresentationQueue: Sendable {
     /// The clock durations run on.
     public let clock: RuntimeClock

@@ -2,16 +2,6 @@ import CoreMetrics
 import Logging
 import Synchronization
 
-// The breaker's states:
-//
-//            failures reach the threshold                 open duration elapsed,
-//   closed ───────────────────────────────▶ open ───────────────────────────────▶ half-open (one probe)
-//     ▲                                      ▲                                        │
-//     │            probe succeeds            │            probe fails                 │
-//     └──────────────────────────────────────┼────────────────────────────────────────┘
-//                                            └──────── (back to open)
-//   isolate() forces `isolated` from any state; close() forces `closed`.
-
 /// Stops calling a failing dependency for a while, then lets exactly one probe test it.
 ///
 /// Two modes: consecutive failures (by default 5 failures, then open for 60 s) and failure ratio over a
@@ -22,6 +12,18 @@ import Synchronization
 /// Transitions are published on ``transitions()``, logged, and counted through swift-metrics
 /// (`axiom_circuit_breaker_state{key}` gauge, `axiom_circuit_breaker_transitions_total{key,to}`,
 /// `axiom_circuit_breaker_rejections_total{key}`). The closed path takes one uncontended lock per call.
+///
+/// The breaker's states:
+///
+/// ```
+///            failures reach the threshold                 open duration elapsed,
+///   closed ───────────────────────────────▶ open ───────────────────────────────▶ half-open (one probe)
+///     ▲                                      ▲                                        │
+///     │            probe succeeds            │            probe fails                 │
+///     └──────────────────────────────────────┼────────────────────────────────────────┘
+///                                            └──────── (back to open)
+///   isolate() forces `isolated` from any state; close() forces `closed`.
+/// ```
 public final class CircuitBreaker: Sendable {
     /// Where a breaker stands.
     public typealias State = CircuitState

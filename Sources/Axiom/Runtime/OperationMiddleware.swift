@@ -1,13 +1,3 @@
-// How an operation flows through a chain built with `OperationChainBuilder`:
-//
-//   run(name, work) ─▶ CapabilityStage ─▶ CircuitBreakerStage ─▶ TimeoutStage ─▶ RetryStage ─▶ work()
-//                           │ next             │ next                │ next          │ next
-//   value / error ◀─────────┴──────────────────┴─────────────────────┴───────────────┘
-//
-// Each stage is a value; the builder nests them into `MiddlewarePair<MiddlewarePair<A, B>, C>`, so the whole
-// chain is one concrete type and a call goes from stage to stage without an existential. Errors that leave
-// the chain go to the layer's `ErrorPipeline` (see `OperationRunner`).
-
 /// What every stage of an operation knows about the call it is passing on.
 public struct OperationContext: Sendable {
     /// The operation's name, used in logs, metrics and error events.
@@ -33,6 +23,18 @@ public struct OperationContext: Sendable {
 /// `nonisolated(nonsending)`: they run on the caller's executor, so passing from stage to stage costs no
 /// executor hop (hops were about 15 % of the chain's profile). `next` is `@Sendable` so a stage may run it in a
 /// child task (the timeout stage does).
+///
+/// How an operation flows through a chain built with `OperationChainBuilder`:
+///
+/// ```
+///   run(name, work) ─▶ CapabilityStage ─▶ CircuitBreakerStage ─▶ TimeoutStage ─▶ RetryStage ─▶ work()
+///                           │ next             │ next                │ next          │ next
+///   value / error ◀─────────┴──────────────────┴─────────────────────┴───────────────┘
+/// ```
+///
+/// Each stage is a value; the builder nests them into `MiddlewarePair<MiddlewarePair<A, B>, C>`, so the whole
+/// chain is one concrete type and a call goes from stage to stage without an existential. Errors that leave
+/// the chain go to the layer's `ErrorPipeline` (see `OperationRunner`).
 public protocol OperationMiddleware: Sendable {
     /// Runs one call: passes it on with `next` (once, several times, or not at all).
     nonisolated(nonsending) func run<Output: Sendable>(

@@ -1,24 +1,26 @@
 import Synchronization
 
-// How a lookup flows:
-//
-//   any Error ──open existential──▶ E.self ──type table──▶ extractor ──▶ ErrorIdentity
-//                                                                          │
-//            fast code table (literal codes, no hashing of strings) ◀──────┤
-//                                 snapshot.byCode[identity.code] ◀─────────┘ (other codes, and misses)
-//
-// Readers never take a lock. The snapshot is immutable and published through an atomic pointer; a
-// registration builds a new one, publishes it and keeps the old one alive until the registry dies, so a reader
-// holding an old snapshot never sees it freed (registrations happen at start and per plugin: a handful). The
-// type table and the fast code table are grow-only tables (`PublishedTable`): a first sight of an error type or
-// of a code adds one entry without copying the table. Codes can come from peers (decoded error bodies), so the
-// fast table remembers at most `rememberedMissLimit` codes that no catalog registers; later unknown codes take
-// the dictionary path and are not remembered, and the registry's memory stays bounded whatever peers send.
-
 /// Maps error identities to descriptors. Lookups are lock-free and allocation-free.
 ///
 /// The framework's built-in catalog is present from the start. Plugins and applications add catalogs
 /// with ``register(_:)``, which takes a catalog whole or refuses it whole.
+///
+/// How a lookup flows:
+///
+/// ```
+///   any Error ──open existential──▶ E.self ──type table──▶ extractor ──▶ ErrorIdentity
+///                                                                          │
+///            fast code table (literal codes, no hashing of strings) ◀──────┤
+///                                 snapshot.byCode[identity.code] ◀─────────┘ (other codes, and misses)
+/// ```
+///
+/// Readers never take a lock. The snapshot is immutable and published through an atomic pointer; a
+/// registration builds a new one, publishes it and keeps the old one alive until the registry dies, so a reader
+/// holding an old snapshot never sees it freed (registrations happen at start and per plugin: a handful). The
+/// type table and the fast code table are grow-only tables (`PublishedTable`): a first sight of an error type or
+/// of a code adds one entry without copying the table. Codes can come from peers (decoded error bodies), so the
+/// fast table remembers at most `rememberedMissLimit` codes that no catalog registers; later unknown codes take
+/// the dictionary path and are not remembered, and the registry's memory stays bounded whatever peers send.
 public final class ErrorRegistry: Sendable {
     /// The process-wide registry that layers use unless given another.
     public static let shared = ErrorRegistry()
