@@ -1,38 +1,5 @@
 import Synchronization
 
-/// Identifies one presentation in a ``PresentationQueue``.
-public struct PresentationID: Hashable, Sendable, CustomStringConvertible {
-    /// The queue's serial number for it.
-    public let value: UInt64
-    public var description: String { "#\(value)" }
-}
-
-/// A presentation on screen (or waiting for it), with its identity.
-public struct ShownPresentation: Hashable, Sendable, Identifiable {
-    /// Its identity, to dismiss it.
-    public let id: PresentationID
-    /// What is shown.
-    public let presentation: ErrorPresentation
-}
-
-/// Why a presentation left the screen.
-public enum DismissReason: String, Sendable, Hashable {
-    /// Its duration ran out.
-    case expired
-    /// A newer one took its place: a fourth toast, a new banner.
-    case replaced
-    /// The user (or the app) dismissed it.
-    case dismissed
-}
-
-/// A change of what is on screen, for a UI to render.
-public enum PresentationChange: Sendable, Hashable {
-    /// It reached the screen.
-    case shown(ShownPresentation)
-    /// It left the screen.
-    case dismissed(ShownPresentation, reason: DismissReason)
-}
-
 /// The error presentations on screen: at most three toasts (a fourth dismisses the oldest), one banner,
 /// one modal or full-screen alert at a time (the others wait), and expiry on an injected clock.
 ///
@@ -225,27 +192,5 @@ public final class PresentationQueue: Sendable {
             case .dismissed(let item, let reason): metrics.dismissed(item.presentation, reason: reason)
             }
         }
-    }
-}
-
-/// Presents every error a pipeline handles (the fate `handle`, in the terminal layer) on a queue.
-///
-/// Ignored, recovered and escalated errors are not shown: the user sees an error once, from the layer
-/// that ends it.
-public struct PresentingObserver: ErrorObserver {
-    /// Maps events to presentations.
-    public let mapper: ErrorMapper
-    /// Where they are shown.
-    public let queue: PresentationQueue
-
-    /// Presents handled errors, mapped by `mapper`, on `queue`.
-    public init(mapper: ErrorMapper, queue: PresentationQueue) {
-        self.mapper = mapper
-        self.queue = queue
-    }
-
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        guard resolution == .handled else { return }
-        queue.present(mapper.map(event))
     }
 }

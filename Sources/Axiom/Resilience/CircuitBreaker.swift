@@ -378,65 +378,6 @@ extension CircuitBreaker {
     }
 }
 
-/// One breaker per key, created on first use with a shared configuration and clock.
-public final class CircuitBreakers: Sendable {
-    private let breakers = Mutex<[String: CircuitBreaker]>([:])
-    private let make: @Sendable (String) -> CircuitBreaker
-
-    /// Creates an empty set of breakers; each new key gets a breaker with `configuration`.
-    public init(
-        configuration: CircuitBreaker.Configuration = .standard, clock: some Clock<Duration> = ContinuousClock(),
-        metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
-    ) {
-        let runtimeClock = RuntimeClock(clock)
-        make = { key in
-            CircuitBreaker(
-                key: key, configuration: configuration, runtimeClock: runtimeClock, metrics: metrics, logger: logger)
-        }
-    }
-
-    /// The breaker of `key`, created if needed. The same key always gives the same breaker.
-    public func breaker(for key: String) -> CircuitBreaker {
-        breakers.withTrackedLock { breakers in
-            if let breaker = breakers[key] { return breaker }
-            let breaker = make(key)
-            breakers[key] = breaker
-            return breaker
-        }
-    }
-
-    /// The keys that have a breaker.
-    public var keys: [String] { breakers.withTrackedLock { $0.keys.sorted() } }
-}
-
-/// The circuit-breaker stage: refuses calls while the breaker is open and reports each outcome to it.
-public struct CircuitBreakerStage: OperationMiddleware {
-    /// The breaker consulted for every call.
-    public let breaker: CircuitBreaker
-
-    /// A stage guarded by `breaker`.
-    public init(_ breaker: CircuitBreaker) { self.breaker = breaker }
-
-    /// A stage guarded by the breaker of `key` in `breakers`.
-    public init(_ breakers: CircuitBreakers, key: String) { self.breaker = breakers.breaker(for: key) }
-
-    @inlinable @inline(__always)
-    nonisolated(nonsending) public func run<Output: Sendable>(
-        context: OperationContext,
-        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
-    ) async throws -> Output {
-        let permit = try breaker.acquire()
-        do {
-            let value = try await next(context)
-            breaker.recordSuccess(permit)
-            return value
-        } catch {
-            breaker.recordFailure(permit, error: error)
-            throw error
-        }
-    }
-}
-
 extension CircuitState {
     /// The state gauge's value: closed 0, half-open 1, open 2, isolated 3.
     var gaugeValue: Int {

@@ -46,27 +46,3 @@ public enum ErrorObserverSystem {
     /// serves every pipeline).
     private static let builtinDefaults: [any ErrorObserver] = [LoggingObserver(), MetricsObserver()]
 }
-
-/// Sees every event and does nothing: for a pipeline that must not log or count (a hot loop's inner layer, a
-/// benchmark), or as the default of a process that observes elsewhere.
-public struct NoOpErrorObserver: ErrorObserver {
-    /// Creates the observer.
-    public init() {}
-
-    @inlinable
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {}
-}
-
-/// Passes every event to several observers, in order: how a process combines logging, metrics and tracing
-/// into the one observer it bootstraps.
-public struct MultiplexErrorObserver: ErrorObserver {
-    /// The observers, called in this order.
-    public let observers: [any ErrorObserver]
-
-    /// Combines observers.
-    public init(_ observers: [any ErrorObserver]) { self.observers = observers }
-
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        for observer in observers { observer.observe(event, resolution: resolution) }
-    }
-}

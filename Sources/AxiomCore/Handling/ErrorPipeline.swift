@@ -1,137 +1,5 @@
 import Logging
 
-// One layer's error flow:
-//
-//   body() ──ok──▶ .success
-//     │ throws
-//     ▼
-//   ErrorEvent ──▶ handlers (first non-pass decides) ──▶ ignore   ──▶ observers ──▶ .ignored
-//     ▲                                               ├─▶ handle   ──▶ observers ──▶ .handled
-//     │ new error (attempt + 1)                       ├─▶ escalate ──▶ observers ──▶ throw EscalatedError
-//     └──────────── recovery failed ◀─────────────────┴─▶ recover  ──ok──▶ observers ──▶ .recovered
-//
-// Nobody decides: a non-terminal layer escalates, the terminal one handles. Every event reaches the
-// observers exactly once.
-
-/// Shared settings of error pipelines: where descriptors come from, who observes, how time passes.
-public struct PipelineConfiguration: Sendable {
-    /// Where identities and descriptors come from.
-    public var registry: ErrorRegistry
-    /// Who sees each outcome: by default the process's observers (``ErrorObserverSystem``; logging and metrics
-    /// unless bootstrapped otherwise).
-    public var observers: [any ErrorObserver]
-    /// The clock recovery waits on. Tests inject a manual one.
-    public var clock: RuntimeClock
-    /// Captures stacks of severe errors where they enter the pipeline. None by default.
-    public var stackCapturer: (any StackCapturer)?
-    /// Errors at or above this severity carry a stack (when a capturer is set).
-    public var stackSeverity: ErrorSeverity
-    /// How many layers an error may cross before it is handled where it is.
-    public var maxEscalations: Int
-    /// How many attempts one operation gets in all, whatever the handlers say.
-    public var maxAttempts: Int
-    /// Runs around every episode and sees its final outcome (a tracing integration's span). None by default.
-    public var instrument: (any PipelineInstrument)?
-
-    /// Creates a configuration.
-    public init(
-        registry: ErrorRegistry = .shared,
-        observers: [any ErrorObserver] = ErrorObserverSystem.observers,
-        clock: some Clock<Duration> = ContinuousClock(),
-        stackCapturer: (any StackCapturer)? = nil,
-        stackSeverity: ErrorSeverity = .error,
-        maxEscalations: Int = 8,
-        maxAttempts: Int = 16,
-        instrument: (any PipelineInstrument)? = nil
-    ) {
-        self.registry = registry
-        self.observers = observers
-        self.clock = RuntimeClock(clock)
-        self.stackCapturer = stackCapturer
-        self.stackSeverity = stackSeverity
-        self.maxEscalations = maxEscalations
-        self.maxAttempts = maxAttempts
-        self.instrument = instrument
-    }
-}
-
-/// What an operation run through a pipeline came to, when it did not escalate.
-public enum Outcome<Value: Sendable>: Sendable {
-    /// It succeeded at once.
-    case success(Value)
-    /// It failed, and a recovery made it succeed.
-    case recovered(Value, ErrorEvent)
-    /// It failed with an expected error, which was dropped.
-    case ignored(ErrorEvent)
-    /// It failed, and a default handler took the error.
-    case handled(ErrorEvent)
-
-    /// The value, if the operation came to one.
-    @inlinable
-    public var value: Value? {
-        switch self {
-        case .success(let value), .recovered(let value, _): value
-        case .ignored, .handled: nil
-        }
-    }
-
-    /// The error event, if the operation failed.
-    @inlinable
-    public var event: ErrorEvent? {
-        switch self {
-        case .success: nil
-        case .recovered(_, let event), .ignored(let event), .handled(let event): event
-        }
-    }
-
-    /// How the error ended, or nil on success.
-    @inlinable
-    public var resolution: ErrorResolution? {
-        switch self {
-        case .success: nil
-        case .recovered: .recovered
-        case .ignored: .ignored
-        case .handled: .handled
-        }
-    }
-}
-
-/// How an error decided outside ``ErrorPipeline/run(_:metadata:_:)`` ended, when it did not escalate
-/// (escalation is thrown).
-public enum ErrorOutcome: Sendable {
-    /// An expected error, dropped.
-    case ignored(ErrorEvent)
-    /// A handler gave a fallback value for it.
-    case recovered(any Sendable, ErrorEvent)
-    /// A default handler (or the terminal layer's end) took it.
-    case handled(ErrorEvent)
-
-    /// The error's event.
-    @inlinable
-    public var event: ErrorEvent {
-        switch self {
-        case .ignored(let event), .recovered(_, let event), .handled(let event): event
-        }
-    }
-
-    /// How the error ended.
-    @inlinable
-    public var resolution: ErrorResolution {
-        switch self {
-        case .ignored: .ignored
-        case .recovered: .recovered
-        case .handled: .handled
-        }
-    }
-
-    /// The fallback value, when a handler recovered with one.
-    @inlinable
-    public var value: (any Sendable)? {
-        if case .recovered(let value, _) = self { return value }
-        return nil
-    }
-}
-
 /// One layer's handlers and what happens around them: escalation, recovery, observation.
 ///
 /// ```swift
@@ -142,6 +10,21 @@ public enum ErrorOutcome: Sendable {
 /// }
 /// let outcome = try await client.run("payInvoice") { try await wallet.pay(invoice) }
 /// ```
+///
+/// One layer's error flow:
+///
+/// ```
+///   body() ──ok──▶ .success
+///     │ throws
+///     ▼
+///   ErrorEvent ──▶ handlers (first non-pass decides) ──▶ ignore   ──▶ observers ──▶ .ignored
+///     ▲                                               ├─▶ handle   ──▶ observers ──▶ .handled
+///     │ new error (attempt + 1)                       ├─▶ escalate ──▶ observers ──▶ throw EscalatedError
+///     └──────────── recovery failed ◀─────────────────┴─▶ recover  ──ok──▶ observers ──▶ .recovered
+/// ```
+///
+/// Nobody decides: a non-terminal layer escalates, the terminal one handles. Every event reaches the
+/// observers exactly once.
 public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// The layer this pipeline decides for.
     public let layer: Layer

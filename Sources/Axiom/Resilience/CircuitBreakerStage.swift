@@ -1,0 +1,31 @@
+import CoreMetrics
+import Logging
+import Synchronization
+
+/// The circuit-breaker stage: refuses calls while the breaker is open and reports each outcome to it.
+public struct CircuitBreakerStage: OperationMiddleware {
+    /// The breaker consulted for every call.
+    public let breaker: CircuitBreaker
+
+    /// A stage guarded by `breaker`.
+    public init(_ breaker: CircuitBreaker) { self.breaker = breaker }
+
+    /// A stage guarded by the breaker of `key` in `breakers`.
+    public init(_ breakers: CircuitBreakers, key: String) { self.breaker = breakers.breaker(for: key) }
+
+    @inlinable @inline(__always)
+    nonisolated(nonsending) public func run<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
+    ) async throws -> Output {
+        let permit = try breaker.acquire()
+        do {
+            let value = try await next(context)
+            breaker.recordSuccess(permit)
+            return value
+        } catch {
+            breaker.recordFailure(permit, error: error)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import CoreMetrics
+import Logging
+import Synchronization
+
+/// One breaker per key, created on first use with a shared configuration and clock.
+public final class CircuitBreakers: Sendable {
+    private let breakers = Mutex<[String: CircuitBreaker]>([:])
+    private let make: @Sendable (String) -> CircuitBreaker
+
+    /// Creates an empty set of breakers; each new key gets a breaker with `configuration`.
+    public init(
+        configuration: CircuitBreaker.Configuration = .standard, clock: some Clock<Duration> = ContinuousClock(),
+        metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
+    ) {
+        let runtimeClock = RuntimeClock(clock)
+        make = { key in
+            CircuitBreaker(
+                key: key, configuration: configuration, runtimeClock: runtimeClock, metrics: metrics, logger: logger)
+        }
+    }
+
+    /// The breaker of `key`, created if needed. The same key always gives the same breaker.
+    public func breaker(for key: String) -> CircuitBreaker {
+        breakers.withTrackedLock { breakers in
+            if let breaker = breakers[key] { return breaker }
+            let breaker = make(key)
+            breakers[key] = breaker
+            return breaker
+        }
+    }
+
+    /// The keys that have a breaker.
+    public var keys: [String] { breakers.withTrackedLock { $0.keys.sorted() } }
+}

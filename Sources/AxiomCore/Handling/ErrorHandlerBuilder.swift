@@ -1,0 +1,125 @@
+/// Two handlers in order: the second is asked only when the first passes.
+@_documentation(visibility: internal)
+public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
+    @usableFromInline let first: First
+    @usableFromInline let second: Second
+
+    @inlinable
+    init(_ first: First, _ second: Second) {
+        self.first = first
+        self.second = second
+    }
+
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+
+    @_documentation(visibility: internal)
+    @inlinable @inline(__always)
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        switch first._dispatch(event, failures: &failures) {
+        case .pass: second._dispatch(event, failures: &failures)
+        case let decision: decision
+        }
+    }
+
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self {
+        HandlerPair(first._bound(to: registry), second._bound(to: registry))
+    }
+}
+
+/// No handler: every event passes.
+public struct PassAll: ErrorHandler {
+    /// Creates the empty handler.
+    public init() {}
+    public func decide(_ event: ErrorEvent) -> ErrorDecision { .pass }
+}
+
+/// A handler present or not (from an `if` in a builder).
+@_documentation(visibility: internal)
+public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
+    let wrapped: Wrapped?
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+    @_documentation(visibility: internal)
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        wrapped?._dispatch(event, failures: &failures) ?? .pass
+    }
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?._bound(to: registry)) }
+}
+
+/// One of two handlers (from an `if`/`else` in a builder).
+@_documentation(visibility: internal)
+public enum EitherHandler<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
+    case first(First)
+    case second(Second)
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+    @_documentation(visibility: internal)
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        switch self {
+        case .first(let handler): handler._dispatch(event, failures: &failures)
+        case .second(let handler): handler._dispatch(event, failures: &failures)
+        }
+    }
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self {
+        switch self {
+        case .first(let handler): .first(handler._bound(to: registry))
+        case .second(let handler): .second(handler._bound(to: registry))
+        }
+    }
+}
+
+/// Handlers from a `for` loop in a builder, asked in order; the first that does not pass decides.
+@_documentation(visibility: internal)
+public struct HandlerArray<Element: ErrorHandler>: ErrorHandler {
+    @usableFromInline let handlers: [Element]
+
+    @inlinable
+    init(_ handlers: [Element]) { self.handlers = handlers }
+
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+
+    @_documentation(visibility: internal)
+    @inlinable
+    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        for handler in handlers {
+            switch handler._dispatch(event, failures: &failures) {
+            case .pass: continue
+            case let decision: return decision
+            }
+        }
+        return .pass
+    }
+
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Self { HandlerArray(handlers.map { $0._bound(to: registry) }) }
+}
+
+/// Composes handlers in order into one statically typed chain: no existential per handler. `if`, `if`/`else`
+/// and `for` work inside it.
+@resultBuilder
+public enum ErrorHandlerBuilder {
+    @_documentation(visibility: internal)
+    public static func buildExpression<H: ErrorHandler>(_ handler: H) -> H { handler }
+    @_documentation(visibility: internal)
+    public static func buildPartialBlock<H: ErrorHandler>(first: H) -> H { first }
+    @_documentation(visibility: internal)
+    public static func buildPartialBlock<A: ErrorHandler, B: ErrorHandler>(accumulated: A, next: B) -> HandlerPair<A, B>
+    {
+        HandlerPair(accumulated, next)
+    }
+    @_documentation(visibility: internal)
+    public static func buildBlock() -> PassAll { PassAll() }
+    @_documentation(visibility: internal)
+    public static func buildOptional<H: ErrorHandler>(_ handler: H?) -> OptionalHandler<H> {
+        OptionalHandler(wrapped: handler)
+    }
+    @_documentation(visibility: internal)
+    public static func buildEither<A: ErrorHandler, B: ErrorHandler>(first: A) -> EitherHandler<A, B> { .first(first) }
+    @_documentation(visibility: internal)
+    public static func buildEither<A: ErrorHandler, B: ErrorHandler>(second: B) -> EitherHandler<A, B> {
+        .second(second)
+    }
+    @_documentation(visibility: internal)
+    public static func buildArray<H: ErrorHandler>(_ handlers: [H]) -> HandlerArray<H> { HandlerArray(handlers) }
+}

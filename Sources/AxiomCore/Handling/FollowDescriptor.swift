@@ -1,0 +1,29 @@
+/// Follows each error's descriptor: its disposition, its retry policy, its escalation code.
+///
+/// This is what lets an application handle a domain it has never seen, once a plugin registers it.
+/// A `recover` descriptor whose retries are used up passes, so a later handler (or the layer's end) decides.
+/// A `default` descriptor passes too: the last line belongs to the terminal layer, so an inner layer
+/// escalates it and the application's layer handles it.
+public struct FollowDescriptor: ErrorHandler {
+    /// Creates the handler.
+    public init() {}
+
+    public func decide(_ event: ErrorEvent) -> ErrorDecision {
+        let descriptor = event.descriptor
+        switch descriptor.disposition {
+        case .ignore:
+            return .ignore
+        case .recover:
+            guard let policy = descriptor.retry, policy.allowsRetry(after: event.attempt) else { return .pass }
+            return .recover(.retry(after: Recover.wait(policy, event)))
+        case .escalate:
+            guard let target = descriptor.escalation else { return .escalate(translatedTo: nil) }
+            return .escalate(
+                translatedTo: DomainError(
+                    domain: target.domain, code: target.code, message: "escalated from \(descriptor.code)"))
+        case .handle:
+            // The last line is the terminal layer's: an inner layer passes, so its pipeline escalates.
+            return .pass
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Logging
+
+/// What an operation run through a pipeline came to, when it did not escalate.
+public enum Outcome<Value: Sendable>: Sendable {
+    /// It succeeded at once.
+    case success(Value)
+    /// It failed, and a recovery made it succeed.
+    case recovered(Value, ErrorEvent)
+    /// It failed with an expected error, which was dropped.
+    case ignored(ErrorEvent)
+    /// It failed, and a default handler took the error.
+    case handled(ErrorEvent)
+
+    /// The value, if the operation came to one.
+    @inlinable
+    public var value: Value? {
+        switch self {
+        case .success(let value), .recovered(let value, _): value
+        case .ignored, .handled: nil
+        }
+    }
+
+    /// The error event, if the operation failed.
+    @inlinable
+    public var event: ErrorEvent? {
+        switch self {
+        case .success: nil
+        case .recovered(_, let event), .ignored(let event), .handled(let event): event
+        }
+    }
+
+    /// How the error ended, or nil on success.
+    @inlinable
+    public var resolution: ErrorResolution? {
+        switch self {
+        case .success: nil
+        case .recovered: .recovered
+        case .ignored: .ignored
+        case .handled: .handled
+        }
+    }
+}

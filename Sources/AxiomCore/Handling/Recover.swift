@@ -1,0 +1,70 @@
+/// Makes an operation succeed after all: retry, prepare then retry, or a fallback value.
+public struct Recover: ErrorHandler {
+    /// How to recover from one event; nil when this strategy has nothing more to try.
+    public struct Strategy: Sendable {
+        let plan: @Sendable (ErrorEvent) throws -> Recovery?
+
+        /// A custom strategy.
+        public init(_ plan: @escaping @Sendable (ErrorEvent) throws -> Recovery?) { self.plan = plan }
+
+        /// Retry while `policy` allows, waiting its backoff (or the error's `Retry-After`, if the policy
+        /// honours it).
+        public static func retry(_ policy: RetryPolicy) -> Strategy {
+            Strategy { event in
+                guard policy.allowsRetry(after: event.attempt) else { return nil }
+                return .retry(after: Recover.wait(policy, event))
+            }
+        }
+
+        /// Retry as the error's descriptor says; nothing when it is not retryable.
+        public static let descriptorPolicy = Strategy { event in
+            guard let policy = event.descriptor.retry, policy.allowsRetry(after: event.attempt) else { return nil }
+            return .retry(after: Recover.wait(policy, event))
+        }
+
+        /// Run `prepare` (refresh a token, reconnect), then retry, at most `maxAttempts` attempts in all.
+        public static func prepareThenRetry(
+            maxAttempts: Int, after delay: Duration = .zero, _ prepare: @escaping @Sendable () async throws -> Void
+        ) -> Strategy {
+            Strategy { event in
+                event.attempt < maxAttempts ? .prepareThenRetry(after: delay, prepare: prepare) : nil
+            }
+        }
+
+        /// Use a fixed value as the result.
+        public static func fallback(_ value: some Sendable) -> Strategy {
+            Strategy { _ in .fallback(value) }
+        }
+    }
+
+    /// What it takes.
+    public let match: ErrorMatch
+    /// How it recovers.
+    public let strategy: Strategy
+
+    /// Recovers matching events with a strategy.
+    public init(_ match: ErrorMatch, _ strategy: Strategy) {
+        self.match = match
+        self.strategy = strategy
+    }
+
+    @inlinable
+    public func decide(_ event: ErrorEvent) throws -> ErrorDecision {
+        guard match.matches(event) else { return .pass }
+        return try plan(event)
+    }
+
+    @usableFromInline
+    func plan(_ event: ErrorEvent) throws -> ErrorDecision {
+        guard let recovery = try strategy.plan(event) else { return .pass }
+        return .recover(recovery)
+    }
+
+    @_documentation(visibility: internal)
+    public func _bound(to registry: ErrorRegistry) -> Recover { Recover(match.bound(to: registry), strategy) }
+
+    static func wait(_ policy: RetryPolicy, _ event: ErrorEvent) -> Duration {
+        if policy.honorsRetryAfter, let retryAfter = event.identity.retryAfter { return retryAfter }
+        return policy.delay(forRetry: event.attempt)
+    }
+}
