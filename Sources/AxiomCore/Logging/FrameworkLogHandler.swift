@@ -23,8 +23,8 @@ import Synchronization
 /// label would get, and puts a ``RedactingLogHandler`` in front of it. Either way no line of the framework escapes
 /// the redactor, whatever was created before the bootstrap.
 ///
-/// The framework's types use it by default (``Logging/Logger/axiom(_:)``); a logger passed to them explicitly is
-/// made redacting with ``Logging/Logger/redacting()``.
+/// The framework's types use it by default (`Logger.axiom(_:)`); a logger passed to them explicitly is
+/// made redacting with `Logger.redacting()`.
 public struct FrameworkLogHandler: LogHandler {
     /// The logger's label, passed to the backend's factory.
     public let label: String

@@ -47,7 +47,7 @@ public struct Redactor: Sendable {
     ///
     /// Redacting is idempotent: a redacted line redacted again is the same line. A line the scan changes is
     /// scanned again until a pass changes nothing (a marker put in can end a value differently for the next
-    /// pass, in broken encodings the fuzzer finds), at most ``maximumPasses`` times. A line without secrets
+    /// pass, in broken encodings the fuzzer finds), at most `maximumPasses` times. A line without secrets
     /// costs one pass; a line with some, usually two.
     public func redact(_ text: String) -> String {
         var current = text

@@ -11,7 +11,7 @@ import Logging
 /// metadata sorted by key, then the message. Values with spaces, quotes or `=` are quoted and escaped, so
 /// a line always splits back into its fields.
 ///
-/// It does not redact: put it behind ``RedactingLogHandler`` (see ``RedactingLogHandler/bootstrap(redactor:_:)``).
+/// It does not redact: put it behind ``RedactingLogHandler`` (see ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)``).
 public struct StructuredLogHandler: LogHandler {
     /// The logger's label, written as `label=` when it is not empty.
     public let label: String

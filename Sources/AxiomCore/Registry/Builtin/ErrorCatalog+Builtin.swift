@@ -10,7 +10,7 @@ extension ErrorCatalog {
 
     /// The framework's own domains, present in every registry from the start: `axiom`, `axiom.client`,
     /// `axiom.context`, `axiom.capability`, `axiom.resilience`, and `swift` for `CancellationError`. Each
-    /// domain is declared whole in its own file (see ``BuiltinDomain``).
+    /// domain is declared whole in its own file (`Sources/AxiomCore/Registry/Builtin`).
     public static let builtin: ErrorCatalog = {
         let domains = builtinDomains.map(\.domain)
         var english = GeneralTexts.english

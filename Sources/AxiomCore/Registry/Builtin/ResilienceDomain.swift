@@ -63,7 +63,7 @@ public struct TimeoutError: IdentifiableError, Sendable, CustomStringConvertible
     public var description: String { "\(operation) did not finish within \(limit)" }
 }
 
-/// The error a ``FaultInjector`` throws when no other error was given.
+/// The error a `FaultInjector` (in `Axiom`) throws when no other error was given.
 public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of injected faults.
     public static let code = ErrorCode(CircuitOpenError.domain, "injectedFault")
