@@ -9,7 +9,8 @@ extension ErrorCatalog {
     public static let cancellationCode = ErrorCode(SwiftDomain.name, "CancellationError")
 
     /// The framework's own domains, present in every registry from the start: `axiom`, `axiom.client`,
-    /// `axiom.context`, `axiom.capability`, `axiom.resilience`, and `swift` for `CancellationError`. Each
+    /// `axiom.context`, `axiom.capability`, `axiom.resilience`, `axiom.registry`, `axiom.decoding`, and `swift`
+    /// for `CancellationError`. Each
     /// domain is declared whole in its own file (`Sources/AxiomCore/Registry/Builtin`).
     public static let builtin: ErrorCatalog = {
         let domains = builtinDomains.map(\.domain)
@@ -30,6 +31,8 @@ extension ErrorCatalog {
         (AxiomError.builtinDomain, AxiomError.samples), (ClientError.builtinDomain, ClientError.samples),
         (ContextError.builtinDomain, ContextError.samples), (CapabilityError.builtinDomain, CapabilityError.samples),
         (SwiftDomain.builtinDomain, SwiftDomain.samples), (CircuitOpenError.builtinDomain, CircuitOpenError.samples),
+        (RegistrationError.builtinDomain, RegistrationError.samples),
+        (DomainError.DecodingFailure.builtinDomain, DomainError.DecodingFailure.samples),
     ]
 }
 
