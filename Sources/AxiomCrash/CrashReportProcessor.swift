@@ -49,7 +49,7 @@ public struct CrashReportProcessor: Sendable {
         do {
             raw = try RawCrashReport(contentsOf: path)
         } catch {
-            if case .unreadable = error { return .failed(path: path, reason: error.description) }
+            if error.code == .unreadable { return .failed(path: path, reason: error.description) }
             let rejected = directory + "/rejected"
             do {
                 try makeDirectory(rejected)

@@ -31,13 +31,13 @@ public enum CrashReporter {
         case Int32(AXIOM_CRASH_INSTALLED), Int32(AXIOM_CRASH_ALREADY_INSTALLED):
             return
         case Int32(AXIOM_CRASH_ERROR_DIRECTORY):
-            throw CrashReporterError(.cannotUseDirectory(path: directory, errno: errno))
+            throw CrashReporterError.cannotUseDirectory(path: directory, errno: errno)
         case Int32(AXIOM_CRASH_ERROR_ALTERNATE_STACK):
-            throw CrashReporterError(.installFailed(step: "alternate signal stack", errno: errno))
+            throw CrashReporterError.installFailed(step: "alternate signal stack", errno: errno)
         case Int32(AXIOM_CRASH_ERROR_SIGACTION):
-            throw CrashReporterError(.installFailed(step: "sigaction", errno: errno))
+            throw CrashReporterError.installFailed(step: "sigaction", errno: errno)
         default:
-            throw CrashReporterError(.installFailed(step: "module snapshot", errno: errno))
+            throw CrashReporterError.installFailed(step: "module snapshot", errno: errno)
         }
     }
 
@@ -56,10 +56,10 @@ public enum CrashReporter {
             let failure = errno
             var info = stat()
             guard failure == EEXIST, stat(prefix, &info) == 0 else {
-                throw CrashReporterError(.cannotCreateDirectory(path: prefix, errno: failure))
+                throw CrashReporterError.cannotCreateDirectory(path: prefix, errno: failure)
             }
             guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw CrashReporterError(.cannotCreateDirectory(path: prefix, errno: ENOTDIR))
+                throw CrashReporterError.cannotCreateDirectory(path: prefix, errno: ENOTDIR)
             }
         }
     }
@@ -72,7 +72,7 @@ public enum CrashReporter {
     /// you create; the stack is released when the thread exits.
     public static func prepareCurrentThread() throws(CrashReporterError) {
         if axiom_crash_prepare_thread() != 0 {
-            throw CrashReporterError(.cannotPrepareThread(errno: errno))
+            throw CrashReporterError.cannotPrepareThread(errno: errno)
         }
     }
 
@@ -92,7 +92,7 @@ public enum CrashReporter {
     public static func pendingReports(in directory: String) throws(CrashReporterError) -> [String] {
         guard let handle = opendir(directory) else {
             if errno == ENOENT { return [] }
-            throw CrashReporterError(.cannotUseDirectory(path: directory, errno: errno))
+            throw CrashReporterError.cannotUseDirectory(path: directory, errno: errno)
         }
         defer { closedir(handle) }
         var names: [String] = []

@@ -1,33 +1,97 @@
+import AxiomCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Why installing the crash reporter or reading its directory failed.
-public struct CrashReporterError: Error, Hashable, Sendable, CustomStringConvertible {
-    enum Code: Hashable, Sendable {
+///
+/// Shaped like ``RawReportError``: a private reason, factory functions that record where it was thrown, a
+/// ``code`` to match, and the identity `axiom.crash/<code>`.
+public struct CrashReporterError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
+    /// Which step failed.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as in `axiom.crash/<name>`.
+        public let name: String
+        public var description: String { name }
+
+        /// The report directory could not be created.
+        public static let cannotCreateDirectory = Code(name: "cannotCreateDirectory")
+        /// The report directory exists but cannot be opened or written.
+        public static let cannotUseDirectory = Code(name: "cannotUseDirectory")
+        /// The current thread could not get an alternate signal stack.
+        public static let cannotPrepareThread = Code(name: "cannotPrepareThread")
+        /// A step of installing the handler failed.
+        public static let installFailed = Code(name: "installFailed")
+    }
+
+    private enum Backing: Hashable, Sendable {
         case cannotCreateDirectory(path: String, errno: Int32)
         case cannotUseDirectory(path: String, errno: Int32)
         case cannotPrepareThread(errno: Int32)
         case installFailed(step: String, errno: Int32)
     }
 
-    let code: Code
+    private let backing: Backing
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
 
-    init(_ code: Code) {
-        self.code = code
+    private init(_ backing: Backing, file: String, line: UInt) {
+        self.backing = backing
+        self.file = file
+        self.line = line
     }
+
+    /// The report directory could not be created.
+    static func cannotCreateDirectory(path: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.cannotCreateDirectory(path: path, errno: errno), file: file, line: line)
+    }
+
+    /// The report directory exists but cannot be opened or written.
+    static func cannotUseDirectory(path: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.cannotUseDirectory(path: path, errno: errno), file: file, line: line)
+    }
+
+    /// The current thread could not get an alternate signal stack.
+    static func cannotPrepareThread(errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.cannotPrepareThread(errno: errno), file: file, line: line)
+    }
+
+    /// A step of installing the handler failed.
+    static func installFailed(step: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.installFailed(step: step, errno: errno), file: file, line: line)
+    }
+
+    /// Which step failed.
+    public var code: Code {
+        switch backing {
+        case .cannotCreateDirectory: .cannotCreateDirectory
+        case .cannotUseDirectory: .cannotUseDirectory
+        case .cannotPrepareThread: .cannotPrepareThread
+        case .installFailed: .installFailed
+        }
+    }
+
+    /// `axiom.crash/<code>`.
+    public var errorCode: ErrorCode { ErrorCode(RawReportError.domain, code.name) }
 
     /// The `errno` value the failing call left.
     public var errno: Int32 {
-        switch code {
+        switch backing {
         case .cannotCreateDirectory(_, let errno), .cannotUseDirectory(_, let errno),
             .cannotPrepareThread(let errno), .installFailed(_, let errno):
             return errno
         }
     }
 
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.backing == rhs.backing }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(backing) }
+
     public var description: String {
-        switch code {
+        switch backing {
         case .cannotCreateDirectory(let path, let errno):
             return "cannot create crash report directory \(path): \(errorText(errno))"
         case .cannotUseDirectory(let path, let errno):

@@ -243,12 +243,12 @@ extension RawCrashReport {
     public init(bytes: [UInt8]) throws(RawReportError) {
         var reader = ByteReader(bytes: bytes)
         let magic = Self.magic
-        guard !bytes.isEmpty else { throw .empty }
+        guard !bytes.isEmpty else { throw .empty() }
         guard bytes.count >= magic.count else {
             throw bytes.elementsEqual(magic.prefix(bytes.count))
-                ? .truncated(expected: magic.count, actual: bytes.count) : .badMagic
+                ? .truncated(expected: magic.count, actual: bytes.count) : .badMagic()
         }
-        guard bytes.prefix(magic.count).elementsEqual(magic) else { throw .badMagic }
+        guard bytes.prefix(magic.count).elementsEqual(magic) else { throw .badMagic() }
         let headerLength = Int(AXIOM_CRASH_HEADER_LENGTH_V1)
         guard bytes.count >= 12 else { throw .truncated(expected: headerLength, actual: bytes.count) }
 
@@ -291,7 +291,7 @@ extension RawCrashReport {
             declaredHeaderLength + (registerCount + frameCount) * 8 + moduleSectionLength + recordSectionLength
             + trailerLength
         guard needed == declaredLength else { throw .countsBeyondFile(needed: needed, declared: declaredLength) }
-        guard bytes.suffix(trailerLength).elementsEqual(Self.trailerMagic) else { throw .missingTrailer }
+        guard bytes.suffix(trailerLength).elementsEqual(Self.trailerMagic) else { throw .missingTrailer() }
 
         signal = reader.i32()
         code = reader.i32()

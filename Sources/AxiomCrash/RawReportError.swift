@@ -1,35 +1,174 @@
-/// Why a raw crash report was rejected. Every case says what was expected and what was
-/// found, so the reason can be stored next to the rejected file.
-public enum RawReportError: Error, Hashable, Sendable, CustomStringConvertible {
+import AxiomCore
+
+/// Why a raw crash report was rejected. Every reason says what was expected and what was found, so it can be
+/// stored next to the rejected file.
+///
+/// The framework's shape for a growing set of errors: a value around a private reason, made by factory
+/// functions that record where it was thrown (`file`, `line`), compared by its reason and payload alone, and
+/// matched by ``code``, to which later versions may add codes without breaking a `switch`. The registry
+/// identifies it as `axiom.crash/<code>`.
+public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
+    /// Which check refused the report.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as in `axiom.crash/<name>`.
+        public let name: String
+        public var description: String { name }
+
+        /// The file could not be opened or read.
+        public static let unreadable = Code(name: "unreadable")
+        /// The file has no bytes at all.
+        public static let empty = Code(name: "empty")
+        /// The file is larger than any report the writer produces.
+        public static let tooLarge = Code(name: "tooLarge")
+        /// The file ends before `expected` bytes.
+        public static let truncated = Code(name: "truncated")
+        /// The file does not start with the raw report magic.
+        public static let badMagic = Code(name: "badMagic")
+        /// The format version is not one this reader knows.
+        public static let unsupportedVersion = Code(name: "unsupportedVersion")
+        /// The header length is smaller than the header of the version it claims.
+        public static let badHeaderLength = Code(name: "badHeaderLength")
+        /// The file is longer than the length its header declares.
+        public static let trailingBytes = Code(name: "trailingBytes")
+        /// A count in the header is above what the writer ever writes.
+        public static let countOutOfRange = Code(name: "countOutOfRange")
+        /// The sections the header counts do not add up to the declared length.
+        public static let countsBeyondFile = Code(name: "countsBeyondFile")
+        /// The end marker is missing: the file was cut or overwritten.
+        public static let missingTrailer = Code(name: "missingTrailer")
+        /// A module record does not fit in the module section.
+        public static let malformedModule = Code(name: "malformedModule")
+        /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
+        public static let malformedRecord = Code(name: "malformedRecord")
+    }
+
+    private enum Backing: Hashable, Sendable {
+        case unreadable(path: String, errno: Int32)
+        case empty
+        case tooLarge(size: Int, limit: Int)
+        case truncated(expected: Int, actual: Int)
+        case badMagic
+        case unsupportedVersion(UInt16)
+        case badHeaderLength(Int)
+        case trailingBytes(declared: Int, actual: Int)
+        case countOutOfRange(field: String, value: Int, limit: Int)
+        case countsBeyondFile(needed: Int, declared: Int)
+        case missingTrailer
+        case malformedModule(index: Int, reason: String)
+        case malformedRecord(index: Int, reason: String)
+    }
+
+    private let backing: Backing
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
+
+    private init(_ backing: Backing, file: String, line: UInt) {
+        self.backing = backing
+        self.file = file
+        self.line = line
+    }
+
     /// The file could not be opened or read.
-    case unreadable(path: String, errno: Int32)
+    public static func unreadable(path: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.unreadable(path: path, errno: errno), file: file, line: line)
+    }
+
     /// The file has no bytes at all.
-    case empty
+    public static func empty(file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.empty, file: file, line: line)
+    }
+
     /// The file is larger than any report the writer produces.
-    case tooLarge(size: Int, limit: Int)
+    public static func tooLarge(size: Int, limit: Int, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.tooLarge(size: size, limit: limit), file: file, line: line)
+    }
+
     /// The file ends before `expected` bytes.
-    case truncated(expected: Int, actual: Int)
+    public static func truncated(expected: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.truncated(expected: expected, actual: actual), file: file, line: line)
+    }
+
     /// The file does not start with the raw report magic.
-    case badMagic
+    public static func badMagic(file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.badMagic, file: file, line: line)
+    }
+
     /// The format version is not one this reader knows.
-    case unsupportedVersion(UInt16)
+    public static func unsupportedVersion(_ value0: UInt16, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.unsupportedVersion(value0), file: file, line: line)
+    }
+
     /// The header length is smaller than the header of the version it claims.
-    case badHeaderLength(Int)
+    public static func badHeaderLength(_ value0: Int, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.badHeaderLength(value0), file: file, line: line)
+    }
+
     /// The file is longer than the length its header declares.
-    case trailingBytes(declared: Int, actual: Int)
+    public static func trailingBytes(declared: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.trailingBytes(declared: declared, actual: actual), file: file, line: line)
+    }
+
     /// A count in the header is above what the writer ever writes.
-    case countOutOfRange(field: String, value: Int, limit: Int)
+    public static func countOutOfRange(
+        field: String, value: Int, limit: Int, file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.countOutOfRange(field: field, value: value, limit: limit), file: file, line: line)
+    }
+
     /// The sections the header counts do not add up to the declared length.
-    case countsBeyondFile(needed: Int, declared: Int)
+    public static func countsBeyondFile(needed: Int, declared: Int, file: String = #fileID, line: UInt = #line) -> Self
+    {
+        Self(.countsBeyondFile(needed: needed, declared: declared), file: file, line: line)
+    }
+
     /// The end marker is missing: the file was cut or overwritten.
-    case missingTrailer
+    public static func missingTrailer(file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.missingTrailer, file: file, line: line)
+    }
+
     /// A module record does not fit in the module section.
-    case malformedModule(index: Int, reason: String)
+    public static func malformedModule(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.malformedModule(index: index, reason: reason), file: file, line: line)
+    }
+
     /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
-    case malformedRecord(index: Int, reason: String)
+    public static func malformedRecord(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.malformedRecord(index: index, reason: reason), file: file, line: line)
+    }
+
+    /// Which check refused the report.
+    public var code: Code {
+        switch backing {
+        case .unreadable: .unreadable
+        case .empty: .empty
+        case .tooLarge: .tooLarge
+        case .truncated: .truncated
+        case .badMagic: .badMagic
+        case .unsupportedVersion: .unsupportedVersion
+        case .badHeaderLength: .badHeaderLength
+        case .trailingBytes: .trailingBytes
+        case .countOutOfRange: .countOutOfRange
+        case .countsBeyondFile: .countsBeyondFile
+        case .missingTrailer: .missingTrailer
+        case .malformedModule: .malformedModule
+        case .malformedRecord: .malformedRecord
+        }
+    }
+
+    /// The domain of the crash reporter's errors.
+    public static let domain = "axiom.crash"
+
+    /// `axiom.crash/<code>`.
+    public var errorCode: ErrorCode { ErrorCode(Self.domain, code.name) }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.backing == rhs.backing }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(backing) }
 
     public var description: String {
-        switch self {
+        switch backing {
         case .unreadable(let path, let errno):
             return "cannot read raw crash report \(path): \(errorText(errno))"
         case .empty:

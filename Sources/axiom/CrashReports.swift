@@ -84,9 +84,10 @@ struct Symbolicate: AsyncParsableCommand {
         do {
             raw = try RawCrashReport(contentsOf: report)
         } catch {
-            switch error {
-            case .unreadable: printError("axiom: \(error)")
-            default: printError("axiom: \(report) is not a valid raw crash report: \(error)")
+            if error.code == .unreadable {
+                printError("axiom: \(error)")
+            } else {
+                printError("axiom: \(report) is not a valid raw crash report: \(error)")
             }
             throw ExitCode(1)
         }

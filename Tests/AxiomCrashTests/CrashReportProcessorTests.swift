@@ -41,7 +41,7 @@ struct CrashReportProcessorTests {
         #expect(reason == .truncated(expected: RawReportBuilder().bytes().count, actual: 150))
         #expect(ChildProcess.readText(rejectedPath + ".reason") == reason.description + "\n")
         #expect(readFileBytes(rejectedPath)?.count == 150)  // kept, never deleted
-        guard case .rejected(_, .empty) = outcomes[2] else {
+        guard case .rejected(_, let emptyReason) = outcomes[2], emptyReason == .empty() else {
             Issue.record("empty report not rejected as empty: \(outcomes[2])")
             return
         }

@@ -1,3 +1,4 @@
+import Axiom
 import AxiomCrash
 import AxiomSymbolication
 import Foundation
@@ -94,7 +95,7 @@ struct RawCrashReportTests {
     }
 
     @Test func rejectsEmpty() {
-        #expect(throws: RawReportError.empty) { try RawCrashReport(bytes: []) }
+        #expect(throws: RawReportError.empty()) { try RawCrashReport(bytes: []) }
     }
 
     @Test func rejectsEveryTruncation() {
@@ -112,8 +113,8 @@ struct RawCrashReportTests {
     @Test func rejectsBadMagic() {
         var bytes = RawReportBuilder().bytes()
         bytes[0] = 0x7f
-        #expect(throws: RawReportError.badMagic) { try RawCrashReport(bytes: bytes) }
-        #expect(throws: RawReportError.badMagic) { try RawCrashReport(bytes: Array("hello".utf8)) }
+        #expect(throws: RawReportError.badMagic()) { try RawCrashReport(bytes: bytes) }
+        #expect(throws: RawReportError.badMagic()) { try RawCrashReport(bytes: Array("hello".utf8)) }
     }
 
     @Test func rejectsUnknownVersion() {
@@ -226,7 +227,7 @@ struct RawCrashReportTests {
     @Test func rejectsMissingTrailer() {
         var bytes = RawReportBuilder().bytes()
         bytes[bytes.count - 8] = 0
-        #expect(throws: RawReportError.missingTrailer) { try RawCrashReport(bytes: bytes) }
+        #expect(throws: RawReportError.missingTrailer()) { try RawCrashReport(bytes: bytes) }
     }
 
     @Test func rejectsModuleRunningPastItsSection() {
@@ -241,11 +242,23 @@ struct RawCrashReportTests {
         do {
             _ = try RawCrashReport(bytes: shorter)
         } catch {
-            guard case .malformedModule(index: 1, _) = error else {
+            guard error.code == .malformedModule, error.description.hasPrefix("raw crash report module 1 is malformed")
+            else {
                 Issue.record("expected module 1 to be malformed, got \(error)")
                 return
             }
         }
+    }
+
+    @Test("a refusal is identified as axiom.crash/<check>, and says where the reader refused")
+    func refusalIdentity() throws {
+        let error = try #require(#expect(throws: RawReportError.self) { try RawCrashReport(bytes: []) })
+        #expect(error.code == .empty)
+        #expect(ErrorRegistry().identity(of: error).code == ErrorCode("axiom.crash", "empty"))
+        #expect(error.file == "AxiomCrash/RawCrashReport.swift")
+        // Equal refusals are equal wherever they were thrown.
+        #expect(error == RawReportError.empty())
+        #expect(error.line != RawReportError.empty().line)
     }
 
     @Test func rejectsRandomBytesWithoutCrashing() {
@@ -309,7 +322,7 @@ struct RawCrashReportTests {
         #expect(report.frames.count == 2)
         #expect(report.frames.allSatisfy { $0.function == nil })
         #expect(report.changedModules == [fifo])
-        #expect(throws: RawReportError.empty) { try RawCrashReport(contentsOf: fifo) }
+        #expect(throws: RawReportError.empty()) { try RawCrashReport(contentsOf: fifo) }
     }
 
     @Test func anOffsetAboveIntMaxIsLeftOutOfTheJSON() throws {
@@ -330,7 +343,7 @@ struct RawCrashReportTests {
     }
 
     @Test func errorsReadClearly() {
-        #expect(RawReportError.empty.description == "raw crash report is empty")
+        #expect(RawReportError.empty().description == "raw crash report is empty")
         #expect(
             RawReportError.truncated(expected: 300, actual: 12).description
                 == "raw crash report is truncated: 12 bytes, expected 300")
