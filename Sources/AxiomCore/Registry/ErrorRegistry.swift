@@ -14,9 +14,9 @@ import Synchronization
 ///                                 snapshot.byCode[identity.code] ◀─────────┘ (other codes, and misses)
 /// ```
 ///
-/// Readers never take a lock. The snapshot is immutable and published through an atomic pointer; a
-/// registration builds a new one, publishes it and keeps the old one alive until the registry dies, so a reader
-/// holding an old snapshot never sees it freed (registrations happen at start and per plugin: a handful). The
+/// Readers never take a lock. The snapshot is immutable and published (`PublishedReference`): a registration
+/// builds a new one and publishes it, and the old one is retired, kept until the registry dies, so a reader
+/// holding it never sees it freed (registrations happen at start and per plugin: a handful). The
 /// type table and the fast code table are grow-only tables (`PublishedTable`): a first sight of an error type or
 /// of a code adds one entry without copying the table. Codes can come from peers (decoded error bodies), so the
 /// fast table remembers at most `rememberedMissLimit` codes that no catalog registers; later unknown codes take
@@ -29,7 +29,7 @@ public final class ErrorRegistry: Sendable {
     /// cost a dictionary lookup each time, and nothing of them is kept.
     public static let rememberedMissLimit = 256
 
-    private let snapshotPointer: Atomic<UInt>
+    private let published: PublishedReference<Snapshot>
     private let typeTable: PublishedTable<ObjectIdentifier, Unmanaged<TypeExtractor>>
     private let fastCodes: PublishedTable<RawCodeKey, FastEntry>
     /// Set once `rememberedMissLimit` misses are remembered, so that unknown codes then skip the writer's lock.
@@ -40,7 +40,7 @@ public final class ErrorRegistry: Sendable {
     public init() {
         let snapshot = Snapshot.empty
         // CancellationError is known from the start.
-        snapshotPointer = Atomic(Self.address(of: snapshot))
+        published = PublishedReference(snapshot)
         typeTable = PublishedTable(
             [(ObjectIdentifier(CancellationError.self), TypeExtractor.cancellation)], hash: { $0.slotHash })
         fastCodes = PublishedTable(hash: { $0.slotHash })
@@ -52,32 +52,11 @@ public final class ErrorRegistry: Sendable {
         }
     }
 
-    deinit {
-        // No reader can exist once the registry is gone: release the current and every retired snapshot (the
-        // published tables release their own).
-        Unmanaged<Snapshot>.fromOpaque(Self.pointer(snapshotPointer.load(ordering: .acquiring))).release()
-        writer.withTrackedLock { state in
-            for address in state.retired { Unmanaged<AnyObject>.fromOpaque(Self.pointer(address)).release() }
-        }
-    }
-
     // MARK: Reading
 
-    /// The address of a table, retained once on behalf of the registry. Addresses are stored as integers
-    /// because `Atomic` needs a `Sendable` value; the tables themselves are immutable and `Sendable`.
-    private static func address(of object: AnyObject) -> UInt {
-        UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())
-    }
-
+    /// The live snapshot (see ``PublishedReference`` for why it needs no reference of its own).
     @inline(__always)
-    private static func pointer(_ address: UInt) -> UnsafeMutableRawPointer {
-        UnsafeMutableRawPointer(bitPattern: address)!
-    }
-
-    @inline(__always)
-    var snapshot: Snapshot {
-        Unmanaged<Snapshot>.fromOpaque(Self.pointer(snapshotPointer.load(ordering: .acquiring))).takeUnretainedValue()
-    }
+    var snapshot: Snapshot { published.object.takeUnretainedValue() }
 
     // The hot path reads the tables through guaranteed references: the registry holds every table it ever
     // published until it dies, so a reader needs no retain/release of its own (two atomic operations each).
@@ -223,7 +202,7 @@ public final class ErrorRegistry: Sendable {
                 state.misses = 0
                 missesFull.store(false, ordering: .relaxed)
             }
-            publish(next, replacing: current, state: &state)
+            published.replace(with: next)
         }
     }
 
@@ -265,11 +244,6 @@ public final class ErrorRegistry: Sendable {
         }
     }
 
-    private func publish(_ next: Snapshot, replacing current: Snapshot, state: inout WriterState) {
-        snapshotPointer.store(Self.address(of: next), ordering: .releasing)
-        state.retired.append(UInt(bitPattern: Unmanaged.passUnretained(current).toOpaque()))
-    }
-
     /// How many entries the fast code table holds, and how many of them are misses (for tests of its bounds).
     var fastTableCounts: (entries: Int, misses: Int) {
         writer.withTrackedLock { state in (fastCodes.count, state.misses) }
@@ -278,8 +252,6 @@ public final class ErrorRegistry: Sendable {
 
 /// What the registry's writer owns.
 private struct WriterState: ~Copyable {
-    /// Addresses of replaced snapshots, each still retained once: a reader may hold one.
-    var retired: [UInt] = []
     /// Misses in the fast code table.
     var misses = 0
 }
