@@ -25,22 +25,24 @@ static const axiom_plugin_presentation banner = {.style = "banner", .duration_ms
 static const axiom_plugin_presentation modal = {
     .style = "modal", .duration_ms = AXIOM_PLUGIN_UNTIL_DISMISSED, .feedback = "error"};
 
-#define CODE(name, aliases, cat, sev, disp, retry_policy, shown)                                              \
+/* status: the HTTP status a server answers with when the failure ends a request; 0 leaves the category's
+ * default. A file the server cannot read is its own failure (500), not the client's 404 or 403. */
+#define CODE(name, aliases, cat, sev, disp, retry_policy, shown, status)                                      \
     {.domain = "linux.io", .code = name, .numeric_aliases = aliases, .numeric_alias_count = COUNT(aliases), \
      .category = cat, .severity = sev, .disposition = disp, .retry = retry_policy,                       \
      .message_key = "error.linux.io." name, .recovery_key = "error.linux.io." name ".recovery",          \
-     .presentation = shown}
+     .presentation = shown, .http_status = status}
 
 static const axiom_plugin_code codes[] = {
-    CODE("ENOENT", enoent, "storage", "error", "default", NULL, &banner),
-    CODE("EIO", eio, "storage", "critical", "default", NULL, &modal),
-    CODE("EAGAIN", eagain, "storage", "warning", "recover", &transient, NULL),
-    CODE("EACCES", eacces, "storage", "error", "default", NULL, &modal),
-    CODE("EMFILE", emfile, "storage", "error", "recover", &transient, NULL),
-    CODE("ENOSPC", enospc, "storage", "critical", "default", NULL, &modal),
-    CODE("EROFS", erofs, "storage", "error", "default", NULL, &modal),
-    CODE("ETIMEDOUT", etimedout, "network", "warning", "recover", &reconnect, &banner),
-    CODE("ECONNREFUSED", econnrefused, "network", "error", "recover", &reconnect, &banner),
+    CODE("ENOENT", enoent, "storage", "error", "default", NULL, &banner, 500),
+    CODE("EIO", eio, "storage", "critical", "default", NULL, &modal, 500),
+    CODE("EAGAIN", eagain, "storage", "warning", "recover", &transient, NULL, 503),
+    CODE("EACCES", eacces, "storage", "error", "default", NULL, &modal, 500),
+    CODE("EMFILE", emfile, "storage", "error", "recover", &transient, NULL, 503),
+    CODE("ENOSPC", enospc, "storage", "critical", "default", NULL, &modal, 507),
+    CODE("EROFS", erofs, "storage", "error", "default", NULL, &modal, 500),
+    CODE("ETIMEDOUT", etimedout, "network", "warning", "recover", &reconnect, &banner, 504),
+    CODE("ECONNREFUSED", econnrefused, "network", "error", "recover", &reconnect, &banner, 502),
 };
 
 #define TEXTS(name, title, message, recovery)                                                  \
@@ -91,6 +93,7 @@ static const axiom_plugin_descriptor descriptor = {
     .status_message = NULL,
     .catalog = {.domains = domains, .domain_count = COUNT(domains), .codes = codes, .code_count = COUNT(codes),
                 .locales = locales, .locale_count = COUNT(locales)},
+    AXIOM_PLUGIN_ELEMENT_SIZES,
 };
 
 const axiom_plugin_descriptor *axiom_plugin_entry_v1(void) { return &descriptor; }

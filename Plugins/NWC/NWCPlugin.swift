@@ -16,7 +16,7 @@ let nwcPlugin = PluginExport {
         CodeDefinition(
             "nwc", "RATE_LIMITED", category: .api, severity: .warning, disposition: .recover,
             retry: Retry(maxAttempts: 3, backoff: .constant, delay: .seconds(60), maxDelay: .seconds(60)),
-            presentation: Presentation(.banner, duration: .seconds(4), feedback: .light)),
+            presentation: Presentation(.banner, duration: .seconds(4), feedback: .light), httpStatus: 429),
         texts: [
             "en": Texts(
                 title: "Too Many Requests", message: "The wallet is limiting requests. Trying again in a minute.",
@@ -28,7 +28,7 @@ let nwcPlugin = PluginExport {
     plugin.add(
         CodeDefinition(
             "nwc", "NOT_IMPLEMENTED", category: .capability, severity: .warning, disposition: .handle,
-            presentation: Presentation(.banner, duration: .seconds(4), feedback: .light)),
+            presentation: Presentation(.banner, duration: .seconds(4), feedback: .light), httpStatus: 501),
         texts: [
             "en": Texts(
                 title: "Not Supported", message: "Your wallet does not offer this feature. Try another method.",
@@ -40,7 +40,7 @@ let nwcPlugin = PluginExport {
     plugin.add(
         CodeDefinition(
             "nwc", "INSUFFICIENT_BALANCE", category: .credit, severity: .warning, disposition: .handle,
-            presentation: Presentation(.modal, duration: nil, feedback: .error)),
+            presentation: Presentation(.modal, duration: nil, feedback: .error), httpStatus: 402),
         texts: [
             "en": Texts(
                 title: "Insufficient Balance", message: "There are not enough funds in your wallet for this payment.",
@@ -52,7 +52,7 @@ let nwcPlugin = PluginExport {
     plugin.add(
         CodeDefinition(
             "nwc", "QUOTA_EXCEEDED", category: .credit, severity: .warning, disposition: .handle,
-            presentation: Presentation(.modal, duration: nil, feedback: .error)),
+            presentation: Presentation(.modal, duration: nil, feedback: .error), httpStatus: 402),
         texts: [
             "en": Texts(
                 title: "Limit Reached",
@@ -66,7 +66,7 @@ let nwcPlugin = PluginExport {
     plugin.add(
         CodeDefinition(
             "nwc", "RESTRICTED", category: .auth, severity: .warning, disposition: .handle,
-            presentation: Presentation(.modal, duration: nil, feedback: .error)),
+            presentation: Presentation(.modal, duration: nil, feedback: .error), httpStatus: 403),
         texts: [
             "en": Texts(
                 title: "Not Permitted", message: "This wallet connection is not allowed to do that.",
@@ -79,7 +79,7 @@ let nwcPlugin = PluginExport {
         CodeDefinition(
             "nwc", "UNAUTHORIZED", category: .auth, severity: .error, disposition: .escalate,
             presentation: Presentation(.modal, duration: nil, feedback: .error),
-            escalation: ("nwc.connection", "RECONNECT"), isSensitive: true),
+            escalation: ("nwc.connection", "RECONNECT"), isSensitive: true, httpStatus: 401),
         texts: [
             "en": Texts(
                 title: "Connection Lost", message: "The wallet no longer accepts this connection.",
@@ -91,7 +91,7 @@ let nwcPlugin = PluginExport {
     plugin.add(
         CodeDefinition(
             "nwc", "INTERNAL", category: .api, severity: .error, disposition: .recover, retry: transient,
-            presentation: Presentation(.banner, duration: .seconds(4), feedback: .error)),
+            presentation: Presentation(.banner, duration: .seconds(4), feedback: .error), httpStatus: 502),
         texts: [
             "en": Texts(
                 title: "Wallet Error", message: "The wallet service ran into a problem of its own.",
@@ -117,7 +117,7 @@ let nwcPlugin = PluginExport {
     plugin.add(
         CodeDefinition(
             "nwc", "NOT_FOUND", category: .api, severity: .warning, disposition: .recover, retry: transient,
-            presentation: Presentation(.banner, duration: .seconds(4), feedback: .light)),
+            presentation: Presentation(.banner, duration: .seconds(4), feedback: .light), httpStatus: 404),
         texts: [
             "en": Texts(
                 title: "Not Found", message: "The wallet could not find what was asked for, such as the invoice.",

@@ -25,13 +25,16 @@ public struct CodeDefinition: Sendable {
     public var escalation: (domain: String, code: String)?
     /// Whether the payload may hold secrets.
     public var isSensitive: Bool
+    /// The HTTP status a server answers with when this error ends a request (400...599); `nil` leaves it to the
+    /// category's default. Hosts built before ABI revision 2 do not read it.
+    public var httpStatus: Int?
 
     /// Creates a code definition.
     public init(
         _ domain: String, _ code: String, numericAliases: [Int] = [], category: Category,
         severity: Severity = .error, disposition: Disposition = .handle, retry: Retry? = nil,
         messageKey: String? = nil, recoveryKey: String? = nil, presentation: Presentation? = nil,
-        escalation: (domain: String, code: String)? = nil, isSensitive: Bool = false
+        escalation: (domain: String, code: String)? = nil, isSensitive: Bool = false, httpStatus: Int? = nil
     ) {
         self.domain = domain
         self.code = code
@@ -45,6 +48,7 @@ public struct CodeDefinition: Sendable {
         self.presentation = presentation
         self.escalation = escalation
         self.isSensitive = isSensitive
+        self.httpStatus = httpStatus
     }
 }
 

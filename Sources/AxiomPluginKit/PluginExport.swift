@@ -55,6 +55,9 @@ public final class PluginExport: @unchecked Sendable {
         descriptor.status = status
         descriptor.status_message = message.map(cString)
         descriptor.catalog = catalog(definition)
+        descriptor.code_size = UInt32(MemoryLayout<axiom_plugin_code>.stride)
+        descriptor.locale_size = UInt32(MemoryLayout<axiom_plugin_locale>.stride)
+        descriptor.message_size = UInt32(MemoryLayout<axiom_plugin_message>.stride)
         return descriptor
     }
 
@@ -108,6 +111,8 @@ public final class PluginExport: @unchecked Sendable {
         code.escalation_domain = definition.escalation.map { cString($0.domain) }
         code.escalation_code = definition.escalation.map { cString($0.code) }
         code.sensitive = definition.isSensitive ? 1 : 0
+        // Out of range is left for the host to refuse with a diagnostic, not clamped into another meaning.
+        code.http_status = definition.httpStatus.map { Int32(clamping: $0) } ?? 0
         return code
     }
 

@@ -18,9 +18,54 @@ enum DescriptorReader {
     /// instead of being read until some zero byte far away.
     static let maxTextLength = 1 << 16
 
-    /// The ABI version and descriptor size this host was built with.
-    static let hostStructSize = MemoryLayout<axiom_plugin_descriptor>.size
+    /// The ABI header hash this host was built with.
     static let hostABIHash = AXIOM_PLUGIN_ABI_HASH
+
+    /// The hash of every revision of the version-1 header this host reads, oldest first. A plugin built against
+    /// any of them loads; an unknown hash is an edited header or a revision newer than the host. When the header
+    /// changes, its old hash is added here (and the old header kept under `Tests/PluginFixtures`).
+    static let knownRevisions: [(revision: UInt32, hash: String)] = [
+        (1, "416c93d4eebb59f1"),
+        (AXIOM_PLUGIN_ABI_REVISION, AXIOM_PLUGIN_ABI_HASH),
+    ]
+
+    /// How a plugin's descriptor lays out its arrays: the stride of each element and how many of its bytes hold
+    /// fields (the rest is padding, or fields the host does not know).
+    struct Layout: Equatable, Sendable {
+        /// The stride and the end of the fields of one `axiom_plugin_code`.
+        var code: (stride: Int, fieldsEnd: Int)
+        /// The stride of one `axiom_plugin_locale`.
+        var locale: Int
+        /// The stride of one `axiom_plugin_message`.
+        var message: Int
+
+        static func == (lhs: Layout, rhs: Layout) -> Bool {
+            lhs.code == rhs.code && lhs.locale == rhs.locale && lhs.message == rhs.message
+        }
+
+        /// A revision-1 descriptor: the arrays of the first header, whose codes end at `sensitive`.
+        static let revision1: Layout = {
+            let fieldsEnd = MemoryLayout<axiom_plugin_code>.offset(of: \.sensitive)! + 1
+            let alignment = MemoryLayout<axiom_plugin_code>.alignment
+            return Layout(
+                code: ((fieldsEnd + alignment - 1) / alignment * alignment, fieldsEnd),
+                locale: MemoryLayout<axiom_plugin_locale>.stride, message: MemoryLayout<axiom_plugin_message>.stride)
+        }()
+
+        /// The arrays as this host's header declares them.
+        static let host = Layout(
+            code: (MemoryLayout<axiom_plugin_code>.stride, MemoryLayout<axiom_plugin_code>.size),
+            locale: MemoryLayout<axiom_plugin_locale>.stride, message: MemoryLayout<axiom_plugin_message>.stride)
+
+        /// The size of a revision-1 descriptor: everything up to the element sizes that revision 2 appended.
+        static let revision1DescriptorSize = MemoryLayout<axiom_plugin_descriptor>.offset(of: \.code_size)!
+        /// The size of a descriptor that carries the element sizes.
+        static let sizedDescriptorSize = MemoryLayout<axiom_plugin_descriptor>.offset(of: \.message_size)! + 4
+
+        /// The largest element a plugin may declare: far above any revision, so a corrupt size is refused
+        /// instead of walked.
+        static let maxElementSize = 4096
+    }
 
     typealias Failure = (PluginRejection.Reason, String)
 
@@ -36,15 +81,21 @@ enum DescriptorReader {
                 "plugin speaks ABI version \(version); this host speaks \(AXIOM_PLUGIN_ABI_VERSION)"
             )
         }
-        guard Int(size) >= hostStructSize else {
-            return (.structSizeMismatch, "descriptor is \(size) bytes; ABI version 1 needs at least \(hostStructSize)")
+        guard Int(size) >= Layout.revision1DescriptorSize else {
+            return (
+                .structSizeMismatch,
+                "descriptor is \(size) bytes; ABI version 1 needs at least \(Layout.revision1DescriptorSize)"
+            )
         }
-        let descriptor = pointer.pointee
-        let fingerprint = descriptor.fingerprint
+        let fingerprint = descriptor(pointer).fingerprint
         let hash = text(fingerprint.abi_hash) ?? "(none)"
         let toolchain = text(fingerprint.toolchain) ?? "(none)"
-        guard hash == hostABIHash else {
-            return (.fingerprintMismatch, "built against ABI header \(hash); this host has \(hostABIHash)")
+        guard knownRevisions.contains(where: { $0.hash == hash }) else {
+            let known = knownRevisions.map { "\($0.hash) (revision \($0.revision))" }.joined(separator: ", ")
+            return (
+                .fingerprintMismatch,
+                "built against ABI header \(hash), which this host does not know (it reads \(known)): an edited header, or a revision newer than the host"
+            )
         }
         switch fingerprint.language {
         case AXIOM_PLUGIN_LANGUAGE_C:
@@ -59,11 +110,60 @@ enum DescriptorReader {
         default:
             return (.fingerprintMismatch, "unknown plugin language \(fingerprint.language)")
         }
-        guard descriptor.status == AXIOM_PLUGIN_STATUS_OK else {
-            let message = text(descriptor.status_message) ?? "no message"
-            return (.initFailed, "status \(descriptor.status): \(message)")
+        let status = descriptor(pointer).status
+        guard status == AXIOM_PLUGIN_STATUS_OK else {
+            let message = text(descriptor(pointer).status_message) ?? "no message"
+            return (.initFailed, "status \(status): \(message)")
         }
         return nil
+    }
+
+    /// The descriptor as this host's header declares it, with the fields the plugin's revision lacks zeroed: only
+    /// `struct_size` bytes are read from the plugin. Call after ``checkHeader(_:)`` accepted the size.
+    static func descriptor(_ pointer: UnsafePointer<axiom_plugin_descriptor>) -> axiom_plugin_descriptor {
+        let size = Int(UnsafeRawPointer(pointer).loadUnaligned(as: UInt32.self))
+        return copy(UnsafeRawPointer(pointer), fieldsEnd: min(size, MemoryLayout<axiom_plugin_descriptor>.size))
+    }
+
+    /// The layout of the descriptor's arrays: the element sizes it declares, or those of the header revision whose
+    /// hash it carries (revision 1's when it is too short to declare them, or when a size is zero: a plugin
+    /// recompiled against a later header without setting them).
+    static func layout(_ descriptor: axiom_plugin_descriptor) -> Result<Layout, PluginCatalogError> {
+        let hash = text(descriptor.fingerprint.abi_hash)
+        let revision = knownRevisions.first { $0.hash == hash }?.revision ?? AXIOM_PLUGIN_ABI_REVISION
+        guard Int(descriptor.struct_size) >= Layout.sizedDescriptorSize, revision >= 2 else {
+            return .success(.revision1)
+        }
+        let minimum = Layout.revision1
+        let host = Layout.host
+        let sizes = [
+            ("code_size", Int(descriptor.code_size), minimum.code.fieldsEnd, host.code.stride),
+            ("locale_size", Int(descriptor.locale_size), minimum.locale, host.locale),
+            ("message_size", Int(descriptor.message_size), minimum.message, host.message),
+        ].map { name, size, least, header in (name, size == 0 ? header : size, least) }
+        for (name, size, least) in sizes where size < least || size > Layout.maxElementSize {
+            return .failure(
+                PluginCatalogError(
+                    reason: .invalidCatalog,
+                    detail: "\(name) is \(size) bytes; ABI version 1 needs \(least) to \(Layout.maxElementSize)"))
+        }
+        let code = sizes[0].1
+        return .success(
+            Layout(
+                code: (code, min(code, MemoryLayout<axiom_plugin_code>.size)), locale: sizes[1].1, message: sizes[2].1
+            ))
+    }
+
+    /// A `T` whose first `fieldsEnd` bytes come from `source` and whose other bytes are zero: a field appended in a
+    /// later revision than the plugin's reads as absent.
+    private static func copy<T>(_ source: UnsafeRawPointer, fieldsEnd: Int) -> T {
+        withUnsafeTemporaryAllocation(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment) {
+            buffer in
+            let base = buffer.baseAddress!
+            base.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
+            base.copyMemory(from: source, byteCount: min(fieldsEnd, MemoryLayout<T>.size))
+            return base.load(as: T.self)
+        }
     }
 
     /// The plugin's id, version and toolchain.
@@ -88,18 +188,28 @@ enum DescriptorReader {
     ) -> Result<ErrorCatalog, PluginCatalogError> {
         do {
             let catalog = descriptor.catalog
+            let layout = try self.layout(descriptor).get()
             let budget = ItemBudget()
             let domains = try list(catalog.domains, catalog.domain_count, "domains", budget) { pointer, index in
                 try required(pointer, "domain #\(index)")
             }
-            let descriptors = try list(catalog.codes, catalog.code_count, "codes", budget) { code, index in
+            let descriptors = try list(
+                catalog.codes, catalog.code_count, stride: layout.code.stride, fieldsEnd: layout.code.fieldsEnd,
+                "codes", budget
+            ) { code, index in
                 try self.descriptor(code, index: index, source: id, budget: budget)
             }
             var messages: [String: [String: String]] = [:]
-            let locales = try list(catalog.locales, catalog.locale_count, "locales", budget) { $0 }
+            let locales = try list(
+                catalog.locales, catalog.locale_count, stride: layout.locale, fieldsEnd: layout.locale, "locales",
+                budget
+            ) { locale, _ in locale }
             for (index, locale) in locales.enumerated() {
                 let name = try required(locale.locale, "locale #\(index)")
-                let entries = try list(locale.messages, locale.message_count, "messages of \(name)", budget) { $0 }
+                let entries = try list(
+                    locale.messages, locale.message_count, stride: layout.message, fieldsEnd: layout.message,
+                    "messages of \(name)", budget
+                ) { entry, _ in entry }
                 for entry in entries {
                     let key = try required(entry.key, "a message key of locale \(name)")
                     messages[name, default: [:]][key] = try required(entry.text, "text of \(name)/\(key)")
@@ -176,11 +286,22 @@ enum DescriptorReader {
             throw PluginCatalogError(
                 reason: .invalidCatalog, detail: "escalation of \(label()) needs a domain and a code")
         }
+        var httpStatus: Int?
+        if code.http_status != 0 {
+            guard ErrorDescriptor.httpStatusRange.contains(Int(code.http_status)) else {
+                throw PluginCatalogError(
+                    reason: .invalidCatalog,
+                    detail:
+                        "HTTP status \(code.http_status) of \(label()) is not an error status (\(ErrorDescriptor.httpStatusRange.lowerBound)...\(ErrorDescriptor.httpStatusRange.upperBound), or 0 for the category's default)"
+                )
+            }
+            httpStatus = Int(code.http_status)
+        }
         return ErrorDescriptor(
             code: ErrorCode(domain, name), numericAliases: aliases, category: category, severity: severity,
             disposition: disposition, retry: retry, messageKey: text(code.message_key),
             recoverySuggestionKey: text(code.recovery_key), presentation: presentation, escalation: escalation,
-            isSensitive: code.sensitive != 0, source: source)
+            isSensitive: code.sensitive != 0, httpStatus: httpStatus, source: source)
     }
 
     // MARK: Reading C values
@@ -245,9 +366,21 @@ enum DescriptorReader {
         var remaining = DescriptorReader.maxItems
     }
 
+    /// An array of plain C values (strings, aliases), laid out as this host's header declares them.
     private static func list<Element, Result>(
         _ base: UnsafePointer<Element>?, _ count: Int, _ what: @autoclosure () -> String, _ budget: ItemBudget,
         _ transform: (Element, Int) throws -> Result
+    ) throws -> [Result] {
+        try list(
+            base, count, stride: MemoryLayout<Element>.stride, fieldsEnd: MemoryLayout<Element>.size, what(), budget,
+            transform)
+    }
+
+    /// An array whose elements are `stride` bytes apart in the plugin's memory, of which the first `fieldsEnd`
+    /// are read: the plugin's element may be smaller than the host's (an earlier revision) or larger (a later one).
+    private static func list<Element, Result>(
+        _ base: UnsafePointer<Element>?, _ count: Int, stride: Int, fieldsEnd: Int,
+        _ what: @autoclosure () -> String, _ budget: ItemBudget, _ transform: (Element, Int) throws -> Result
     ) throws -> [Result] {
         // A size_t count above Int.max arrives negative: it is as corrupt as a huge one.
         guard count != 0 else { return [] }
@@ -260,17 +393,14 @@ enum DescriptorReader {
         guard let base else {
             throw PluginCatalogError(reason: .invalidCatalog, detail: "\(what()): null with count \(count)")
         }
+        let raw = UnsafeRawPointer(base)
         var result: [Result] = []
         result.reserveCapacity(count)
-        for index in 0..<count { result.append(try transform(base[index], index)) }
+        for index in 0..<count {
+            let element: Element = copy(raw + index * stride, fieldsEnd: fieldsEnd)
+            result.append(try transform(element, index))
+        }
         return result
-    }
-
-    private static func list<Element, Result>(
-        _ base: UnsafePointer<Element>?, _ count: Int, _ what: @autoclosure () -> String, _ budget: ItemBudget,
-        _ transform: (Element) throws -> Result
-    ) throws -> [Result] {
-        try list(base, count, what(), budget) { element, _ in try transform(element) }
     }
 
     /// Reverse-DNS: two or more dot-separated labels of ASCII letters, digits, '-' and '_'.

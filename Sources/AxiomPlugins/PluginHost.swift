@@ -155,7 +155,7 @@ public final class PluginHost: Sendable {
 
             // 6. The ABI contract, then the catalog.
             if let (reason, detail) = DescriptorReader.checkHeader(plugin) { return refuse(reason, detail) }
-            let header = plugin.pointee
+            let header = DescriptorReader.descriptor(plugin)
             let identification: (id: String, version: String, toolchain: String)
             switch DescriptorReader.identity(header) {
             case .success(let value): identification = value

@@ -51,6 +51,7 @@ struct ExplainReport: Encodable {
         let backoff: String
         let delaySeconds: Double
         let maxDelaySeconds: Double
+        let jitter: Bool
         let honorsRetryAfter: Bool
     }
 
@@ -73,6 +74,8 @@ struct ExplainReport: Encodable {
     let domain: String
     let code: String
     let numericCode: Int?
+    /// Every number that names the code in its domain, `numericCode` first.
+    let numericAliases: [Int]
     let category: String
     let severity: String
     let disposition: String
@@ -81,6 +84,8 @@ struct ExplainReport: Encodable {
     let recoverySuggestionKey: String?
     let escalation: String?
     let sensitive: Bool
+    /// The code's own HTTP status; null leaves it to the category's default.
+    let httpStatus: Int?
     let source: String
     let locale: String
     let title: String
@@ -92,18 +97,21 @@ struct ExplainReport: Encodable {
         domain = descriptor.code.domain
         code = descriptor.code.code
         numericCode = descriptor.numericCode
+        numericAliases = descriptor.numericAliases
         category = descriptor.category.rawValue
         severity = descriptor.severity.rawValue
         disposition = descriptor.disposition.rawValue
         retry = descriptor.retry.map {
             Retry(
                 maxAttempts: $0.maxAttempts, backoff: $0.backoff.rawValue, delaySeconds: $0.delay.seconds,
-                maxDelaySeconds: $0.maxDelay.seconds, honorsRetryAfter: $0.honorsRetryAfter)
+                maxDelaySeconds: $0.maxDelay.seconds, jitter: $0.jitter,
+                honorsRetryAfter: $0.honorsRetryAfter)
         }
         messageKey = descriptor.messageKey
         recoverySuggestionKey = descriptor.recoverySuggestionKey
         escalation = descriptor.escalation?.description
         sensitive = descriptor.isSensitive
+        httpStatus = descriptor.httpStatus
         source = descriptor.source
         locale = shown.locale
         title = shown.title
@@ -114,8 +122,9 @@ struct ExplainReport: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case domain, code, numericCode, category, severity, disposition, retry, messageKey, recoverySuggestionKey
-        case escalation, sensitive, source, locale, title, message, recoverySuggestion, presentation
+        case domain, code, numericCode, numericAliases, category, severity, disposition, retry, messageKey
+        case recoverySuggestionKey, escalation, sensitive, httpStatus, source, locale, title, message,
+            recoverySuggestion, presentation
     }
 
     // Optional keys are written as null rather than left out: readers can rely on every key being there.
@@ -124,6 +133,7 @@ struct ExplainReport: Encodable {
         try container.encode(domain, forKey: .domain)
         try container.encode(code, forKey: .code)
         try container.encode(numericCode, forKey: .numericCode)
+        try container.encode(numericAliases, forKey: .numericAliases)
         try container.encode(category, forKey: .category)
         try container.encode(severity, forKey: .severity)
         try container.encode(disposition, forKey: .disposition)
@@ -132,6 +142,7 @@ struct ExplainReport: Encodable {
         try container.encode(recoverySuggestionKey, forKey: .recoverySuggestionKey)
         try container.encode(escalation, forKey: .escalation)
         try container.encode(sensitive, forKey: .sensitive)
+        try container.encode(httpStatus, forKey: .httpStatus)
         try container.encode(source, forKey: .source)
         try container.encode(locale, forKey: .locale)
         try container.encode(title, forKey: .title)
@@ -142,7 +153,8 @@ struct ExplainReport: Encodable {
 
     var text: String {
         var lines = [
-            "\(domain)/\(code)" + (numericCode.map { " (\($0))" } ?? ""),
+            "\(domain)/\(code)"
+                + (numericAliases.isEmpty ? "" : " (\(numericAliases.map(String.init).joined(separator: ", ")))"),
             "  category:     \(category)",
             "  severity:     \(severity)",
             "  disposition:  \(disposition)",
@@ -150,11 +162,14 @@ struct ExplainReport: Encodable {
         if let retry {
             lines.append(
                 "  retry:        up to \(retry.maxAttempts) attempts, \(retry.backoff) backoff from \(retry.delaySeconds) s"
+                    + " to \(retry.maxDelaySeconds) s" + (retry.jitter ? ", jittered" : "")
+                    + (retry.honorsRetryAfter ? ", Retry-After honoured" : "")
             )
         } else {
             lines.append("  retry:        never")
         }
         if let escalation { lines.append("  escalates to: \(escalation)") }
+        if let httpStatus { lines.append("  HTTP status:  \(httpStatus)") }
         lines.append("  message key:  \(messageKey)")
         if let recoverySuggestionKey { lines.append("  recovery key: \(recoverySuggestionKey)") }
         lines.append("  source:       \(source)")

@@ -11,6 +11,8 @@ struct FixtureDirectory {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
     static let abiInclude = repository + "/Sources/CAxiomPluginABI/include"
+    /// The first revision of the ABI header, kept as it shipped: plugins built against it must keep loading.
+    static let abiRevision1Include = repository + "/Tests/PluginFixtures/abi-revision-1"
     static let source = repository + "/Tests/PluginFixtures/fixture_plugin.c"
 
     /// The directory the test binary runs from: SwiftPM builds the shipped plugins there.
@@ -26,14 +28,15 @@ struct FixtureDirectory {
 
     func file(_ name: String) -> String { path + "/" + name }
 
-    /// Compiles `fixture_plugin.c` with the given `-D` options into `name`, mode 0755.
+    /// Compiles `fixture_plugin.c` with the given `-D` options into `name`, mode 0755, against the ABI header in
+    /// `include` (today's by default).
     @discardableResult
-    func plugin(_ name: String, _ defines: [String] = []) throws -> String {
+    func plugin(_ name: String, _ defines: [String] = [], include: String = abiInclude) throws -> String {
         let output = file(name)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
-            ["cc", "-shared", "-fPIC", "-O1", "-I", Self.abiInclude] + defines.map { "-D" + $0 }
+            ["cc", "-shared", "-fPIC", "-O1", "-I", include] + defines.map { "-D" + $0 }
             + [Self.source, "-o", output]
         let errors = Pipe()
         process.standardError = errors

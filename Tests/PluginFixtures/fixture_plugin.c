@@ -12,12 +12,19 @@
  *   FIXTURE_FAIL_INIT         report a failed init with a message
  *   FIXTURE_NO_MESSAGES       ship no English texts for the codes' message keys
  *   FIXTURE_NO_ENTRY          export no entry symbol at all
+ *   FIXTURE_HTTP_STATUS=n     HTTP status of every code       (default 0: the category's; revision 2 headers)
+ *   FIXTURE_DIRTY_PADDING     fill every code's bytes after its last field with 0xAB (what a later revision's
+ *                             host must not read as a field)
+ *
+ * It compiles against the current header and against the revision-1 header kept in abi-revision-1/, so that
+ * the host is tested with plugins of both revisions.
  *
  * The catalog is built on the first call and never freed, as the ABI requires.
  */
 #include "axiom_plugin.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +46,9 @@
 #endif
 #ifndef FIXTURE_CATEGORY
 #define FIXTURE_CATEGORY "general"
+#endif
+#ifndef FIXTURE_HTTP_STATUS
+#define FIXTURE_HTTP_STATUS 0
 #endif
 
 #ifdef FIXTURE_NO_ENTRY
@@ -81,11 +91,24 @@ static void build(void) {
             .domain = domain, .code = format("E%03d", i), .numeric_aliases = &aliases[i],
             .numeric_alias_count = 1, .category = FIXTURE_CATEGORY, .severity = "error",
             .disposition = i % 2 ? "recover" : "default", .retry = i % 2 ? &retry : NULL,
-            .message_key = strdup(key), .sensitive = 0};
+            .message_key = strdup(key), .sensitive = 0,
+#ifdef AXIOM_PLUGIN_ABI_REVISION
+            .http_status = FIXTURE_HTTP_STATUS,
+#endif
+        };
         english[2 * i] = (axiom_plugin_message){.key = strdup(key), .text = format("Fixture error %d.", i)};
         strcat(key, ".title");
         english[2 * i + 1] = (axiom_plugin_message){.key = strdup(key), .text = format("Fixture %d", i)};
     }
+#ifdef FIXTURE_DIRTY_PADDING
+    for (int i = 0; i < FIXTURE_CODES; i++) {
+        size_t end = offsetof(axiom_plugin_code, sensitive) + 1;
+#ifdef AXIOM_PLUGIN_ABI_REVISION
+        end = offsetof(axiom_plugin_code, http_status) + sizeof(codes[i].http_status);
+#endif
+        memset((char *)&codes[i] + end, 0xAB, sizeof(axiom_plugin_code) - end);
+    }
+#endif
 #ifdef FIXTURE_NO_MESSAGES
     locales[0] = (axiom_plugin_locale){.locale = "en", .messages = english, .message_count = 0};
 #else
@@ -105,6 +128,9 @@ static void build(void) {
 #endif
         .catalog = {.domains = domains, .domain_count = domain_count, .codes = codes,
                     .code_count = FIXTURE_CODES, .locales = locales, .locale_count = 1},
+#ifdef AXIOM_PLUGIN_ABI_REVISION
+        AXIOM_PLUGIN_ELEMENT_SIZES,
+#endif
     };
 }
 

@@ -28,6 +28,9 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     public let escalation: ErrorCode?
     /// Whether the error's payload may hold secrets and must never be logged verbatim.
     public let isSensitive: Bool
+    /// The HTTP status a server answers with when this error ends a request, in ``httpStatusRange``; `nil` leaves
+    /// it to the category's default, which the server integration chooses.
+    public let httpStatus: Int?
     /// Who registered it: `builtin`, or a plugin id.
     public let source: String
 
@@ -45,6 +48,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         presentation: PresentationRule? = nil,
         escalation: ErrorCode? = nil,
         isSensitive: Bool = false,
+        httpStatus: Int? = nil,
         source: String = "builtin"
     ) {
         self.code = code
@@ -60,8 +64,12 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         self.presentation = presentation
         self.escalation = escalation
         self.isSensitive = isSensitive
+        self.httpStatus = httpStatus
         self.source = source
     }
+
+    /// The statuses a descriptor may name: client and server errors. The registry refuses a catalog with any other.
+    public static let httpStatusRange = 400...599
 
     /// A copy owned by another source.
     func owned(by source: String) -> ErrorDescriptor {
@@ -71,7 +79,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
             severity: severity,
             disposition: disposition, retry: retry, messageKey: messageKey,
             recoverySuggestionKey: recoverySuggestionKey, presentation: presentation,
-            escalation: escalation, isSensitive: isSensitive, source: source)
+            escalation: escalation, isSensitive: isSensitive, httpStatus: httpStatus, source: source)
     }
 
     public var description: String {

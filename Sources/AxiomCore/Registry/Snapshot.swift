@@ -76,6 +76,9 @@ final class Snapshot: Sendable {
             let code = descriptor.code
             guard declared.contains(code.domain) else { throw refuse(.undeclaredDomain, code.description) }
             guard !code.code.isEmpty else { throw refuse(.invalidCatalog, "empty code in domain \(code.domain)") }
+            if let status = descriptor.httpStatus, !ErrorDescriptor.httpStatusRange.contains(status) {
+                throw refuse(.invalidCatalog, "HTTP status \(status) of \(code) is not a client or server error")
+            }
             if let existing = byCode[code] { throw refuse(.duplicateCode, code.description, existing: existing.source) }
             byCode[code] = descriptor
             for number in descriptor.numericAliases {

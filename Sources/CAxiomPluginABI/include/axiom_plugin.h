@@ -16,9 +16,25 @@
  * host can name what it does not understand instead of misreading a number. A host refuses a
  * plugin that uses a value it does not know.
  *
- * Rules for later versions: the first two fields of axiom_plugin_descriptor never move; a
- * compatible change appends fields and grows struct_size; anything else is a new entry symbol
- * (axiom_plugin_entry_v2) and a new AXIOM_PLUGIN_ABI_VERSION.
+ * How the header grows. Version 1 has revisions; each one only appends fields:
+ *
+ *   - The first two fields of axiom_plugin_descriptor never move.
+ *   - A revision appends fields to the end of a struct and nowhere else. A field added later means
+ *     "absent" when it is zero, so a plugin that zero-initializes its structs (C designated
+ *     initializers, Swift's `axiom_plugin_code()`) only sets what it knows.
+ *   - The descriptor says how large it is (struct_size), and from revision 2 on how large each element
+ *     of its arrays is (code_size, locale_size, message_size). The host walks an array with the
+ *     plugin's element size and reads only the fields that size covers, so an element that grew in a
+ *     later revision does not shift the ones after it. A descriptor too short to hold code_size is a
+ *     revision-1 descriptor: its codes end at `sensitive`.
+ *   - A host accepts a plugin built against any revision of this version that it knows (each has its
+ *     own AXIOM_PLUGIN_ABI_HASH) and refuses an unknown hash: an edited header, or a later revision
+ *     than the host was built with.
+ *   - Anything else (a field that moves, changes type or changes meaning) is a new entry symbol
+ *     (axiom_plugin_entry_v2) and a new AXIOM_PLUGIN_ABI_VERSION.
+ *
+ * Revision 1: the first release. Revision 2: element sizes in the descriptor, http_status in
+ * axiom_plugin_code.
  *
  * Nothing here needs Swift. Plain C99.
  */
@@ -35,12 +51,16 @@ extern "C" {
 /* The ABI version this header describes. */
 #define AXIOM_PLUGIN_ABI_VERSION 1u
 
+/* The revision of version 1 this header describes: each revision only appends fields. */
+#define AXIOM_PLUGIN_ABI_REVISION 2u
+
 /*
  * FNV-1a 64-bit hash of this file's bytes with the line that defines AXIOM_PLUGIN_ABI_HASH left
  * out, as 16 lower-case hex digits. A plugin built against an edited header carries another hash
- * and is refused. A test recomputes it: whoever edits this header updates it.
+ * and is refused; the host knows the hash of every earlier revision too. A test recomputes it:
+ * whoever edits this header updates it, and adds the old hash to the host's list of revisions.
  */
-#define AXIOM_PLUGIN_ABI_HASH "416c93d4eebb59f1"
+#define AXIOM_PLUGIN_ABI_HASH "2d581d23234dca26"
 
 /* The name of the entry symbol, for dlsym. */
 #define AXIOM_PLUGIN_ENTRY_SYMBOL "axiom_plugin_entry_v1"
@@ -101,6 +121,8 @@ typedef struct axiom_plugin_code {
     const char *escalation_domain; /* with escalation_code: what an escalation becomes; NULL: none */
     const char *escalation_code;
     uint8_t sensitive; /* 0 or 1: the payload may hold secrets and is never logged verbatim */
+    /* Revision 2. */
+    int32_t http_status; /* 0: the category's default; else the status a server answers with, 400...599 */
 } axiom_plugin_code;
 
 /* One localized text. */
@@ -136,7 +158,20 @@ typedef struct axiom_plugin_descriptor {
     int32_t status;      /* AXIOM_PLUGIN_STATUS_* */
     const char *status_message; /* why init failed; may be NULL when status is OK */
     axiom_plugin_catalog catalog;
+    /* Revision 2: the size of one element of each array, as the plugin was built
+     * (AXIOM_PLUGIN_ELEMENT_SIZES). Zero: the sizes of the header whose hash the plugin carries. */
+    uint32_t code_size;    /* sizeof(axiom_plugin_code): the stride of catalog.codes */
+    uint32_t locale_size;  /* sizeof(axiom_plugin_locale): the stride of catalog.locales */
+    uint32_t message_size; /* sizeof(axiom_plugin_message): the stride of each locale's messages */
 } axiom_plugin_descriptor;
+
+/*
+ * Revision 2: the element sizes of a descriptor built against this header, for a designated
+ * initializer: `axiom_plugin_descriptor d = {..., AXIOM_PLUGIN_ELEMENT_SIZES};`
+ */
+#define AXIOM_PLUGIN_ELEMENT_SIZES                                                                  \
+    .code_size = sizeof(axiom_plugin_code), .locale_size = sizeof(axiom_plugin_locale),            \
+    .message_size = sizeof(axiom_plugin_message)
 
 /* The entry point's type, for a host that looks it up with dlsym. */
 typedef const axiom_plugin_descriptor *(*axiom_plugin_entry_v1_fn)(void);

@@ -127,6 +127,7 @@ private struct Builder {
         code.escalation_domain = string()
         code.escalation_code = string()
         code.sensitive = recipe.byte()
+        code.http_status = recipe.byte() & 1 == 1 ? recipe.integer(Int32.self) : 0
         return code
     }
 
@@ -153,6 +154,13 @@ private struct Builder {
                 axiom_plugin_message(key: builder.string(), text: builder.string())
             }
             return locale
+        }
+        // Element sizes no larger than the arrays' real stride (a plugin that declares more than it allocated
+        // lies about its memory the way a wrong count does): zero, a revision-1 size or anything in between.
+        if header & 0x20 != 0 {
+            descriptor.code_size = UInt32(recipe.byte()) % UInt32(MemoryLayout<axiom_plugin_code>.stride + 1)
+            descriptor.locale_size = UInt32(recipe.byte()) % UInt32(MemoryLayout<axiom_plugin_locale>.stride + 1)
+            descriptor.message_size = UInt32(recipe.byte()) % UInt32(MemoryLayout<axiom_plugin_message>.stride + 1)
         }
         return descriptor
     }
