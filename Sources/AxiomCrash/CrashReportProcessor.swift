@@ -32,9 +32,12 @@ public struct CrashReportProcessor: Sendable {
         case failed(path: String, reason: String)
     }
 
+    /// A processor of the reports in `directory`. Registers the crash reporter's domains in
+    /// `ErrorRegistry.shared` (see ``CrashErrorDomains``).
     public init(directory: String, symbolicator: Symbolicator = Symbolicator()) {
         self.directory = directory
         self.symbolicator = symbolicator
+        try? CrashErrorDomains.register()
     }
 
     /// Processes every pending report, oldest name first.

@@ -25,6 +25,9 @@ public enum CrashReporter {
     /// runs on it, released when the thread exits). Threads that existed before install, other than the
     /// calling one, have none: install first thing in `main`, or call ``prepareCurrentThread()`` on them.
     public static func install(directory: String) throws(CrashReporterError) {
+        // So that a failure here, handed to a pipeline, is decided with its fate and texts. Only another source
+        // that took the framework's domain names can refuse it.
+        try? CrashErrorDomains.register()
         try createPrivateDirectory(directory)
         let result = axiom_crash_install(directory)
         switch result {

@@ -43,9 +43,12 @@ public final class PluginHost: Sendable {
         var inode: UInt64
     }
 
-    /// Creates a host for a registry.
+    /// Creates a host for a registry, and registers the domain of its refusals (`axiom.plugins`) there.
     public init(registry: ErrorRegistry) {
         self.registry = registry
+        // Only another source that took the framework's domain name can refuse it; the refusals then stay
+        // identified, decided as the registry's unknown code.
+        try? registry.registerFrameworkDomain(PluginRejection.builtinDomain)
     }
 
     /// Every plugin this host has loaded, in load order.

@@ -184,3 +184,18 @@ import Glibc
         #expect(catalog.descriptors.map(\.httpStatus) == [404, 405])
     }
 }
+
+/// A host registers `axiom.plugins`, so a refusal handed to a pipeline is decided with its own code and texts.
+@Suite struct PluginRejectionDomainTests {
+    @Test func everyReasonIsRegisteredWithItsTexts() {
+        let registry = ErrorRegistry()
+        _ = PluginHost(registry: registry)
+        _ = PluginHost(registry: registry)  // a second host on the same registry registers nothing twice
+        #expect(registry.source(ofDomain: PluginRejection.domain) == PluginRejection.domain)
+        #expect(PluginRejection.builtinDomain.problems(samples: PluginRejection.samples, in: registry) == [])
+        let refusal = PluginRejection(path: "/x.so", reason: .domainClash, detail: "nwc is owned by …")
+        let decided = registry.resolve(refusal)
+        #expect(decided.identity.code == ErrorCode("axiom.plugins", "domainClash"))
+        #expect(decided.descriptor.category == .configuration)
+    }
+}

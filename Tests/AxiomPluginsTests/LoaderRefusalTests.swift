@@ -199,7 +199,7 @@ import Glibc
         #expect(registry.source(ofDomain: "fresh") == nil)
         #expect(registry.descriptor(for: ErrorCode("fresh", "E000")) == nil)
         #expect(registry.source(ofDomain: "shared") == "test.a")
-        #expect(registry.catalogs.map(\.source) == ["builtin", "test.a"])
+        #expect(registry.catalogs.map(\.source) == ["builtin", PluginRejection.domain, "test.a"])
     }
 
     @Test func aDuplicatePluginIDIsRefused() throws {
@@ -236,7 +236,7 @@ import Glibc
         defer { chmod(directory.path, 0o700) }
         let rejection = try #require(refusal(path))
         #expect(rejection.reason == .directoryWritableByOthers)
-        #expect(registry.catalogs.count == 1)
+        #expect(registry.catalogs.map(\.source) == ["builtin", PluginRejection.domain])
     }
 
     @Test func aFIFOIsNotARegularFileAndDoesNotBlock() throws {

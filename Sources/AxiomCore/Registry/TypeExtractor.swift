@@ -1,0 +1,110 @@
+import Synchronization
+
+/// Reads an identity out of a value of one known dynamic type.
+///
+/// A class, so the type table and error events can hold it unretained and call it without touching its
+/// reference count. Extractors are immortal: once made, one is never freed (see ``immortal(_:)``), so an
+/// event that outlives its registry can still read its identity. Learned extractors are shared by every
+/// registry, so there is at most one per error type, plus one per ``ErrorRegistry/registerIdentity(of:_:)``.
+@usableFromInline
+class TypeExtractor: @unchecked Sendable {
+    // @unchecked: a non-final class cannot be checked. Every subclass has only `let` properties of Sendable
+    // types, set in init and never changed, so sharing an extractor between threads is safe.
+
+    /// Whether the type is an ``ErrorEnvelope``: its values are identified as the error they carry, and this
+    /// extractor reads no identity of its own. A stored flag, so that the hot path pays one load for it.
+    @usableFromInline
+    final let isEnvelope: Bool
+
+    init() { isEnvelope = false }
+
+    init(envelope: Void) { isEnvelope = true }
+
+    /// The identity of the value `pointer` points at, which is of the type this extractor was made for.
+    @usableFromInline
+    func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { preconditionFailure("abstract") }
+
+    /// The identity of `error`, whose dynamic type is the one this extractor was made for.
+    @usableFromInline
+    final func identity(of error: any Error) -> ErrorIdentity {
+        func read<E: Error>(_ value: E) -> ErrorIdentity {
+            withUnsafePointer(to: value) { identity(at: UnsafeRawPointer($0)) }
+        }
+        return read(error)
+    }
+
+    /// Keeps an extractor alive for the rest of the process, and returns it unretained.
+    static func immortal(_ extractor: TypeExtractor) -> Unmanaged<TypeExtractor> {
+        Unmanaged.passRetained(extractor)
+    }
+
+    /// The extractor of `CancellationError`.
+    static let cancellation = immortal(FixedExtractor(ErrorCatalog.cancellationCode))
+
+    /// Extractors learned from the first value of each type, shared by all registries.
+    private static let learnedByType = Mutex<[ObjectIdentifier: Unmanaged<TypeExtractor>]>([:])
+
+    /// The extractor for the dynamic type of `error`: `errorCode` for an `IdentifiableError` (found with one
+    /// protocol cast, the first time a type is seen), `swift/<TypeName>` for any other.
+    static func learned(for error: any Error) -> Unmanaged<TypeExtractor> {
+        let key = ObjectIdentifier(type(of: error))
+        return learnedByType.withTrackedLock { learned in
+            if let known = learned[key] { return known }
+            let extractor: TypeExtractor
+            if type(of: error) is any ErrorEnvelope.Type {
+                extractor = EnvelopeExtractor()
+            } else if let identifiable = type(of: error) as? any IdentifiableError.Type {
+                extractor = IdentifiableExtractor(identifiable)
+            } else {
+                extractor = FixedExtractor(ErrorCode("swift", String(describing: type(of: error))))
+            }
+            let made = immortal(extractor)
+            learned[key] = made
+            return made
+        }
+    }
+}
+
+/// Reads `errorCode` and `retryAfter` of an `IdentifiableError`, through the type's own specialized
+/// `_axiomIdentity(of:)`.
+final class IdentifiableExtractor: TypeExtractor, @unchecked Sendable {
+    let type: any IdentifiableError.Type
+    init(_ type: any IdentifiableError.Type) {
+        self.type = type
+        super.init()
+    }
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { type._axiomIdentity(at: pointer) }
+}
+
+/// One code for every value of a type the registry does not know (and for `CancellationError`).
+final class FixedExtractor: TypeExtractor, @unchecked Sendable {
+    let identity: ErrorIdentity
+    init(_ code: ErrorCode) {
+        identity = ErrorIdentity(code: code)
+        super.init()
+    }
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { identity }
+}
+
+/// The extractor of an ``ErrorEnvelope`` type: the registry unwraps such values instead of identifying them.
+final class EnvelopeExtractor: TypeExtractor, @unchecked Sendable {
+    override init() { super.init(envelope: ()) }
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
+        ErrorIdentity(code: ErrorCatalog.unknownCode)
+    }
+}
+
+/// Marks extractors an application registered on purpose: they replace a learned one.
+class ClosureExtractorBase: TypeExtractor, @unchecked Sendable {}
+
+/// An application's extractor for a foreign error type.
+final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendable {
+    let extract: @Sendable (E) -> ErrorCode
+    init(_ extract: @escaping @Sendable (E) -> ErrorCode) {
+        self.extract = extract
+        super.init()
+    }
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
+        ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
+    }
+}

@@ -1,0 +1,76 @@
+import AxiomCore
+
+/// The domain `axiom.plugins`: why a file was not loaded as a plugin, one code per ``PluginRejection/Reason``. A
+/// host registers it in its registry when it is created, so a refusal handed to a pipeline is decided with its fate
+/// and texts instead of as an unknown error.
+extension PluginRejection: IdentifiableError {
+    /// The domain of plugin refusals.
+    public static let domain = "axiom.plugins"
+
+    /// `axiom.plugins/<reason>`.
+    public var errorCode: ErrorCode { ErrorCode(Self.domain, reason.rawValue) }
+
+    /// Every reason, with its texts. A refused plugin is the operator's to fix: a configuration error that the
+    /// generic handlers end where it happens, the other plugins going on.
+    public static let builtinDomain = BuiltinDomain(
+        name: domain,
+        codes: Reason.allCases.map { reason in
+            let (english, turkish) = texts(reason)
+            return BuiltinCode(
+                name: reason.rawValue, category: .configuration, severity: .error, disposition: .handle,
+                english: BuiltinTexts(
+                    "A plugin was not loaded: \(english).",
+                    recovery: "Fix or remove the plugin file named in the log, then restart.",
+                    title: "Plugin not loaded"),
+                turkish: BuiltinTexts(
+                    "Bir eklenti yüklenmedi: \(turkish).",
+                    recovery: "Günlükte adı geçen eklenti dosyasını düzeltin ya da kaldırın, sonra yeniden başlatın.",
+                    title: "Eklenti yüklenmedi"))
+        })
+
+    /// One refusal of every reason.
+    static let samples: [any Error] = Reason.allCases.map { PluginRejection(path: "x", reason: $0, detail: "x") }
+
+    /// What went wrong, as the end of a sentence, in English and Turkish.
+    private static func texts(_ reason: Reason) -> (String, String) {
+        switch reason {
+        case .notFound: ("the file does not exist", "dosya yok")
+        case .unreadable: ("the file cannot be read", "dosya okunamıyor")
+        case .notRegularFile: ("the path is not a regular file", "yol sıradan bir dosya değil")
+        case .notELF: ("the file is not an ELF file", "dosya bir ELF dosyası değil")
+        case .wrongClass: ("the file is built for another word size", "dosya başka bir sözcük boyu için derlenmiş")
+        case .wrongByteOrder: ("the file is built for another byte order", "dosya başka bir bayt sırası için derlenmiş")
+        case .wrongArchitecture:
+            ("the file is built for another processor", "dosya başka bir işlemci için derlenmiş")
+        case .notSharedObject: ("the file is not a shared library", "dosya paylaşılan bir kitaplık değil")
+        case .malformedELF: ("the file is damaged", "dosya bozuk")
+        case .missingEntrySymbol:
+            ("the library has no plugin entry point", "kitaplığın eklenti giriş noktası yok")
+        case .fileWritableByOthers:
+            ("the file may be changed by other users", "dosya başka kullanıcılarca değiştirilebilir")
+        case .directoryWritableByOthers:
+            ("its folder may be changed by other users", "klasörü başka kullanıcılarca değiştirilebilir")
+        case .duplicateFile: ("the same file is already loaded", "aynı dosya zaten yüklü")
+        case .dlopenFailed: ("the system could not load the library", "sistem kitaplığı yükleyemedi")
+        case .entryUnresolved: ("its entry point could not be found", "giriş noktası bulunamadı")
+        case .nullDescriptor: ("the plugin described nothing", "eklenti hiçbir şey tanımlamadı")
+        case .abiVersionMismatch:
+            ("it was built for another plugin interface version", "başka bir eklenti arayüzü sürümü için derlenmiş")
+        case .structSizeMismatch:
+            ("its description is too short for this interface", "tanımı bu arayüz için fazla kısa")
+        case .fingerprintMismatch:
+            ("it was built with another header or toolchain", "başka bir başlık dosyası ya da derleyiciyle derlenmiş")
+        case .initFailed: ("the plugin could not start", "eklenti başlayamadı")
+        case .invalidPluginID: ("its identifier is malformed", "tanımlayıcısı hatalı")
+        case .duplicatePluginID:
+            ("a plugin with the same identifier is already loaded", "aynı tanımlayıcıya sahip bir eklenti zaten yüklü")
+        case .invalidCatalog: ("its error catalog is malformed", "hata kataloğu hatalı")
+        case .domainClash:
+            (
+                "another source already owns one of its error domains",
+                "hata alanlarından birinin sahibi başka bir kaynak"
+            )
+        case .registrationRefused: ("its error catalog was refused", "hata kataloğu reddedildi")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Axiom
+import Testing
+
+@testable import AxiomCrash
+
+/// The crash reporter's and the symbolicator's errors are identified under `axiom.crash` and
+/// `axiom.symbolication`, each code registered with its fate and texts, from the declarations alone.
+@Suite("Crash error domains")
+struct CrashErrorDomainTests {
+    @Test func everyErrorTheTypesThrowIsRegisteredWithItsTexts() throws {
+        let registry = ErrorRegistry()
+        try CrashErrorDomains.register(in: registry)
+        try CrashErrorDomains.register(in: registry)  // idempotent
+        for (domain, errors) in CrashErrorDomains.samples {
+            #expect(registry.source(ofDomain: domain.name) == domain.name)
+            #expect(domain.problems(samples: errors, in: registry) == [], "\(domain.name)")
+        }
+        let decided = registry.resolve(RawReportError.badMagic())
+        #expect(decided.identity.code == ErrorCode("axiom.crash", "badMagic"))
+        #expect(decided.descriptor.category == .storage)
+        #expect(decided.descriptor.disposition == .handle)
+    }
+
+    @Test func aDomainNameTakenByAnotherSourceIsRefusedNotReplaced() throws {
+        let registry = ErrorRegistry()
+        let squatter = ErrorDescriptor(code: ErrorCode("axiom.crash", "X"), category: .general)
+        try registry.register(
+            ErrorCatalog(source: "org.example.squat", domains: ["axiom.crash"], descriptors: [squatter]))
+        #expect(throws: RegistrationError.self) { try CrashErrorDomains.register(in: registry) }
+        #expect(registry.source(ofDomain: "axiom.crash") == "org.example.squat")
+    }
+}
