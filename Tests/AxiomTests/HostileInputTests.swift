@@ -154,6 +154,31 @@ struct HostileInputTests {
         #expect(registry.fastTableCounts.misses == 10)
     }
 
+    @Test("series past the observer's lock-free table are still counted, through its locked map")
+    func seriesPastTheFastTableAreCounted() throws {
+        let registry = ErrorRegistry()
+        let codes = (0..<6).map { ErrorCode("full", "C\($0)") }
+        try registry.register(
+            ErrorCatalog(
+                source: "full", domains: ["full"],
+                descriptors: codes.map { ErrorDescriptor(code: $0, category: .api, disposition: .ignore) }))
+        let metrics = TestMetrics()
+        let observer = MetricsObserver(factory: metrics, fastSeriesLimit: 2)
+        let configuration = PipelineConfiguration(registry: registry, observers: [observer])
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: nil, configuration: configuration) { Ignore(.any) }
+        for _ in 0..<3 {
+            for code in codes {
+                _ = try pipeline.decide(DomainError(domain: code.domain, code: code.code), operation: "x")
+            }
+        }
+        for code in codes {
+            let counter = try metrics.expectCounter(
+                MetricsObserver.label,
+                [("domain", "full"), ("code", code.code), ("disposition", "ignore"), ("layer", "client")])
+            #expect(counter.totalValue == 3, "\(code)")
+        }
+    }
+
     @Test("unregistered codes of more than 64 domains count under the domain `other`")
     func unregisteredDomainsAreBounded() throws {
         let registry = ErrorRegistry()

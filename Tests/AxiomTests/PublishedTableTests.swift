@@ -63,6 +63,23 @@ struct PublishedTableTests {
         #expect(table.count == 10_000)
     }
 
+    @Test("a table holds at most its maximum: past it nothing is made or added, and what it holds is still found")
+    func sizeCap() {
+        let table = PublishedTable<Int, Int>((0..<3).map { ($0, $0) }, maxCount: 8, hash: Self.hash)
+        for key in 3..<8 { #expect(table.value(for: key) { key } == key) }
+        #expect(table.count == 8)
+        #expect(
+            table.value(for: 100) {
+                Issue.record("made past the maximum"); return 100
+            } == nil)
+        #expect(table.lookup(100, hash: Self.hash(100)) == nil)
+        #expect(table.count == 8)
+        for key in 0..<8 { #expect(table.lookup(key, hash: Self.hash(key)) == key) }
+        // Replacing keeps the first `maxCount` entries of what the transform makes.
+        table.replaceEntries { entries in entries + (50..<60).map { ($0, $0) } }
+        #expect(table.count == 8)
+    }
+
     @Test("two tasks racing to add the same keys make each value once")
     func racingWriters() async {
         let shared = SharedTable()

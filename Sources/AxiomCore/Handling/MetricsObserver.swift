@@ -63,11 +63,18 @@ public final class MetricsObserver: ErrorObserver {
 
     private let factory: any MetricsFactory
     private let state = Mutex(State())
-    private let fast = PublishedTable<FastKey, FastCounter>(hash: { $0.slotHash })
+    private let fast: PublishedTable<FastKey, FastCounter>
 
     /// Counts through `factory` (the bootstrapped one by default).
-    public init(factory: any MetricsFactory = MetricsSystem.factory) {
+    public convenience init(factory: any MetricsFactory = MetricsSystem.factory) {
+        self.init(factory: factory, fastSeriesLimit: 1 << 16)
+    }
+
+    /// Counts through `factory`, keeping at most `fastSeriesLimit` series in the lock-free table; the others are
+    /// counted through the locked map.
+    init(factory: any MetricsFactory, fastSeriesLimit: Int) {
         self.factory = factory
+        fast = PublishedTable(maxCount: fastSeriesLimit, hash: { $0.slotHash })
     }
 
     public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
@@ -93,7 +100,12 @@ public final class MetricsObserver: ErrorObserver {
         let found = fast.value(for: key) {
             .counter(counter(domain: descriptor.code.domain, code: descriptor.code.code, key))
         }
-        if case .counter(let counter)? = found { counter.increment() }
+        if case .counter(let counter)? = found {
+            counter.increment()
+        } else {
+            // The fast table is full: the series is counted through the locked map, each time.
+            counter(domain: descriptor.code.domain, code: descriptor.code.code, key).increment()
+        }
     }
 
     /// The counter of a series, made on first use. A registered code comes here once per series; an unregistered

@@ -42,8 +42,9 @@ public final class ErrorRegistry: Sendable {
         // CancellationError is known from the start.
         published = PublishedReference(snapshot)
         typeTable = PublishedTable(
-            [(ObjectIdentifier(CancellationError.self), TypeExtractor.cancellation)], hash: { $0.slotHash })
-        fastCodes = PublishedTable(hash: { $0.slotHash })
+            [(ObjectIdentifier(CancellationError.self), TypeExtractor.cancellation)], maxCount: Self.typeTableLimit,
+            hash: { $0.slotHash })
+        fastCodes = PublishedTable(maxCount: Self.fastCodeLimit, hash: { $0.slotHash })
         writer = Mutex(WriterState())
         do {
             try register(.builtin)
@@ -241,6 +242,13 @@ public final class ErrorRegistry: Sendable {
         typeTable.replaceEntries { entries in [(key, extractor)] + entries.filter { $0.0 != key } }
         return extractor
     }
+
+    /// The most error types whose extractor the type table keeps; a type past it is identified through the shared
+    /// learned extractor on each lookup, uncached.
+    static let typeTableLimit = 4096
+    /// The most codes the fast code table keeps, hits and misses together; past it, lookups take the snapshot's
+    /// dictionary, which is as correct and slower.
+    static let fastCodeLimit = 1 << 16
 
     /// Adds a code with an immortal key to the fast table, as a hit or as a known miss. Hits never go stale (a
     /// code never changes its descriptor) and are bounded by what is registered; misses are bounded by
