@@ -165,6 +165,65 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// The server integrations: separate library products on top of the core, each with the server package it glues
+// (Hummingbird, swift-distributed-tracing, swift-service-lifecycle), so an application that wants only the core
+// links only the core. `AXIOM_CORE_ONLY` (set by CI's sanitizer and fuzz builds) leaves them and their
+// dependencies out: they add nothing to what those builds check, and would triple the time of each.
+if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_FUZZ"] == nil {
+    package.dependencies += [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    ]
+    package.products += [
+        .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
+        .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
+        .library(name: "AxiomService", targets: ["AxiomService"]),
+    ]
+    package.targets += [
+        // RFC 9457 problem details for every error a Hummingbird route throws, decided through a pipeline.
+        .target(
+            name: "AxiomHummingbird",
+            dependencies: [
+                "Axiom", "AxiomTracing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // Decided errors on the current span, span status from the final outcome, trace ids in log lines.
+        .target(
+            name: "AxiomTracing",
+            dependencies: [
+                "AxiomCore",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The framework's start and stop in a ServiceGroup: crash reporter, earlier crash reports, plugins.
+        .target(
+            name: "AxiomService",
+            dependencies: [
+                "AxiomCore", "AxiomCrash", "AxiomPlugins",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "AxiomIntegrationTests",
+            dependencies: [
+                "Axiom", "AxiomHummingbird", "AxiomTracing", "AxiomService", "AxiomPlugins", "AxiomTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+    ]
+}
+
 // Benchmarks, or, when `AXIOM_FUZZ` is set, fuzz targets instead: a fuzz build's sanitizer flags would apply to
 // the benchmark plugin's host tool too, and a fuzz build has no use for it.
 //

@@ -71,7 +71,7 @@ public struct BuiltinDomain: Sendable {
                 code: ErrorCode(name, entry.name), category: entry.category, severity: entry.severity,
                 disposition: entry.disposition, retry: entry.retry, messageKey: key,
                 recoverySuggestionKey: entry.english.recovery == nil ? nil : key + ".recovery",
-                escalation: entry.escalation)
+                escalation: entry.escalation, httpStatus: entry.httpStatus)
         }
     }
 
@@ -106,6 +106,8 @@ public struct BuiltinCode: Sendable {
     public var retry: RetryPolicy? = nil
     /// What an escalation by the generic handler turns it into.
     public var escalation: ErrorCode? = nil
+    /// The HTTP status a server answers with; nil: the category's default.
+    public var httpStatus: Int? = nil
     /// Its English texts.
     public let english: BuiltinTexts
     /// Its Turkish texts.
@@ -114,7 +116,8 @@ public struct BuiltinCode: Sendable {
     /// Declares a code.
     public init(
         name: String, category: ErrorCategory, severity: ErrorSeverity, disposition: Disposition,
-        retry: RetryPolicy? = nil, escalation: ErrorCode? = nil, english: BuiltinTexts, turkish: BuiltinTexts
+        retry: RetryPolicy? = nil, escalation: ErrorCode? = nil, httpStatus: Int? = nil, english: BuiltinTexts,
+        turkish: BuiltinTexts
     ) {
         self.name = name
         self.category = category
@@ -122,6 +125,7 @@ public struct BuiltinCode: Sendable {
         self.disposition = disposition
         self.retry = retry
         self.escalation = escalation
+        self.httpStatus = httpStatus
         self.english = english
         self.turkish = turkish
     }

@@ -1,0 +1,86 @@
+import Axiom
+import Hummingbird
+
+/// The domain `axiom.http`: Hummingbird's own `HTTPError`s (a route that does not exist, a body too large, one
+/// a route throws to answer with a status), identified by their status, so that they are decided and answered like
+/// every other error, in the client's language. A status without a code of its own is `axiom.http/<status>` all
+/// the same, decided with the domain's fallback (the registry's unknown code keeps the status through
+/// ``ProblemDetailsMiddleware``).
+public enum HTTPErrorDomain {
+    /// The domain's name.
+    public static let name = "axiom.http"
+
+    /// The identity of an `HTTPError`: `axiom.http/<status code>`.
+    public static func code(of error: HTTPError) -> ErrorCode { ErrorCode(name, String(error.status.code)) }
+
+    /// The statuses with codes, texts and fates.
+    public static let domain = BuiltinDomain(
+        name: name,
+        codes: [
+            entry(
+                400, .validation, en: ("The request is malformed.", "Bad request"),
+                tr: ("İstek hatalı.", "Hatalı istek")),
+            entry(
+                401, .auth, en: ("Sign in to continue.", "Sign-in required"),
+                tr: ("Devam etmek için oturum açın.", "Oturum açmanız gerekiyor")),
+            entry(
+                403, .auth, en: ("You are not allowed to do this.", "Not allowed"),
+                tr: ("Bunu yapmaya izniniz yok.", "İzin yok")),
+            entry(
+                404, .validation, en: ("Nothing was found at this address.", "Not found"),
+                tr: ("Bu adreste bir şey bulunamadı.", "Bulunamadı")),
+            entry(
+                405, .validation, en: ("This address does not accept this method.", "Method not allowed"),
+                tr: ("Bu adres bu yöntemi kabul etmiyor.", "Yönteme izin verilmiyor")),
+            entry(
+                408, .network, en: ("The request took too long to arrive.", "Request timeout"),
+                tr: ("İsteğin gelmesi çok uzun sürdü.", "İstek zaman aşımı")),
+            entry(
+                409, .state, en: ("The request conflicts with the current state.", "Conflict"),
+                tr: ("İstek mevcut durumla çelişiyor.", "Çakışma")),
+            entry(
+                413, .validation, en: ("The request is too large.", "Request too large"),
+                tr: ("İstek çok büyük.", "İstek çok büyük")),
+            entry(
+                415, .validation, en: ("The request's content type is not supported.", "Unsupported media type"),
+                tr: ("İsteğin içerik türü desteklenmiyor.", "Desteklenmeyen içerik türü")),
+            entry(
+                422, .validation, en: ("The request could not be processed.", "Unprocessable request"),
+                tr: ("İstek işlenemedi.", "İşlenemeyen istek")),
+            entry(
+                429, .network, en: ("Too many requests. Try again later.", "Too many requests"),
+                tr: ("Çok fazla istek. Daha sonra yeniden deneyin.", "Çok fazla istek")),
+            entry(
+                500, .general, en: ("Something went wrong. Please try again.", "Something went wrong"),
+                tr: ("Bir şeyler ters gitti. Lütfen yeniden deneyin.", "Bir şeyler ters gitti")),
+            entry(
+                501, .capability, en: ("This is not supported.", "Not supported"),
+                tr: ("Bu desteklenmiyor.", "Desteklenmiyor")),
+            entry(
+                502, .network, en: ("A service this one depends on failed.", "Bad gateway"),
+                tr: ("Bu hizmetin bağlı olduğu bir hizmet başarısız oldu.", "Hatalı ağ geçidi")),
+            entry(
+                503, .capability, en: ("The service is unavailable right now. Try again later.", "Service unavailable"),
+                tr: ("Hizmet şu anda kullanılamıyor. Daha sonra yeniden deneyin.", "Hizmet kullanılamıyor")),
+            entry(
+                504, .network, en: ("A service this one depends on did not answer in time.", "Gateway timeout"),
+                tr: ("Bu hizmetin bağlı olduğu bir hizmet zamanında yanıt vermedi.", "Ağ geçidi zaman aşımı")),
+        ])
+
+    /// Registers the domain in `registry` and teaches it the identity of `HTTPError`. Idempotent.
+    public static func register(in registry: ErrorRegistry) throws(RegistrationError) {
+        try registry.registerFrameworkDomain(domain)
+        registry.registerIdentity(of: HTTPError.self) { code(of: $0) }
+    }
+
+    /// A client error (4xx) is the client's to fix: handled where it happens, at warning; a server error at error.
+    private static func entry(
+        _ status: Int, _ category: ErrorCategory, en: (message: String, title: String),
+        tr: (message: String, title: String)
+    ) -> BuiltinCode {
+        BuiltinCode(
+            name: String(status), category: category, severity: status >= 500 ? .error : .warning,
+            disposition: .handle, httpStatus: status,
+            english: BuiltinTexts(en.message, title: en.title), turkish: BuiltinTexts(tr.message, title: tr.title))
+    }
+}

@@ -1,0 +1,42 @@
+import Axiom
+
+/// How `ProblemDetailsMiddleware` turns a decided error into an answer: the type URIs, and the status of each
+/// category when a code names none of its own.
+public struct ProblemDetailsConfiguration: Sendable {
+    /// The prefix of every `type` URI; the error's `domain/code` follows it.
+    public var typeBase: String
+    /// The status of a code whose descriptor names none, by category.
+    public var statusByCategory: [ErrorCategory: Int]
+    /// Statuses for particular codes, over their descriptors' and their category's.
+    public var overrides: [ErrorCode: Int]
+
+    /// The status of each category by default: validation 400, auth 401, credit 402, state 409, capability and
+    /// network 503 (the service cannot do it now), api 502 (a service it depends on failed), cancellation 503, and
+    /// 500 for storage, configuration and general failures. Not found (404) and rate limited (429) are codes, not
+    /// categories: their descriptors name the status (`httpStatus`), as `nwc/NOT_FOUND` and `nwc/RATE_LIMITED` do.
+    public static let defaultStatusByCategory: [ErrorCategory: Int] = [
+        .validation: 400, .auth: 401, .credit: 402, .state: 409, .capability: 503, .network: 503, .api: 502,
+        .cancellation: 503, .storage: 500, .configuration: 500, .general: 500,
+    ]
+
+    /// A configuration; `typeBase` should end with `/`.
+    public init(
+        typeBase: String = "https://errors.axiom.dev/", statusByCategory: [ErrorCategory: Int] = [:],
+        overrides: [ErrorCode: Int] = [:]
+    ) {
+        self.typeBase = typeBase
+        self.statusByCategory = Self.defaultStatusByCategory.merging(statusByCategory) { _, chosen in chosen }
+        self.overrides = overrides
+    }
+
+    /// The status of an error with `descriptor`: an override, else the descriptor's own, else its category's; the
+    /// registry's unknown code is always 500.
+    public func status(for descriptor: ErrorDescriptor) -> Int {
+        if let status = overrides[descriptor.code] { return status }
+        if descriptor.code == ErrorCatalog.unknownCode { return 500 }
+        return descriptor.httpStatus ?? statusByCategory[descriptor.category] ?? 500
+    }
+
+    /// The `type` URI of a code.
+    public func type(of code: ErrorCode) -> String { typeBase + code.domain + "/" + code.code }
+}

@@ -1,0 +1,128 @@
+import Axiom
+import AxiomTracing
+import Foundation
+import Hummingbird
+
+/// Decides every error a route throws through the application's pipeline and answers with RFC 9457 problem
+/// details (`application/problem+json`).
+///
+/// ```swift
+/// let router = Router()
+/// router.add(middleware: TracingMiddleware())   // Hummingbird's: they see the final status,
+/// router.add(middleware: MetricsMiddleware())   // so they go first (outside)
+/// router.add(middleware: ProblemDetailsMiddleware(pipeline: requests))
+/// ```
+///
+/// How an error becomes an answer:
+///
+/// ```
+///   route throws ──▶ pipeline.decide ──▶ handled ──────────────▶ problem details (status from the descriptor)
+///                                   ├─▶ ignored ──────────────▶ problem details, the same; the pipeline's
+///                                   │                           observers did not count it as a failure
+///                                   ├─▶ recovered with a Response or ResponseGenerator ──▶ that response
+///                                   ├─▶ recovered with another value ──▶ problem details
+///                                   └─▶ escalated (no layer above) ──▶ problem details of the translated error
+/// ```
+///
+/// A route cannot be run again once its body may have been read, so the pipeline decides outside `run`: a
+/// retry decision counts as a pass there, and the next handler decides. Give the middleware a terminal pipeline
+/// (`escalatesTo: nil`) whose handlers name what the service expects, with `FollowDescriptor()` last.
+///
+/// The body never carries the error's own description: `title` and `detail` come from the registry's catalogs
+/// in the language `Accept-Language` asks for (English when it asks for none the registry has), and a 5xx answer
+/// says only the generic "something went wrong", whatever the code. `Retry-After` comes from the error's own
+/// Retry-After, or, for 429 and 503, from the first wait of the descriptor's retry policy. The trace id is added
+/// when the request is traced.
+public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorHandler>: RouterMiddleware {
+    /// The pipeline every error is decided through.
+    public let pipeline: ErrorPipeline<Handlers>
+    /// Type URIs and statuses.
+    public let configuration: ProblemDetailsConfiguration
+
+    /// A middleware that decides through `pipeline`. Registers `axiom.http` (Hummingbird's `HTTPError`s) in the
+    /// pipeline's registry.
+    public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
+        self.pipeline = pipeline
+        self.configuration = configuration
+        // Only another source that took the framework's domain name can refuse it; HTTPErrors are then decided
+        // as unknown errors, and answered with their own status all the same.
+        try? HTTPErrorDomain.register(in: pipeline.configuration.registry)
+    }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            return answer(error, request: request, context: context)
+        }
+    }
+
+    /// The answer for an error a route threw.
+    func answer(_ error: any Error, request: Request, context: Context) -> Response {
+        let operation = "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)"
+        let ownStatus = (error as? any HTTPResponseError)?.status.code
+        do {
+            switch try pipeline.decide(error, operation: operation) {
+            case .recovered(let value, let event):
+                if let response = value as? Response { return response }
+                if let generator = value as? any ResponseGenerator,
+                    let response = try? generator.response(from: request, context: context)
+                {
+                    return response
+                }
+                return problem(event.error, request: request, ownStatus: ownStatus)
+            case .ignored(let event), .handled(let event):
+                return problem(event.error, request: request, ownStatus: ownStatus)
+            }
+        } catch let escalated {
+            // No layer above this one: the translated error is the answer, and the request has failed.
+            TracingInstrument.markFailed(escalated.event)
+            return problem(escalated.error, request: request, ownStatus: nil)
+        }
+    }
+
+    /// The problem details response for `error`.
+    func problem(_ error: any Error, request: Request, ownStatus: Int?) -> Response {
+        let registry = pipeline.configuration.registry
+        let (identity, descriptor) = registry.resolve(error)
+        var status = configuration.status(for: descriptor)
+        // An HTTPError the registry could not identify keeps the status it was thrown with.
+        if descriptor.code == ErrorCatalog.unknownCode, let ownStatus, (400...599).contains(ownStatus) {
+            status = ownStatus
+        }
+        let locale = AcceptLanguage(request.headers[.acceptLanguage]).preferred(from: registry.locales)
+        let localizer = Localizer(registry: registry, locale: locale)
+        let generic = status >= 500
+        let title = generic ? localizer.text(forKey: Localizer.generalTitleKey) : localizer.title(for: descriptor)
+        let detail = generic ? localizer.text(forKey: Localizer.unexpectedKey) : localizer.message(for: descriptor)
+        let body = ProblemDetails(
+            type: configuration.type(of: identity.code), title: title?.text ?? "Something went wrong", status: status,
+            detail: detail?.text ?? "Something went wrong. Please try again.", instance: request.uri.path,
+            code: identity.code.description, traceId: TraceIdentifiers.current?.traceID)
+
+        var headers: HTTPFields = [.contentType: ProblemDetails.mediaType]
+        headers[.contentLanguage] = detail?.locale ?? Localizer.baseLocale
+        if let seconds = retryAfter(identity: identity, descriptor: descriptor, status: status) {
+            headers[.retryAfter] = String(seconds)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(body)) ?? Data(#"{"status":500}"#.utf8)
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Whole seconds to wait before trying again, if the error or its descriptor says: the error's own Retry-After
+    /// (capped by the policy's longest wait when there is a policy), or for 429 and 503 the policy's first wait.
+    func retryAfter(identity: ErrorIdentity, descriptor: ErrorDescriptor, status: Int) -> Int? {
+        var wait = identity.retryAfter
+        if let own = wait, let policy = descriptor.retry { wait = min(own, policy.maxDelay) }
+        if wait == nil, status == 429 || status == 503, let policy = descriptor.retry { wait = policy.delay }
+        guard let wait, wait > .zero else { return nil }
+        let (seconds, attoseconds) = wait.components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
+}

@@ -1,0 +1,154 @@
+import AxiomCore
+import AxiomCrash
+import AxiomPlugins
+import Logging
+import ServiceLifecycle
+
+/// The framework's start and stop, as a `Service` of a `ServiceGroup`:
+///
+/// 1. installs the crash reporter (when given a directory), so a crash on any thread from then on leaves a report;
+/// 2. processes the reports that earlier runs left there, and hands each to `exportCrashReport` (an OTLP exporter,
+///    say) before the service reports itself started;
+/// 3. loads the plugins (when given a search), logging each refusal; a refused plugin does not stop the service;
+/// 4. waits for graceful shutdown, then runs the `flush` closures (exporters, log buffers), in order.
+///
+/// ```swift
+/// let axiom = AxiomService(configuration: .init(crashDirectory: "/var/lib/shop/crashes", plugins: .standard()))
+/// let group = ServiceGroup(services: [axiom, server], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()
+/// ```
+///
+/// A failure to start throws ``StartupError``, which names the step and carries the underlying error; the group
+/// then shuts the other services down.
+public struct AxiomService: Service {
+    /// What the service starts.
+    public struct Configuration: Sendable {
+        /// Where crash reports are written and read; nil: no crash reporter.
+        public var crashDirectory: String?
+        /// Where plugins are searched; nil: none are loaded.
+        public var plugins: PluginSearch?
+        /// The registry plugins register into.
+        public var registry: ErrorRegistry
+        /// Called with each report an earlier run left, once it is processed.
+        public var exportCrashReport: (@Sendable (ProcessedCrashReport) async -> Void)?
+        /// Called in order on graceful shutdown.
+        public var flush: [@Sendable () async -> Void]
+
+        /// A configuration.
+        public init(
+            crashDirectory: String? = nil, plugins: PluginSearch? = nil, registry: ErrorRegistry = .shared,
+            exportCrashReport: (@Sendable (ProcessedCrashReport) async -> Void)? = nil,
+            flush: [@Sendable () async -> Void] = []
+        ) {
+            self.crashDirectory = crashDirectory
+            self.plugins = plugins
+            self.registry = registry
+            self.exportCrashReport = exportCrashReport
+            self.flush = flush
+        }
+    }
+
+    /// Why the service could not start: the step, and what failed in it.
+    public struct StartupError: Error, CustomStringConvertible {
+        /// The step that failed.
+        public enum Step: String, Sendable {
+            /// Installing the crash reporter.
+            case installCrashReporter
+            /// Reading the crash directory for reports of earlier runs.
+            case readCrashReports
+        }
+
+        /// The step that failed.
+        public let step: Step
+        /// What failed.
+        public let underlying: any Error
+
+        public var description: String { "AxiomService could not start: \(step.rawValue) failed: \(underlying)" }
+    }
+
+    /// What the service starts.
+    public let configuration: Configuration
+    private let logger: Logger
+
+    /// A service with `configuration`, logging through `logger`.
+    public init(configuration: Configuration, logger: Logger = Logger(label: "axiom.service")) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let report = try await start()
+        logger.info(
+            "axiom started",
+            metadata: [
+                "crash-reports-processed": "\(report.processedReports)",
+                "plugins-loaded": "\(report.loadedPlugins)", "plugins-refused": "\(report.refusedPlugins)",
+            ])
+        try? await gracefulShutdown()
+        for flush in configuration.flush { await flush() }
+        logger.info("axiom stopped")
+    }
+
+    /// What ``start()`` did.
+    public struct StartReport: Sendable {
+        /// Reports of earlier runs processed and exported.
+        public var processedReports = 0
+        /// Reports of earlier runs set aside as malformed.
+        public var rejectedReports = 0
+        /// Plugins loaded.
+        public var loadedPlugins = 0
+        /// Plugin files refused.
+        public var refusedPlugins = 0
+    }
+
+    /// Steps 1 to 3 of ``run()``, without waiting for shutdown.
+    public func start() async throws(StartupError) -> StartReport {
+        var report = StartReport()
+        if let directory = configuration.crashDirectory {
+            do {
+                try CrashReporter.install(directory: directory)
+            } catch {
+                throw StartupError(step: .installCrashReporter, underlying: error)
+            }
+            let outcomes: [CrashReportProcessor.Outcome]
+            do {
+                outcomes = try CrashReportProcessor(directory: directory).processPendingReports()
+            } catch {
+                throw StartupError(step: .readCrashReports, underlying: error)
+            }
+            for outcome in outcomes {
+                switch outcome {
+                case .processed(let processed):
+                    report.processedReports += 1
+                    logger.error(
+                        "a crash of an earlier run was processed",
+                        metadata: [
+                            "report": "\(processed.jsonPath)", "description": "\(processed.report.crashDescription)",
+                        ])
+                    await configuration.exportCrashReport?(processed)
+                case .rejected(let path, let reason):
+                    report.rejectedReports += 1
+                    logger.warning(
+                        "a crash report is malformed", metadata: ["report": "\(path)", "reason": "\(reason)"])
+                case .failed(let path, let reason):
+                    logger.warning(
+                        "a crash report could not be processed", metadata: ["report": "\(path)", "reason": "\(reason)"])
+                }
+            }
+        }
+        if let search = configuration.plugins {
+            let loaded = PluginHost(registry: configuration.registry).load(search)
+            report.loadedPlugins = loaded.loaded.count
+            report.refusedPlugins = loaded.rejected.count
+            for rejection in loaded.rejected {
+                logger.warning(
+                    "a plugin was refused",
+                    metadata: [
+                        "path": "\(rejection.path)", "reason": "\(rejection.reason.rawValue)",
+                        "detail": "\(rejection.detail)",
+                    ])
+            }
+        }
+        return report
+    }
+}

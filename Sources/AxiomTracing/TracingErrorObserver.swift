@@ -1,0 +1,49 @@
+import AxiomCore
+import Tracing
+
+/// Records every decided error on the span active in the deciding task: one span event `axiom.error` with the
+/// error's identity, fate and a redacted message.
+///
+/// The attributes: `error.type` (`domain/code`), `axiom.error.category`, `axiom.error.disposition` (how the
+/// episode ended: `ignore`, `recover`, `escalate`, `handle`), `axiom.error.layer`, `axiom.error.operation`,
+/// `axiom.error.attempts` (how many attempts the episode took) and `axiom.error.message`: the error's description
+/// through the ``Redactor``, or nothing at all for a code whose descriptor is sensitive. The span's status is not
+/// set here: a recovered or ignored error is no failure of the span; ``TracingInstrument`` sets it from the final
+/// outcome.
+///
+/// Register it with the other observers (``ErrorObserverSystem/bootstrap(_:)`` or a configuration's
+/// `observers`). The current span is found through the bootstrapped tracer's `activeSpan(identifiedBy:)`, so the
+/// tracer must support it (swift-otel's and the in-memory tracer do).
+public struct TracingErrorObserver: ErrorObserver {
+    /// The name of the span event.
+    public static let eventName = "axiom.error"
+
+    private let redactor: Redactor
+
+    /// An observer that redacts messages with `redactor`.
+    public init(redactor: Redactor = Redactor()) {
+        self.redactor = redactor
+    }
+
+    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
+        guard let context = ServiceContext.current,
+            let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: context)
+        else { return }
+        span.addEvent(SpanEvent(name: Self.eventName, attributes: attributes(event, resolution)))
+    }
+
+    /// The event's attributes.
+    func attributes(_ event: ErrorEvent, _ resolution: ErrorResolution) -> SpanAttributes {
+        var attributes = SpanAttributes()
+        attributes["error.type"] = event.code.description
+        attributes["axiom.error.category"] = event.category.rawValue
+        attributes["axiom.error.disposition"] = resolution.disposition.rawValue
+        attributes["axiom.error.layer"] = event.layer.name
+        attributes["axiom.error.operation"] = event.operation
+        attributes["axiom.error.attempts"] = Int64(event.attempt)
+        if !event.descriptor.isSensitive {
+            attributes["axiom.error.message"] = redactor.redact(String(describing: event.error))
+        }
+        return attributes
+    }
+}

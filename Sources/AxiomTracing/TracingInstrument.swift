@@ -1,0 +1,44 @@
+import AxiomCore
+import Tracing
+
+/// Sets the status of the span active around an operation from how its error finally ended: error for an error
+/// that was handled (a default, or the terminal layer's end), nothing for one that was recovered or ignored, which
+/// is no failure of the operation.
+///
+/// An escalation passes through: the next layer decides it, and its pipeline's instrument sets the status then. An
+/// escalation that no layer decides reaches whoever catches it (`ProblemDetailsMiddleware` decides it through its
+/// own pipeline). The span also gets the attribute `error.type` (`domain/code`) when its status becomes error, as
+/// OpenTelemetry's conventions ask.
+///
+/// Set it as a configuration's ``PipelineConfiguration/instrument``; with ``TracingErrorObserver`` among the
+/// observers every decided error is an event on the same span.
+public struct TracingInstrument: PipelineInstrument {
+    /// An instrument for the bootstrapped tracer.
+    public init() {}
+
+    public func run<Value: Sendable>(
+        layer: Layer, operation: String, _ body: () async throws(EscalatedError) -> Outcome<Value>
+    ) async throws(EscalatedError) -> Outcome<Value> {
+        let outcome = try await body()
+        if case .handled(let event) = outcome { Self.markFailed(event) }
+        return outcome
+    }
+
+    public func decide(
+        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> ErrorOutcome
+    ) throws(EscalatedError) -> ErrorOutcome {
+        let outcome = try body()
+        if case .handled(let event) = outcome { Self.markFailed(event) }
+        return outcome
+    }
+
+    /// Marks the span active in this task as failed with `event`'s code (for a caller that ends an escalation no
+    /// layer decided).
+    public static func markFailed(_ event: ErrorEvent) {
+        guard let context = ServiceContext.current,
+            let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: context)
+        else { return }
+        span.attributes["error.type"] = event.code.description
+        span.setStatus(SpanStatus(code: .error, message: event.code.description))
+    }
+}

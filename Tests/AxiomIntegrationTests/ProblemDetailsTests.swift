@@ -1,0 +1,159 @@
+import AsyncHTTPClient
+import Axiom
+import AxiomHummingbird
+import AxiomTracing
+import Foundation
+import Hummingbird
+import InMemoryTracing
+import Testing
+import Tracing
+
+/// An error whose description holds a secret, and that no catalog identifies.
+struct DatabaseDown: Error, CustomStringConvertible {
+    var description: String { "connection to db failed: password=hunter2" }
+}
+
+/// A real Hummingbird server on loopback, called by AsyncHTTPClient: every error a route throws is answered with
+/// problem details decided through the application's pipeline.
+@Suite("Problem details over HTTP", .timeLimit(.minutes(1)))
+struct ProblemDetailsTests {
+    static func router(registry: ErrorRegistry) -> Router<BasicRequestContext> {
+        let pipeline = ErrorPipeline(
+            layer: Layer("request"), escalatesTo: nil,
+            configuration: PipelineConfiguration(
+                registry: registry, observers: [TracingErrorObserver()], instrument: TracingInstrument())
+        ) { FollowDescriptor() }
+        let router = Router()
+        router.add(middleware: TracingMiddleware())
+        router.add(middleware: ProblemDetailsMiddleware(pipeline: pipeline))
+        router.get("quantity") { _, _ -> String in
+            throw DomainError(domain: "shop", code: "INVALID_QUANTITY", message: "quantity=0")
+        }
+        router.get("orders") { _, _ -> String in throw DomainError(domain: "shop", code: "NOT_SIGNED_IN") }
+        router.get("pay") { _, _ -> String in
+            throw DomainError(domain: "nwc", code: "RATE_LIMITED", message: "rate limited by the wallet")
+        }
+        router.get("pay-soon") { _, _ -> String in
+            throw DomainError(domain: "nwc", code: "RATE_LIMITED", retryAfter: .milliseconds(6500))
+        }
+        router.get("card") { _, _ -> String in
+            throw DomainError(
+                domain: "shop", code: "CARD_DECLINED", message: "card 4111111111111111 declined, token=sk_live_abc123")
+        }
+        router.get("boom") { _, _ -> String in throw DatabaseDown() }
+        router.get("fine") { _, _ -> String in "fine" }
+        return router
+    }
+
+    @Test func aValidationErrorIsItsStatusTitleAndDetail() async throws {
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            let answer = try await get(port, "/quantity")
+            #expect(answer.status == 422)
+            #expect(answer.headers["content-type"] == "application/problem+json")
+            #expect(answer.headers["content-language"] == "en")
+            let body = try answer.json()
+            #expect(body["type"] as? String == "https://errors.axiom.dev/shop/INVALID_QUANTITY")
+            #expect(body["title"] as? String == "Check the quantity")
+            #expect(body["detail"] as? String == "The quantity must be between 1 and 99.")
+            #expect(body["status"] as? Int == 422)
+            #expect(body["instance"] as? String == "/quantity")
+            #expect(body["code"] as? String == "shop/INVALID_QUANTITY")
+            #expect(!answer.body.contains("quantity=0"))
+            #expect(try await get(port, "/fine").body == "fine")
+        }
+    }
+
+    @Test func anAuthErrorTakesItsCategorysStatus() async throws {
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            let answer = try await get(port, "/orders")
+            #expect(answer.status == 401)
+            #expect(try answer.json()["title"] as? String == "Sign-in required")
+        }
+    }
+
+    @Test func aPluginsCodeCarriesItsStatusAndRetryAfter() async throws {
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            let answer = try await get(port, "/pay")
+            #expect(answer.status == 429)
+            #expect(answer.headers["retry-after"] == "60")
+            let body = try answer.json()
+            #expect(body["code"] as? String == "nwc/RATE_LIMITED")
+            #expect(body["title"] as? String == "Too Many Requests")
+            // The error's own Retry-After wins over the policy's first wait, rounded up to whole seconds.
+            let soon = try await get(port, "/pay-soon")
+            #expect(soon.headers["retry-after"] == "7")
+        }
+    }
+
+    @Test func theLanguageComesFromAcceptLanguageWithQualities() async throws {
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            let turkish = try await get(port, "/pay", headers: [("Accept-Language", "de;q=0.9, tr-TR, en;q=0.5")])
+            #expect(turkish.headers["content-language"] == "tr")
+            let body = try turkish.json()
+            #expect(body["title"] as? String == "Çok Fazla İstek")
+            #expect(body["detail"] as? String == "Cüzdan istekleri sınırlıyor. Bir dakika sonra yeniden denenecek.")
+            // A language the registry has no texts for, or one excluded with q=0, falls back to English.
+            let excluded = try await get(port, "/pay", headers: [("Accept-Language", "tr;q=0, fr")])
+            #expect(try excluded.json()["title"] as? String == "Too Many Requests")
+        }
+    }
+
+    @Test func aSensitivePayloadNeverReachesTheBody() async throws {
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            let answer = try await get(port, "/card")
+            #expect(answer.status == 402)
+            #expect(try answer.json()["detail"] as? String == "The card was declined.")
+            #expect(!answer.body.contains("4111") && !answer.body.contains("sk_live"))
+        }
+    }
+
+    @Test func aServerErrorSaysOnlyTheGenericText() async throws {
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            let answer = try await get(port, "/boom", headers: [("Accept-Language", "tr")])
+            #expect(answer.status == 500)
+            let body = try answer.json()
+            #expect(body["title"] as? String == "Bir şeyler ters gitti")
+            #expect(body["detail"] as? String == "Bir şeyler ters gitti. Lütfen yeniden deneyin.")
+            #expect(!answer.body.contains("hunter2") && !answer.body.contains("db"))
+        }
+    }
+
+    @Test func hummingbirdsOwnErrorsAreProblemDetailsToo() async throws {
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            let answer = try await get(port, "/no-such-route")
+            #expect(answer.status == 404)
+            let body = try answer.json()
+            #expect(body["code"] as? String == "axiom.http/404")
+            #expect(body["title"] as? String == "Not found")
+        }
+    }
+
+    @Test func hummingbirdsTracingMiddlewareSeesTheFinalStatusAndTheTraceIdIsInTheBody() async throws {
+        _ = SharedTracer.tracer
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            let answer = try await get(port, "/orders")
+            let traceID = try #require(try answer.json()["traceId"] as? String)
+            // The span ends when the response body is written: wait for it, bounded.
+            var span: FinishedInMemorySpan?
+            for _ in 0..<200 where span == nil {
+                span = SharedTracer.finished("/orders").first { $0.traceID == traceID }
+                if span == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let request = try #require(span, "no finished span for /orders in trace \(traceID)")
+            #expect(request.attributes.integer("http.response.status_code") == 401)
+            #expect(request.status?.code == .error)
+            #expect(request.attributes.string("error.type") == "shop/NOT_SIGNED_IN")
+            let event = try #require(request.events.first { $0.name == TracingErrorObserver.eventName })
+            #expect(event.attributes.string("error.type") == "shop/NOT_SIGNED_IN")
+            #expect(event.attributes.string("axiom.error.disposition") == "handle")
+        }
+    }
+}
