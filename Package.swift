@@ -257,5 +257,6 @@ if Context.environment["AXIOM_FUZZ"] == nil {
         fuzzTarget("RawCrashReport", ["AxiomCrash", "AxiomSymbolication"]),
         fuzzTarget("Symbolication", ["AxiomSymbolication"]),
         fuzzTarget("Redactor", ["Axiom"]),
+        fuzzTarget("AcceptLanguage", ["Axiom"]),
     ]
 }

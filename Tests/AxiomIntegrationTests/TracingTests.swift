@@ -1,0 +1,149 @@
+import Axiom
+import AxiomTracing
+import InMemoryLogging
+import InMemoryTracing
+import Logging
+import Testing
+import Tracing
+
+/// A failure whose description holds a secret.
+struct LeakyFailure: Error, CustomStringConvertible {
+    var description: String { "login failed: password=hunter2 for alice@example.com" }
+}
+
+/// Decided errors on spans, with an in-memory tracer: one event per error, and the span's status from how the
+/// error finally ended.
+@Suite("Tracing")
+struct TracingTests {
+    let registry: ErrorRegistry
+
+    init() throws {
+        _ = SharedTracer.tracer
+        registry = ErrorRegistry()
+        try registry.register(
+            ErrorCatalog(
+                source: "test.trace", domains: ["trace"],
+                descriptors: [
+                    ErrorDescriptor(code: ErrorCode("trace", "EXPECTED"), category: .state, disposition: .ignore),
+                    ErrorDescriptor(code: ErrorCode("trace", "BROKEN"), category: .api, disposition: .handle),
+                    ErrorDescriptor(code: ErrorCode("trace", "UPWARD"), category: .auth, disposition: .escalate),
+                    ErrorDescriptor(
+                        code: ErrorCode("trace", "SECRET"), category: .auth, disposition: .handle, isSensitive: true),
+                ]))
+    }
+
+    func pipeline(_ layer: Layer, escalatesTo next: Layer?) -> ErrorPipeline<some ErrorHandler> {
+        ErrorPipeline(
+            layer: layer, escalatesTo: next,
+            configuration: PipelineConfiguration(
+                registry: registry, observers: [TracingErrorObserver()], instrument: TracingInstrument())
+        ) {
+            Recover(.code(ErrorCode("trace", "FLAKY")), .fallback("cached"))
+            FollowDescriptor()
+        }
+    }
+
+    /// Runs `body` in a span of its own and returns the finished span.
+    func span(_ name: String, _ body: () async throws -> Void) async throws -> FinishedInMemorySpan {
+        try await withSpan(name) { _ in try await body() }
+        return try #require(SharedTracer.finished(name).first)
+    }
+
+    @Test func aRecoveredErrorIsAnEventButNoFailure() async throws {
+        let client = pipeline(.client, escalatesTo: nil)
+        let span = try await span("trace.recovered") {
+            let outcome = try await client.run("fetch") { () -> String in
+                throw DomainError(domain: "trace", code: "FLAKY")
+            }
+            #expect(outcome.value == "cached")
+        }
+        #expect(span.status == nil)
+        let event = try #require(span.events.first { $0.name == TracingErrorObserver.eventName })
+        #expect(event.attributes.string("error.type") == "trace/FLAKY")
+        #expect(event.attributes.string("axiom.error.disposition") == "recover")
+        #expect(event.attributes.string("axiom.error.layer") == "client")
+        #expect(event.attributes.string("axiom.error.operation") == "fetch")
+    }
+
+    @Test func anIgnoredErrorIsAnEventButNoFailure() async throws {
+        let client = pipeline(.client, escalatesTo: nil)
+        let span = try await span("trace.ignored") {
+            _ = try await client.run("poll") { () -> Int in throw DomainError(domain: "trace", code: "EXPECTED") }
+        }
+        #expect(span.status == nil)
+        #expect(span.events.first?.attributes.string("axiom.error.disposition") == "ignore")
+        #expect(span.attributes.string("error.type") == nil)
+    }
+
+    @Test func aHandledErrorFailsTheSpanWithItsType() async throws {
+        let client = pipeline(.client, escalatesTo: nil)
+        let span = try await span("trace.handled") {
+            _ = try await client.run("charge") { () -> Int in throw DomainError(domain: "trace", code: "BROKEN") }
+        }
+        #expect(span.status?.code == .error)
+        #expect(span.attributes.string("error.type") == "trace/BROKEN")
+        #expect(span.events.first?.attributes.string("axiom.error.category") == "api")
+    }
+
+    @Test func anEscalationFailsTheSpanOnlyWhereItIsHandled() async throws {
+        let client = pipeline(.client, escalatesTo: .context)
+        let context = pipeline(.context, escalatesTo: nil)
+        let span = try await span("trace.escalated") {
+            let outcome = try await context.run("checkout") { () -> Int in
+                let inner = try await client.run("login") { () -> Int in
+                    throw DomainError(domain: "trace", code: "UPWARD")
+                }
+                return inner.value ?? 0
+            }
+            #expect(outcome.resolution == .handled)
+        }
+        // The client layer escalated (an event, no status); the context layer, terminal, handled it.
+        let dispositions = span.events.filter { $0.name == TracingErrorObserver.eventName }
+            .compactMap { $0.attributes.string("axiom.error.disposition") }
+        #expect(dispositions == ["escalate", "handle"])
+        #expect(span.status?.code == .error)
+    }
+
+    @Test func theMessageIsRedactedAndASensitiveCodesIsLeftOut() async throws {
+        let client = pipeline(.client, escalatesTo: nil)
+        let span = try await span("trace.redacted") {
+            _ = try await client.run("login") { () -> Int in throw LeakyFailure() }
+            _ = try await client.run("token") { () -> Int in
+                throw DomainError(domain: "trace", code: "SECRET", message: "token=abc")
+            }
+        }
+        let events = span.events.filter { $0.name == TracingErrorObserver.eventName }
+        #expect(events.count == 2)
+        let message = try #require(events.first?.attributes.string("axiom.error.message"))
+        #expect(!message.contains("hunter2") && !message.contains("alice@example.com"))
+        #expect(message.contains("login failed"))
+        #expect(events.last?.attributes.string("axiom.error.message") == nil)
+    }
+
+    @Test func logLinesInASpanCarryItsTraceAndSpanIDs() async throws {
+        let logs = InMemoryLogHandler()
+        var handler = logs
+        handler.metadataProvider = .axiomTrace
+        let logger = Logger(label: "trace.logs", factory: { _ in handler })
+        logger.info("outside")
+        var ids: TraceIdentifiers?
+        try await withSpan("trace.logs") { _ in
+            ids = TraceIdentifiers.current
+            logger.info("inside")
+        }
+        let span = try #require(SharedTracer.finished("trace.logs").first)
+        #expect(ids == TraceIdentifiers(traceID: span.traceID, spanID: span.spanID))
+        let entries = logs.entries
+        #expect(entries.count == 2)
+        #expect(entries.first?.metadata["trace-id"] == nil)
+        #expect(entries.last?.metadata["trace-id"] == .string(span.traceID))
+        #expect(entries.last?.metadata["span-id"] == .string(span.spanID))
+    }
+
+    @Test func aW3CTraceparentIsReadAndAZeroOneIsNot() {
+        let ids = TraceIdentifiers.fromTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        #expect(ids == TraceIdentifiers(traceID: "4bf92f3577b34da6a3ce929d0e0e4736", spanID: "00f067aa0ba902b7"))
+        #expect(TraceIdentifiers.fromTraceparent("00-00000000000000000000000000000000-00f067aa0ba902b7-01") == nil)
+        #expect(TraceIdentifiers.fromTraceparent("garbage") == nil)
+    }
+}
