@@ -8,7 +8,7 @@ public struct RetryAttempt: Sendable {
     public let identity: ErrorIdentity
     /// The policy that applies to it; nil when it must not be retried.
     public let policy: RetryPolicy?
-    /// Which attempt failed, from 1.
+    /// Which attempt failed, from 1: the attempt number the stages and the error event carry.
     public let attempt: Int
     /// The operation's name.
     public let operation: String
@@ -18,9 +18,14 @@ public struct RetryAttempt: Sendable {
 ///
 /// The policy of an error comes from the registry: a registered code follows its descriptor's `retry` (none
 /// means never retried, as for NWC `INSUFFICIENT_BALANCE`); an error the registry does not know follows
-/// `defaultPolicy`. A `Retry-After` carried by the error replaces the computed wait when the policy honours
-/// it. `shouldRetry` can veto any retry. Waits happen on the injected clock; cancellation ends the stage at
-/// once with `CancellationError`.
+/// `defaultPolicy`. A policy's `maxAttempts` counts every call of the operation (the first included, so Polly's
+/// `MaxRetryAttempts` + 1), from the attempt number the stage receives: when a layer's pipeline runs the chain
+/// again it passes the next attempt number, so the stage and the pipeline share one count.
+///
+/// Waits come from the retry engine (``RetryPolicy/wait(forRetry:retryAfter:state:random:)``): the policy's
+/// backoff with jitter of the same shape, or a `Retry-After` carried by the error when the policy honours it,
+/// every wait capped at the policy's `maxDelay`. `shouldRetry` can veto any retry. Waits happen on the injected
+/// clock; cancellation ends the stage at once with `CancellationError`.
 public struct RetryStage: OperationMiddleware {
     /// Where policies come from.
     public let registry: ErrorRegistry
@@ -67,14 +72,13 @@ public struct RetryStage: OperationMiddleware {
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         var context = context
-        var previousWait: Duration?
+        var state = RetryBackoffState()
         while true {
             do {
                 return try await next(context)
             } catch {
-                let wait = try decide(error, attempt: context.attempt, operation: context.name, previous: previousWait)
+                let wait = try decide(error, attempt: context.attempt, operation: context.name, state: &state)
                 try await clock.sleep(for: wait)
-                previousWait = wait
                 context.attempt += 1
             }
         }
@@ -82,7 +86,8 @@ public struct RetryStage: OperationMiddleware {
 
     /// The wait before the next attempt, or the error rethrown when there is none.
     @usableFromInline
-    func decide(_ error: any Error, attempt: Int, operation: String, previous: Duration?) throws -> Duration {
+    func decide(_ error: any Error, attempt: Int, operation: String, state: inout RetryBackoffState) throws -> Duration
+    {
         if error is CancellationError || Task.isCancelled { throw error }
         let identity = registry.identity(of: error)
         let policy: RetryPolicy?
@@ -99,7 +104,6 @@ public struct RetryStage: OperationMiddleware {
             throw error
         }
         retries.increment()
-        if policy.honorsRetryAfter, let retryAfter = identity.retryAfter { return retryAfter }
-        return policy.wait(forRetry: attempt, previous: previous, random: random)
+        return policy.wait(forRetry: attempt, retryAfter: identity.retryAfter, state: &state, random: random)
     }
 }
