@@ -24,8 +24,17 @@ public struct RetryAttempt: Sendable {
 ///
 /// Waits come from the retry engine (``RetryPolicy/wait(forRetry:retryAfter:state:random:)``): the policy's
 /// backoff with jitter of the same shape, or a `Retry-After` carried by the error when the policy honours it,
-/// every wait capped at the policy's `maxDelay`. `shouldRetry` can veto any retry. Waits happen on the injected
-/// clock; cancellation ends the stage at once with `CancellationError`.
+/// every wait capped at the policy's `maxDelay`. `shouldRetry` can veto any retry; `onRetry` hears of each one
+/// with its wait (Polly's `OnRetry`). Waits happen on the injected clock; cancellation ends the stage at once with
+/// `CancellationError`.
+///
+/// ``init(policy:clock:random:metrics:shouldRetry:onRetry:)`` makes a stage that applies one policy to every
+/// error, whatever the registry says: ``ReconnectionPolicy`` runs its tries through such a stage.
+///
+/// In a chain, the standard order (Microsoft's resilience pipeline) puts the retry inside a total timeout and
+/// outside the breaker and a per-attempt timeout: limiter → total timeout → retry → breaker → attempt timeout.
+/// A total timeout must outlive the longest series of waits it contains, or it cuts the retry off and its
+/// ``TimeoutError`` replaces the error that was being retried.
 public struct RetryStage: OperationMiddleware {
     /// Where policies come from.
     public let registry: ErrorRegistry
@@ -33,6 +42,10 @@ public struct RetryStage: OperationMiddleware {
     public let clock: RuntimeClock
     /// The policy of errors whose code is not registered; nil means they are not retried.
     public let defaultPolicy: RetryPolicy?
+    /// The policy of every error when set, the registry's notwithstanding.
+    public let fixedPolicy: RetryPolicy?
+    /// Hears of each retry, with the failed attempt and the wait before the next one.
+    public let onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
     /// A veto per error: return false to stop retrying it.
     public let shouldRetry: (@Sendable (RetryAttempt) -> Bool)?
     /// Random source for jittered policies.
@@ -45,24 +58,52 @@ public struct RetryStage: OperationMiddleware {
         registry: ErrorRegistry = .shared, clock: some Clock<Duration> = ContinuousClock(),
         defaultPolicy: RetryPolicy? = nil, random: RandomSource = RandomSource(),
         metrics: any MetricsFactory = MetricsSystem.factory,
-        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil
+        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
     ) {
         self.init(
             registry: registry, runtimeClock: RuntimeClock(clock), defaultPolicy: defaultPolicy, random: random,
-            metrics: metrics, shouldRetry: shouldRetry)
+            metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
+    }
+
+    /// Creates a stage that applies `policy` to every error but cancellation, whatever the registry says.
+    /// `policy.maxAttempts` counts every call, the first included.
+    public init(
+        policy: RetryPolicy, clock: some Clock<Duration> = ContinuousClock(), random: RandomSource = RandomSource(),
+        metrics: any MetricsFactory = MetricsSystem.factory,
+        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
+    ) {
+        self.init(
+            registry: ErrorRegistry.shared, runtimeClock: RuntimeClock(clock), defaultPolicy: policy,
+            fixedPolicy: policy,
+            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
     }
 
     /// Creates the stage on an already wrapped clock.
     public init(
         registry: ErrorRegistry = .shared, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy? = nil,
         random: RandomSource = RandomSource(), metrics: any MetricsFactory = MetricsSystem.factory,
-        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil
+        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
+    ) {
+        self.init(
+            registry: registry, runtimeClock: runtimeClock, defaultPolicy: defaultPolicy, fixedPolicy: nil,
+            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
+    }
+
+    init(
+        registry: ErrorRegistry, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy?, fixedPolicy: RetryPolicy?,
+        random: RandomSource, metrics: any MetricsFactory, shouldRetry: (@Sendable (RetryAttempt) -> Bool)?,
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
     ) {
         self.registry = registry
         self.clock = runtimeClock
         self.defaultPolicy = defaultPolicy
+        self.fixedPolicy = fixedPolicy
         self.random = random
         self.shouldRetry = shouldRetry
+        self.onRetry = onRetry
         self.retries = Counter(label: "axiom_retries_total", factory: metrics)
     }
 
@@ -91,19 +132,20 @@ public struct RetryStage: OperationMiddleware {
         if error is CancellationError || Task.isCancelled { throw error }
         let identity = registry.identity(of: error)
         let policy: RetryPolicy?
-        if let descriptor = registry.descriptor(for: identity.code) {
+        if let fixedPolicy {
+            policy = fixedPolicy
+        } else if let descriptor = registry.descriptor(for: identity.code) {
             policy = descriptor.retry
         } else {
             policy = defaultPolicy
         }
         guard let policy, policy.allowsRetry(after: attempt) else { throw error }
-        if let shouldRetry,
-            !shouldRetry(
-                RetryAttempt(error: error, identity: identity, policy: policy, attempt: attempt, operation: operation))
-        {
-            throw error
-        }
+        let failed = RetryAttempt(
+            error: error, identity: identity, policy: policy, attempt: attempt, operation: operation)
+        if let shouldRetry, !shouldRetry(failed) { throw error }
         retries.increment()
-        return policy.wait(forRetry: attempt, retryAfter: identity.retryAfter, state: &state, random: random)
+        let wait = policy.wait(forRetry: attempt, retryAfter: identity.retryAfter, state: &state, random: random)
+        onRetry?(failed, wait)
+        return wait
     }
 }
