@@ -39,7 +39,12 @@ let benchmarks: @Sendable () -> Void = {
     let validator = CapabilityValidator(
         configuration: .init(ttl: .seconds(3600), failureTTL: .seconds(1), timeout: .seconds(1)), clock: clock)
     validator.register(CustomCapability("network") {})
-    let breaker = CircuitBreaker(key: "bench", clock: clock)
+    let breaker: CircuitBreaker
+    do {
+        breaker = try CircuitBreaker(key: "bench", clock: clock)
+    } catch {
+        fatalError("the standard configuration is valid: \(error)")
+    }
     let registry = ErrorRegistry.shared
     let chain = OperationChain {
         CapabilityStage(validator, requiring: ["network"])

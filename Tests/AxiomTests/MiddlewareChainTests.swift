@@ -110,7 +110,7 @@ struct MiddlewareChainTests {
         let registry = try nwcRegistry()
         let validator = CapabilityValidator(clock: clock)
         validator.register(CustomCapability("network") {})
-        let breaker = CircuitBreaker(key: "wallet", clock: clock)
+        let breaker = try CircuitBreaker(key: "wallet", clock: clock)
         let chain = OperationChain {
             CapabilityStage(validator, requiring: ["network"])
             CircuitBreakerStage(breaker)
@@ -148,7 +148,7 @@ struct MiddlewareChainTests {
     @Test("an open breaker stops the call before timeout, retry and work")
     func openBreakerShortCircuits() async throws {
         let clock = ManualClock()
-        let breaker = CircuitBreaker(key: "wallet", clock: clock)
+        let breaker = try CircuitBreaker(key: "wallet", clock: clock)
         breaker.isolate()
         let ran = CallCounter()
         let chain = OperationChain {

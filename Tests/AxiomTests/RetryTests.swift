@@ -21,7 +21,7 @@ struct RetryTests {
         #expect(clock.requestedSleeps == [.seconds(1), .seconds(2), .seconds(4)])
     }
 
-    @Test("jittered waits stay between the base delay and three times the previous wait, capped")
+    @Test("jittered exponential waits are decorrelated, capped at maxDelay, and not all alike")
     func jitteredDelaysInBounds() async throws {
         let clock = ManualClock()
         let registry = try nwcRegistry()
@@ -34,12 +34,27 @@ struct RetryTests {
         await #expect(throws: DomainError.self) { try await task.value }
         let sleeps = clock.requestedSleeps
         #expect(sleeps.count == 5)
-        var previous: Duration?
+        for (index, sleep) in sleeps.enumerated() {
+            #expect(policy.jitterRange(forRetry: index + 1).contains(sleep), "\(sleep)")
+            #expect(sleep >= .zero && sleep <= .seconds(10))
+        }
+        #expect(Set(sleeps).count > 1, "jitter varies the waits")
+    }
+
+    @Test("constant jitter stays within ±25 % of the delay, however many retries")
+    func constantJitterKeepsItsShape() async throws {
+        struct Flaky: Error {}
+        let clock = ManualClock()
+        let policy = RetryPolicy(maxAttempts: 11, backoff: .constant, delay: .seconds(2), jitter: true)
+        let retry = RetryStage(
+            registry: try nwcRegistry(), clock: clock, defaultPolicy: policy, random: RandomSource(seed: 7))
+        let task = Task { try await retry.run("sync") { () async throws -> Int in throw Flaky() } }
+        await clock.drive(10)
+        await #expect(throws: Flaky.self) { try await task.value }
+        let sleeps = clock.requestedSleeps
+        #expect(sleeps.count == 10)
         for sleep in sleeps {
-            let bounds = policy.jitterBounds(previous: previous)
-            #expect(bounds.contains(sleep), "\(sleep) outside \(bounds)")
-            #expect(sleep >= .seconds(1) && sleep <= .seconds(10))
-            previous = sleep
+            #expect(sleep >= .milliseconds(1500) && sleep <= .milliseconds(2500), "\(sleep)")
         }
         #expect(Set(sleeps).count > 1, "jitter varies the waits")
     }

@@ -2,63 +2,146 @@ import CoreMetrics
 import Logging
 import Synchronization
 
-/// Stops calling a failing dependency for a while, then lets exactly one probe test it.
+/// Stops calling a failing dependency for a while, then lets a few probes test it.
 ///
 /// Two modes: consecutive failures (by default 5 failures, then open for 60 s) and failure ratio over a
-/// rolling window, which opens only once the window has seen a minimum number of calls. While open, calls are
-/// refused with ``CircuitOpenError`` carrying the time until a probe may go. Half-open admits exactly one probe;
-/// every other call is refused until it ends: success closes the breaker, failure re-opens it.
+/// rolling window, which opens only once the window has seen a minimum number of calls. Either can also open on
+/// slow calls (``Configuration/slowCalls``): calls that took at least a duration, at a rate over the window
+/// (in consecutive mode a slow call counts as a failure). While open, calls are refused with
+/// ``CircuitOpenError`` carrying the time really left. Half-open admits ``Configuration/halfOpenCalls`` probes
+/// (one by default); every other call is refused until they end: once that many succeed the breaker closes, the
+/// first that fails (or is slow) re-opens it. A break can grow from one opening to the next
+/// (``Configuration/breakDuration``).
+///
+/// The options are checked when the breaker is made: one that cannot work (a ratio outside (0, 1], a minimum
+/// throughput below 1, …) throws ``ResilienceConfigurationError``.
 ///
 /// Transitions are published on ``transitions()``, logged, and counted through swift-metrics
 /// (`axiom_circuit_breaker_state{key}` gauge, `axiom_circuit_breaker_transitions_total{key,to}`,
-/// `axiom_circuit_breaker_rejections_total{key}`). The closed path takes one uncontended lock per call.
+/// `axiom_circuit_breaker_rejections_total{key}`). The closed path takes one uncontended lock per call (none
+/// in consecutive mode while nothing fails).
 ///
 /// The breaker's states:
 ///
 /// ```
-///            failures reach the threshold                 open duration elapsed,
-///   closed ───────────────────────────────▶ open ───────────────────────────────▶ half-open (one probe)
+///            failures reach the threshold                 break elapsed,
+///   closed ───────────────────────────────▶ open ───────────────────────────────▶ half-open (N probes)
 ///     ▲                                      ▲                                        │
-///     │            probe succeeds            │            probe fails                 │
+///     │            N probes succeed          │            a probe fails               │
 ///     └──────────────────────────────────────┼────────────────────────────────────────┘
-///                                            └──────── (back to open)
+///                                            └──────── (back to open, next break)
 ///   isolate() forces `isolated` from any state; close() forces `closed`.
 /// ```
+///
+/// A break is measured from the moment the breaker opened, or, after a failed probe, from the moment probing
+/// began: a call refused while probes run is told the time left of the break that would follow a failed probe
+/// (45 s into probing with 60 s breaks, it is told 15 s).
 public final class CircuitBreaker: Sendable {
     /// Where a breaker stands.
     public typealias State = CircuitState
 
     /// When a breaker opens.
     public enum Mode: Sendable, Hashable {
-        /// After `threshold` failures in a row.
+        /// After `threshold` (at least 1) failures in a row.
         case consecutiveFailures(threshold: Int)
-        /// When at least `minimumThroughput` calls ended within the last `window` and at least `threshold`
-        /// (0…1) of them failed.
+        /// When at least `minimumThroughput` (at least 1) calls ended within the last `window` and at least
+        /// `threshold` (more than 0, at most 1) of them failed.
+        ///
+        /// The window is ten buckets that start with the calls, not with the clock: every outcome of the last
+        /// `window` counts (a failure 9.1 s old in a 10 s window does), and none older than `window` plus one
+        /// bucket (a tenth of it).
         case failureRatio(threshold: Double, window: Duration, minimumThroughput: Int)
+    }
+
+    /// Calls slow enough to count against the dependency, as resilience4j's slow-call rate.
+    public struct SlowCalls: Sendable, Hashable {
+        /// A call that takes at least this long is slow.
+        public var threshold: Duration
+        /// In failure-ratio mode, the share of slow calls in the window (more than 0, at most 1) that opens the
+        /// breaker, with the mode's minimum throughput. In consecutive mode a slow call counts as a failure.
+        public var rate: Double
+
+        /// Creates the rule: calls of at least `threshold` are slow; `rate` of them in the window opens.
+        public init(threshold: Duration, rate: Double = 1) {
+            self.threshold = threshold
+            self.rate = rate
+        }
     }
 
     /// How a breaker behaves.
     public struct Configuration: Sendable {
         /// When it opens.
         public var mode: Mode
-        /// How long it stays open before a probe may go.
+        /// How long it stays open before probes may go (the first break, when ``breakDuration`` is set).
         public var openDuration: Duration
+        /// How long the n-th break lasts, counting the breaks since the breaker was last closed (1 for the
+        /// first). Nil: every break lasts ``openDuration``. Polly's break-duration generator; for breaks that
+        /// double up to 10 minutes: `{ n in min(.seconds(30) * (1 << min(n - 1, 20)), .seconds(600)) }`.
+        public var breakDuration: (@Sendable (_ opening: Int) -> Duration)?
+        /// How many probes half-open lets through (at least 1); the breaker closes once they all succeed.
+        public var halfOpenCalls: Int
+        /// Slow calls that count against the dependency; nil: the time a call takes does not matter.
+        public var slowCalls: SlowCalls?
         /// Which errors count as failures of the dependency. Others (cancellation by default) count as neither
-        /// success nor failure: a probe that ends with one frees the probe slot.
+        /// success nor failure: a probe that ends with one frees its probe slot.
         public var isFailure: @Sendable (any Error) -> Bool
 
-        /// Creates a configuration.
+        /// Creates a configuration. The breaker checks it when it is made.
         public init(
             mode: Mode = .consecutiveFailures(threshold: 5), openDuration: Duration = .seconds(60),
+            breakDuration: (@Sendable (_ opening: Int) -> Duration)? = nil, halfOpenCalls: Int = 1,
+            slowCalls: SlowCalls? = nil,
             isFailure: @escaping @Sendable (any Error) -> Bool = { !($0 is CancellationError) }
         ) {
             self.mode = mode
             self.openDuration = openDuration
+            self.breakDuration = breakDuration
+            self.halfOpenCalls = halfOpenCalls
+            self.slowCalls = slowCalls
             self.isFailure = isFailure
         }
 
         /// 5 consecutive failures, then open for 60 s.
         public static var standard: Configuration { Configuration() }
+
+        /// Throws when an option cannot work, naming it and why.
+        public func validate(key: String) throws(ResilienceConfigurationError) {
+            let component = "circuit breaker '\(key)'"
+            func refuse(_ option: String, _ reason: String) -> ResilienceConfigurationError {
+                ResilienceConfigurationError(component: component, option: option, reason: reason)
+            }
+            switch mode {
+            case .consecutiveFailures(let threshold):
+                guard threshold >= 1 else {
+                    throw refuse("consecutiveFailures.threshold", "must be at least 1, got \(threshold)")
+                }
+            case .failureRatio(let threshold, let window, let minimumThroughput):
+                guard threshold > 0, threshold <= 1 else {
+                    throw refuse("failureRatio.threshold", "must be in (0, 1], got \(threshold)")
+                }
+                guard window > .zero else { throw refuse("failureRatio.window", "must be positive, got \(window)") }
+                guard minimumThroughput >= 1 else {
+                    throw refuse(
+                        "failureRatio.minimumThroughput", "must be at least 1, got \(minimumThroughput)")
+                }
+            }
+            guard openDuration > .zero else { throw refuse("openDuration", "must be positive, got \(openDuration)") }
+            guard halfOpenCalls >= 1 else { throw refuse("halfOpenCalls", "must be at least 1, got \(halfOpenCalls)") }
+            if let slowCalls {
+                guard slowCalls.threshold > .zero else {
+                    throw refuse("slowCalls.threshold", "must be positive, got \(slowCalls.threshold)")
+                }
+                guard slowCalls.rate > 0, slowCalls.rate <= 1 else {
+                    throw refuse("slowCalls.rate", "must be in (0, 1], got \(slowCalls.rate)")
+                }
+            }
+        }
+
+        /// The length of the n-th break since the breaker was last closed, never negative.
+        func breakLength(_ opening: Int) -> Duration {
+            guard let breakDuration else { return openDuration }
+            return max(.zero, breakDuration(max(1, opening)))
+        }
     }
 
     /// A change of state.
@@ -73,12 +156,16 @@ public final class CircuitBreaker: Sendable {
         public let at: Duration
     }
 
-    /// What ``acquire()`` grants: a normal call, or the one half-open probe.
-    public enum Permit: Sendable, Hashable {
+    /// What ``acquire()`` grants: a normal call, or one of the half-open probes.
+    public struct Permit: Sendable, Hashable {
+        /// Whether this is a half-open probe.
+        public let isProbe: Bool
+        /// Which half-open period granted the probe: a probe that ends after its period (the breaker re-opened
+        /// meanwhile) must not count in the next one.
+        let period: UInt64
+
         /// A call in the closed state.
-        case normal
-        /// The single half-open probe.
-        case probe
+        public static let normal = Permit(isProbe: false, period: 0)
     }
 
     /// The dependency this breaker protects.
@@ -96,24 +183,32 @@ public final class CircuitBreaker: Sendable {
     private let metrics: Metrics
     private let logger: Logger
 
+    /// Whether calls must be timed (slow calls are configured): the stage reads the clock only then.
+    public var measuresDuration: Bool { configuration.slowCalls != nil }
+
     /// Creates a breaker for `key`.
+    ///
+    /// - Throws: ``ResilienceConfigurationError`` when an option cannot work.
     public convenience init(
         key: String, configuration: Configuration = .standard, clock: some Clock<Duration> = ContinuousClock(),
         metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
-    ) {
-        self.init(
+    ) throws(ResilienceConfigurationError) {
+        try self.init(
             key: key, configuration: configuration, runtimeClock: RuntimeClock(clock), metrics: metrics, logger: logger)
     }
 
     /// Creates a breaker for `key` on an already wrapped clock.
+    ///
+    /// - Throws: ``ResilienceConfigurationError`` when an option cannot work.
     public init(
         key: String, configuration: Configuration = .standard, runtimeClock: RuntimeClock,
         metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
-    ) {
+    ) throws(ResilienceConfigurationError) {
+        try configuration.validate(key: key)
         self.key = key
         self.configuration = configuration
         self.clock = runtimeClock
-        self.machine = Mutex(Machine(mode: configuration.mode))
+        self.machine = Mutex(Machine(configuration: configuration))
         self.metrics = Metrics(key: key, factory: metrics)
         self.logger = logger.redacting()
         self.metrics.state.record(State.closed.gaugeValue)
@@ -129,35 +224,38 @@ public final class CircuitBreaker: Sendable {
 
     /// Asks to make a call. Pair every granted permit with exactly one `record…` call.
     ///
-    /// - Throws: ``CircuitOpenError`` when the breaker refuses, with the time until a call may go.
+    /// - Throws: ``CircuitOpenError`` when the breaker refuses, with the time really left until a call may go
+    ///   (see the type's discussion for half-open).
     public func acquire() throws(CircuitOpenError) -> Permit {
-        let result: Result<Permit, CircuitOpenError>
-        var transition: Transition?
         if isClosed.load(ordering: .acquiring) { return .normal }
         let now = clock.now()
-        let openDuration = configuration.openDuration
-        result = machine.withTrackedLock { machine in
+        let halfOpenCalls = configuration.halfOpenCalls
+        var transition: Transition?
+        let result: Result<Permit, CircuitOpenError> = machine.withTrackedLock { machine in
             switch machine.state {
             case .closed:
                 return .success(.normal)
             case .isolated:
                 return .failure(CircuitOpenError(key: key, state: .isolated, retryAfter: nil))
             case .open:
-                let reopensAt = machine.openedAt + openDuration
+                let reopensAt = machine.openedAt + machine.breakLength
                 guard now >= reopensAt else {
                     return .failure(CircuitOpenError(key: key, state: .open, retryAfter: reopensAt - now))
                 }
                 transition = machine.move(to: .halfOpen, key: key, at: now)
-                machine.probeInFlight = true
+                machine.startProbing(at: now)
                 mirror(machine)
-                return .success(.probe)
+                machine.probesGranted = 1
+                return .success(Permit(isProbe: true, period: machine.period))
             case .halfOpen:
-                if !machine.probeInFlight {
-                    machine.probeInFlight = true
-                    return .success(.probe)
+                if machine.probesGranted < halfOpenCalls {
+                    machine.probesGranted += 1
+                    return .success(Permit(isProbe: true, period: machine.period))
                 }
-                // The probe's verdict is unknown: if it fails the breaker stays open this long.
-                return .failure(CircuitOpenError(key: key, state: .halfOpen, retryAfter: openDuration))
+                // If a probe fails, the next break is measured from when probing began.
+                let reopensAt = machine.halfOpenedAt + configuration.breakLength(machine.openings + 1)
+                return .failure(
+                    CircuitOpenError(key: key, state: .halfOpen, retryAfter: max(.zero, reopensAt - now)))
             }
         }
         report(transition)
@@ -170,63 +268,82 @@ public final class CircuitBreaker: Sendable {
         }
     }
 
-    /// Records that a permitted call succeeded.
-    public func recordSuccess(_ permit: Permit) {
-        switch configuration.mode {
-        case .consecutiveFailures:
-            if permit == .normal {
-                // The closed path: clear the failure count only when there is one.
-                guard hasFailures.load(ordering: .acquiring) else { return }
-                let done = machine.withTrackedLock { machine -> Bool in
-                    guard machine.state == .closed || machine.state == .open else { return false }
-                    machine.consecutiveFailures = 0
-                    mirror(machine)
-                    return true
-                }
-                if done { return }
+    /// Records that a permitted call succeeded; `duration` (how long it took) matters only when slow calls are
+    /// configured.
+    public func recordSuccess(_ permit: Permit, duration: Duration? = nil) {
+        let slow = isSlow(duration)
+        if !slow, !permit.isProbe, case .consecutiveFailures = configuration.mode {
+            // The closed path: clear the failure count only when there is one.
+            guard hasFailures.load(ordering: .acquiring) else { return }
+            let done = machine.withTrackedLock { machine -> Bool in
+                guard machine.state == .closed || machine.state == .open else { return false }
+                machine.consecutiveFailures = 0
+                mirror(machine)
+                return true
             }
-        case .failureRatio:
-            break
+            if done { return }
         }
-        let now = clock.now()
-        let transition = machine.withTrackedLock { machine -> Transition? in
-            if permit == .probe {
-                machine.probeInFlight = false
-                guard machine.state == .halfOpen else { return nil }
-                machine.resetCounts()
-                defer { mirror(machine) }
-                return machine.move(to: .closed, key: key, at: now)
-            }
-            if machine.state == .closed { machine.window.record(failure: false, at: now) }
-            return nil
-        }
-        report(transition)
+        record(permit, failure: false, slow: slow)
     }
 
     /// Records that a permitted call failed with `error`. Errors that are not failures (see
     /// ``Configuration/isFailure``) only free the probe slot.
-    public func recordFailure(_ permit: Permit, error: any Error) {
-        let counts = configuration.isFailure(error)
+    public func recordFailure(_ permit: Permit, error: any Error, duration: Duration? = nil) {
+        guard configuration.isFailure(error) else {
+            guard permit.isProbe else { return }
+            machine.withTrackedLock { machine in
+                if machine.state == .halfOpen, machine.period == permit.period {
+                    machine.probesGranted = max(0, machine.probesGranted - 1)
+                }
+            }
+            return
+        }
+        record(permit, failure: true, slow: isSlow(duration))
+    }
+
+    private func isSlow(_ duration: Duration?) -> Bool {
+        guard let slowCalls = configuration.slowCalls, let duration else { return false }
+        return duration >= slowCalls.threshold
+    }
+
+    /// Counts one outcome and moves the machine if it must.
+    private func record(_ permit: Permit, failure: Bool, slow: Bool) {
         let now = clock.now()
-        let mode = configuration.mode
+        let configuration = configuration
         let transition = machine.withTrackedLock { machine -> Transition? in
             defer { mirror(machine) }
-            if permit == .probe {
-                machine.probeInFlight = false
-                guard counts, machine.state == .halfOpen else { return nil }
-                machine.openedAt = now
-                return machine.move(to: .open, key: key, at: now)
+            if permit.isProbe {
+                guard machine.state == .halfOpen, machine.period == permit.period else { return nil }
+                if failure || slow {
+                    machine.openings += 1
+                    machine.breakLength = configuration.breakLength(machine.openings)
+                    machine.openedAt = machine.halfOpenedAt
+                    return machine.move(to: .open, key: key, at: now)
+                }
+                machine.probesSucceeded += 1
+                guard machine.probesSucceeded >= configuration.halfOpenCalls else { return nil }
+                machine.resetCounts()
+                machine.openings = 0
+                return machine.move(to: .closed, key: key, at: now)
             }
-            guard counts, machine.state == .closed else { return nil }
-            switch mode {
+            guard machine.state == .closed else { return nil }
+            switch configuration.mode {
             case .consecutiveFailures(let threshold):
+                guard failure || slow else { return nil }
                 machine.consecutiveFailures += 1
                 guard machine.consecutiveFailures >= threshold else { return nil }
             case .failureRatio(let threshold, _, let minimumThroughput):
-                machine.window.record(failure: true, at: now)
-                let (calls, failures) = machine.window.totals(at: now)
-                guard calls >= minimumThroughput, Double(failures) >= threshold * Double(calls) else { return nil }
+                let totals = machine.window.record(failure: failure, slow: slow, at: now)
+                guard totals.calls >= minimumThroughput else { return nil }
+                let failing = failure && Double(totals.failures) >= threshold * Double(totals.calls)
+                let slowing =
+                    slow
+                    && configuration.slowCalls.map { Double(totals.slow) >= $0.rate * Double(totals.calls) }
+                        ?? false
+                guard failing || slowing else { return nil }
             }
+            machine.openings = 1
+            machine.breakLength = configuration.breakLength(1)
             machine.openedAt = now
             return machine.move(to: .open, key: key, at: now)
         }
@@ -236,15 +353,20 @@ public final class CircuitBreaker: Sendable {
     /// Runs `body` under the breaker.
     public func run<T>(_ body: () async throws -> T) async throws -> T {
         let permit = try acquire()
+        let start = measuresDuration ? clock.now() : .zero
         do {
             let value = try await body()
-            recordSuccess(permit)
+            recordSuccess(permit, duration: measuresDuration ? clock.now() - start : nil)
             return value
         } catch {
-            recordFailure(permit, error: error)
+            recordFailure(permit, error: error, duration: measuresDuration ? clock.now() - start : nil)
             throw error
         }
     }
+
+    /// The breaker's clock, read by the stage to time calls.
+    @usableFromInline
+    func now() -> Duration { clock.now() }
 
     // MARK: Manual control
 
@@ -264,7 +386,8 @@ public final class CircuitBreaker: Sendable {
         report(
             machine.withTrackedLock { machine in
                 machine.resetCounts()
-                machine.probeInFlight = false
+                machine.openings = 0
+                machine.period += 1
                 defer { mirror(machine) }
                 return machine.move(to: .closed, key: key, at: now)
             })
@@ -292,15 +415,32 @@ extension CircuitBreaker {
     struct Machine {
         var state: State = .closed
         var consecutiveFailures = 0
+        /// When the current break began.
         var openedAt: Duration = .zero
-        var probeInFlight = false
+        /// How long the current break lasts.
+        var breakLength: Duration
+        /// Breaks since the breaker was last closed.
+        var openings = 0
+        /// The current half-open period, so late probes of an earlier one are told apart.
+        var period: UInt64 = 0
+        var halfOpenedAt: Duration = .zero
+        var probesGranted = 0
+        var probesSucceeded = 0
         var window: RollingWindow
 
-        init(mode: Mode) {
-            switch mode {
-            case .consecutiveFailures: window = RollingWindow(span: .seconds(1), buckets: 1)
-            case .failureRatio(_, let span, _): window = RollingWindow(span: span, buckets: 10)
+        init(configuration: Configuration) {
+            breakLength = configuration.openDuration
+            switch configuration.mode {
+            case .consecutiveFailures: window = RollingWindow(span: .seconds(1))
+            case .failureRatio(_, let span, _): window = RollingWindow(span: span)
             }
+        }
+
+        mutating func startProbing(at now: Duration) {
+            period += 1
+            halfOpenedAt = now
+            probesGranted = 0
+            probesSucceeded = 0
         }
 
         mutating func resetCounts() {
@@ -316,44 +456,73 @@ extension CircuitBreaker {
         }
     }
 
-    /// Outcomes of the last `span`, kept in buckets so old ones fall out without a list of timestamps.
+    /// Outcomes of the last `span`, kept in ten buckets so old ones fall out without a list of timestamps.
+    ///
+    /// A bucket starts with the first call after the previous one ended (not at a multiple of its width, as a
+    /// window aligned to the clock's epoch would), and leaves once all of it is older than `span`: every
+    /// outcome of the last `span` counts, none older than `span` plus one bucket.
     struct RollingWindow {
         struct Bucket {
-            var epoch: Int64 = .min
+            var startedAt: Duration
             var calls = 0
             var failures = 0
+            var slow = 0
         }
 
-        let bucketNanos: Int64
-        var buckets: [Bucket]
+        let span: Duration
+        let width: Duration
+        private(set) var buckets: [Bucket] = []
+        private(set) var calls = 0
+        private(set) var failures = 0
+        private(set) var slow = 0
 
-        init(span: Duration, buckets count: Int) {
-            bucketNanos = max(1, span.wholeNanoseconds / Int64(count))
-            buckets = Array(repeating: Bucket(), count: count)
+        init(span: Duration, buckets count: Int = 10) {
+            self.span = span
+            width = span / count
+            // At most `count + 1` buckets are alive (span plus one); reserved once, so recording never allocates.
+            buckets.reserveCapacity(count + 2)
         }
 
-        mutating func record(failure: Bool, at now: Duration) {
-            let epoch = now.wholeNanoseconds / bucketNanos
-            let index = Int(epoch % Int64(buckets.count))
-            if buckets[index].epoch != epoch { buckets[index] = Bucket(epoch: epoch) }
+        /// Adds an outcome at `now` and returns the window's totals.
+        mutating func record(
+            failure: Bool, slow isSlow: Bool, at now: Duration
+        ) -> (
+            calls: Int, failures: Int, slow: Int
+        ) {
+            evict(at: now)
+            if buckets.last.map({ now - $0.startedAt >= width }) ?? true { buckets.append(Bucket(startedAt: now)) }
+            let index = buckets.count - 1
             buckets[index].calls += 1
-            if failure { buckets[index].failures += 1 }
+            calls += 1
+            if failure {
+                buckets[index].failures += 1
+                failures += 1
+            }
+            if isSlow {
+                buckets[index].slow += 1
+                slow += 1
+            }
+            return (calls, failures, slow)
         }
 
-        func totals(at now: Duration) -> (calls: Int, failures: Int) {
-            let epoch = now.wholeNanoseconds / bucketNanos
-            let oldest = epoch - Int64(buckets.count) + 1
-            var calls = 0
-            var failures = 0
-            for bucket in buckets where bucket.epoch >= oldest && bucket.epoch <= epoch {
-                calls += bucket.calls
-                failures += bucket.failures
+        /// Drops the buckets that ended more than `span` ago.
+        mutating func evict(at now: Duration) {
+            var dropped = 0
+            for bucket in buckets {
+                guard now - bucket.startedAt >= span + width else { break }
+                calls -= bucket.calls
+                failures -= bucket.failures
+                slow -= bucket.slow
+                dropped += 1
             }
-            return (calls, failures)
+            if dropped > 0 { buckets.removeFirst(dropped) }
         }
 
         mutating func reset() {
-            for index in buckets.indices { buckets[index] = Bucket() }
+            buckets.removeAll(keepingCapacity: true)
+            calls = 0
+            failures = 0
+            slow = 0
         }
     }
 

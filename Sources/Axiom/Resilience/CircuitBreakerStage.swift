@@ -19,12 +19,15 @@ public struct CircuitBreakerStage: OperationMiddleware {
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         let permit = try breaker.acquire()
+        // The clock is read only when slow calls are configured: the happy path stays two atomic loads.
+        let timed = breaker.measuresDuration
+        let start = timed ? breaker.now() : .zero
         do {
             let value = try await next(context)
-            breaker.recordSuccess(permit)
+            breaker.recordSuccess(permit, duration: timed ? breaker.now() - start : nil)
             return value
         } catch {
-            breaker.recordFailure(permit, error: error)
+            breaker.recordFailure(permit, error: error, duration: timed ? breaker.now() - start : nil)
             throw error
         }
     }

@@ -8,14 +8,23 @@ public final class CircuitBreakers: Sendable {
     private let make: @Sendable (String) -> CircuitBreaker
 
     /// Creates an empty set of breakers; each new key gets a breaker with `configuration`.
+    ///
+    /// - Throws: ``ResilienceConfigurationError`` when an option of `configuration` cannot work.
     public init(
         configuration: CircuitBreaker.Configuration = .standard, clock: some Clock<Duration> = ContinuousClock(),
         metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
-    ) {
+    ) throws(ResilienceConfigurationError) {
+        try configuration.validate(key: "*")
         let runtimeClock = RuntimeClock(clock)
         make = { key in
-            CircuitBreaker(
-                key: key, configuration: configuration, runtimeClock: runtimeClock, metrics: metrics, logger: logger)
+            do {
+                return try CircuitBreaker(
+                    key: key, configuration: configuration, runtimeClock: runtimeClock, metrics: metrics,
+                    logger: logger)
+            } catch {
+                // The options were checked above and a key does not change them.
+                preconditionFailure("\(error)")
+            }
         }
     }
 

@@ -1,8 +1,13 @@
+import CoreMetrics
+import Synchronization
+
 /// How a connection is re-established: how many tries, how far apart, and what error ends a hopeless one.
 ///
-/// ``failing(with:maxAttempts:interval:)`` makes the common shape: a fixed number of tries a fixed time apart,
-/// then a ``DomainError`` with the code the caller names (a SIP gateway's registration, say: 3 tries, 3 s
-/// apart, then the gateway plugin's `GATEWAY_NOT_REGISTERED`).
+/// A preset of the retry engine: its tries run through a ``RetryStage`` applying ``policy`` to every error, so
+/// waits, jitter and the attempt count mean what they mean everywhere else. ``failing(with:maxAttempts:interval:)``
+/// makes the common shape: a fixed number of tries a fixed time apart, then a ``DomainError`` with the code the
+/// caller names (a SIP gateway's registration, say: 3 tries, 3 s apart, then the gateway plugin's
+/// `GATEWAY_NOT_REGISTERED`).
 public struct ReconnectionPolicy: Sendable {
     /// Where a reconnection stands, reported to the `onState` callback.
     public enum State: Sendable, Hashable {
@@ -16,19 +21,33 @@ public struct ReconnectionPolicy: Sendable {
         case failed(attempts: Int)
     }
 
-    /// Tries in all, the first one included.
-    public var maxAttempts: Int
-    /// The wait between two tries.
-    public var interval: Duration
+    /// The retry engine's policy for the tries: `maxAttempts` counts every try, the first included.
+    public var policy: RetryPolicy
     /// The error thrown when every try failed, made from the last try's error.
     public var exhausted: @Sendable (_ lastError: any Error) -> any Error
 
-    /// Creates a policy.
+    /// Tries in all, the first one included.
+    public var maxAttempts: Int {
+        get { policy.maxAttempts }
+        set { policy.maxAttempts = max(1, newValue) }
+    }
+
+    /// The wait between two tries (the policy's base delay).
+    public var interval: Duration {
+        get { policy.delay }
+        set { policy.delay = newValue }
+    }
+
+    /// Creates a policy of `maxAttempts` tries (the first included) `interval` apart.
     public init(
         maxAttempts: Int, interval: Duration, exhausted: @escaping @Sendable (_ lastError: any Error) -> any Error
     ) {
-        self.maxAttempts = max(1, maxAttempts)
-        self.interval = interval
+        self.init(policy: .reconnection(maxAttempts: maxAttempts, interval: interval), exhausted: exhausted)
+    }
+
+    /// Creates a policy whose tries follow `policy` (backoff, jitter, cap): any retry policy can reconnect.
+    public init(policy: RetryPolicy, exhausted: @escaping @Sendable (_ lastError: any Error) -> any Error) {
+        self.policy = policy
         self.exhausted = exhausted
     }
 
@@ -45,32 +64,43 @@ public struct ReconnectionPolicy: Sendable {
         }
     }
 
-    /// Runs `connect` until it succeeds or the tries run out, waiting `interval` between tries on `clock`.
+    /// Runs `connect` until it succeeds or the tries run out, waiting as ``policy`` says between tries on
+    /// `clock`.
     ///
     /// - Throws: the policy's ``exhausted`` error after the last try; `CancellationError` at once when the task
     ///   is cancelled.
     public func run<T: Sendable>(
-        clock: some Clock<Duration>, onState: (@Sendable (State) -> Void)? = nil,
-        _ connect: (_ attempt: Int) async throws -> T
+        clock: some Clock<Duration>, random: RandomSource = .shared, onState: (@Sendable (State) -> Void)? = nil,
+        _ connect: @escaping @Sendable (_ attempt: Int) async throws -> T
     ) async throws -> T {
-        var attempt = 1
-        while true {
+        let stage = RetryStage(
+            policy: policy, clock: clock, random: random,
+            onRetry: { failed, wait in onState?(.waiting(attempt: failed.attempt, delay: wait)) })
+        let reached = Atomic<Int>(1)
+        do {
             try Task.checkCancellation()
-            onState?(.connecting(attempt: attempt))
-            do {
-                let value = try await connect(attempt)
-                onState?(.connected(attempt: attempt))
+            return try await stage.run(context: OperationContext(name: "reconnect")) { context in
+                reached.store(context.attempt, ordering: .relaxed)
+                try Task.checkCancellation()
+                onState?(.connecting(attempt: context.attempt))
+                let value = try await connect(context.attempt)
+                onState?(.connected(attempt: context.attempt))
                 return value
-            } catch {
-                if error is CancellationError { throw error }
-                guard attempt < maxAttempts else {
-                    onState?(.failed(attempts: attempt))
-                    throw exhausted(error)
-                }
-                onState?(.waiting(attempt: attempt, delay: interval))
-                try await clock.sleep(for: interval)
-                attempt += 1
             }
+        } catch {
+            if error is CancellationError || Task.isCancelled { throw error }
+            onState?(.failed(attempts: reached.load(ordering: .relaxed)))
+            throw exhausted(error)
         }
+    }
+}
+
+extension RetryPolicy {
+    /// The reconnection preset: `maxAttempts` tries (the first included) a constant `interval` apart, no jitter,
+    /// no `Retry-After`, no cap below the interval.
+    public static func reconnection(maxAttempts: Int = 3, interval: Duration = .seconds(3)) -> RetryPolicy {
+        RetryPolicy(
+            maxAttempts: maxAttempts, backoff: .constant, delay: interval, maxDelay: max(interval, .zero),
+            jitter: false, honorsRetryAfter: false)
     }
 }

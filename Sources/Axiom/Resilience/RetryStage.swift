@@ -8,7 +8,7 @@ public struct RetryAttempt: Sendable {
     public let identity: ErrorIdentity
     /// The policy that applies to it; nil when it must not be retried.
     public let policy: RetryPolicy?
-    /// Which attempt failed, from 1.
+    /// Which attempt failed, from 1: the attempt number the stages and the error event carry.
     public let attempt: Int
     /// The operation's name.
     public let operation: String
@@ -18,9 +18,23 @@ public struct RetryAttempt: Sendable {
 ///
 /// The policy of an error comes from the registry: a registered code follows its descriptor's `retry` (none
 /// means never retried, as for NWC `INSUFFICIENT_BALANCE`); an error the registry does not know follows
-/// `defaultPolicy`. A `Retry-After` carried by the error replaces the computed wait when the policy honours
-/// it. `shouldRetry` can veto any retry. Waits happen on the injected clock; cancellation ends the stage at
-/// once with `CancellationError`.
+/// `defaultPolicy`. A policy's `maxAttempts` counts every call of the operation (the first included, so Polly's
+/// `MaxRetryAttempts` + 1), from the attempt number the stage receives: when a layer's pipeline runs the chain
+/// again it passes the next attempt number, so the stage and the pipeline share one count.
+///
+/// Waits come from the retry engine (``RetryPolicy/wait(forRetry:retryAfter:state:random:)``): the policy's
+/// backoff with jitter of the same shape, or a `Retry-After` carried by the error when the policy honours it,
+/// every wait capped at the policy's `maxDelay`. `shouldRetry` can veto any retry; `onRetry` hears of each one
+/// with its wait (Polly's `OnRetry`). Waits happen on the injected clock; cancellation ends the stage at once with
+/// `CancellationError`.
+///
+/// ``init(policy:clock:random:metrics:shouldRetry:onRetry:)`` makes a stage that applies one policy to every
+/// error, whatever the registry says: ``ReconnectionPolicy`` runs its tries through such a stage.
+///
+/// In a chain, the standard order (Microsoft's resilience pipeline) puts the retry inside a total timeout and
+/// outside the breaker and a per-attempt timeout: limiter → total timeout → retry → breaker → attempt timeout.
+/// A total timeout must outlive the longest series of waits it contains, or it cuts the retry off and its
+/// ``TimeoutError`` replaces the error that was being retried.
 public struct RetryStage: OperationMiddleware {
     /// Where policies come from.
     public let registry: ErrorRegistry
@@ -28,6 +42,10 @@ public struct RetryStage: OperationMiddleware {
     public let clock: RuntimeClock
     /// The policy of errors whose code is not registered; nil means they are not retried.
     public let defaultPolicy: RetryPolicy?
+    /// The policy of every error when set, the registry's notwithstanding.
+    public let fixedPolicy: RetryPolicy?
+    /// Hears of each retry, with the failed attempt and the wait before the next one.
+    public let onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
     /// A veto per error: return false to stop retrying it.
     public let shouldRetry: (@Sendable (RetryAttempt) -> Bool)?
     /// Random source for jittered policies.
@@ -40,24 +58,52 @@ public struct RetryStage: OperationMiddleware {
         registry: ErrorRegistry = .shared, clock: some Clock<Duration> = ContinuousClock(),
         defaultPolicy: RetryPolicy? = nil, random: RandomSource = RandomSource(),
         metrics: any MetricsFactory = MetricsSystem.factory,
-        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil
+        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
     ) {
         self.init(
             registry: registry, runtimeClock: RuntimeClock(clock), defaultPolicy: defaultPolicy, random: random,
-            metrics: metrics, shouldRetry: shouldRetry)
+            metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
+    }
+
+    /// Creates a stage that applies `policy` to every error but cancellation, whatever the registry says.
+    /// `policy.maxAttempts` counts every call, the first included.
+    public init(
+        policy: RetryPolicy, clock: some Clock<Duration> = ContinuousClock(), random: RandomSource = RandomSource(),
+        metrics: any MetricsFactory = MetricsSystem.factory,
+        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
+    ) {
+        self.init(
+            registry: ErrorRegistry.shared, runtimeClock: RuntimeClock(clock), defaultPolicy: policy,
+            fixedPolicy: policy,
+            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
     }
 
     /// Creates the stage on an already wrapped clock.
     public init(
         registry: ErrorRegistry = .shared, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy? = nil,
         random: RandomSource = RandomSource(), metrics: any MetricsFactory = MetricsSystem.factory,
-        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil
+        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
+    ) {
+        self.init(
+            registry: registry, runtimeClock: runtimeClock, defaultPolicy: defaultPolicy, fixedPolicy: nil,
+            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
+    }
+
+    init(
+        registry: ErrorRegistry, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy?, fixedPolicy: RetryPolicy?,
+        random: RandomSource, metrics: any MetricsFactory, shouldRetry: (@Sendable (RetryAttempt) -> Bool)?,
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
     ) {
         self.registry = registry
         self.clock = runtimeClock
         self.defaultPolicy = defaultPolicy
+        self.fixedPolicy = fixedPolicy
         self.random = random
         self.shouldRetry = shouldRetry
+        self.onRetry = onRetry
         self.retries = Counter(label: "axiom_retries_total", factory: metrics)
     }
 
@@ -67,14 +113,13 @@ public struct RetryStage: OperationMiddleware {
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
         var context = context
-        var previousWait: Duration?
+        var state = RetryBackoffState()
         while true {
             do {
                 return try await next(context)
             } catch {
-                let wait = try decide(error, attempt: context.attempt, operation: context.name, previous: previousWait)
+                let wait = try decide(error, attempt: context.attempt, operation: context.name, state: &state)
                 try await clock.sleep(for: wait)
-                previousWait = wait
                 context.attempt += 1
             }
         }
@@ -82,24 +127,25 @@ public struct RetryStage: OperationMiddleware {
 
     /// The wait before the next attempt, or the error rethrown when there is none.
     @usableFromInline
-    func decide(_ error: any Error, attempt: Int, operation: String, previous: Duration?) throws -> Duration {
+    func decide(_ error: any Error, attempt: Int, operation: String, state: inout RetryBackoffState) throws -> Duration
+    {
         if error is CancellationError || Task.isCancelled { throw error }
         let identity = registry.identity(of: error)
         let policy: RetryPolicy?
-        if let descriptor = registry.descriptor(for: identity.code) {
+        if let fixedPolicy {
+            policy = fixedPolicy
+        } else if let descriptor = registry.descriptor(for: identity.code) {
             policy = descriptor.retry
         } else {
             policy = defaultPolicy
         }
         guard let policy, policy.allowsRetry(after: attempt) else { throw error }
-        if let shouldRetry,
-            !shouldRetry(
-                RetryAttempt(error: error, identity: identity, policy: policy, attempt: attempt, operation: operation))
-        {
-            throw error
-        }
+        let failed = RetryAttempt(
+            error: error, identity: identity, policy: policy, attempt: attempt, operation: operation)
+        if let shouldRetry, !shouldRetry(failed) { throw error }
         retries.increment()
-        if policy.honorsRetryAfter, let retryAfter = identity.retryAfter { return retryAfter }
-        return policy.wait(forRetry: attempt, previous: previous, random: random)
+        let wait = policy.wait(forRetry: attempt, retryAfter: identity.retryAfter, state: &state, random: random)
+        onRetry?(failed, wait)
+        return wait
     }
 }

@@ -96,11 +96,15 @@ public struct MiddlewareArray<Element: OperationMiddleware>: OperationMiddleware
 /// ```swift
 /// let chain = OperationChain {
 ///     CapabilityStage(validator, requiring: ["network"])
-///     CircuitBreakerStage(breakers.breaker(for: "wallet"))
-///     TimeoutStage(.seconds(30), clock: clock)
+///     TimeoutStage(.seconds(180), clock: clock)  // total: longer than every wait the retry may make
 ///     RetryStage(registry: registry, clock: clock)
+///     CircuitBreakerStage(breakers.breaker(for: "wallet"))
+///     TimeoutStage(.seconds(10), clock: clock)  // per attempt
 /// }
 /// ```
+///
+/// The standard order (Microsoft's resilience pipeline): limiter → total timeout → retry → breaker → attempt
+/// timeout. The breaker then sees every attempt, and the per-attempt timeout gives each one its own limit.
 @resultBuilder
 public enum OperationChainBuilder {
     @_documentation(visibility: internal)

@@ -12,10 +12,13 @@
 /// How an operation flows through a chain built with `OperationChainBuilder`:
 ///
 /// ```
-///   run(name, work) ─▶ CapabilityStage ─▶ CircuitBreakerStage ─▶ TimeoutStage ─▶ RetryStage ─▶ work()
-///                           │ next             │ next                │ next          │ next
-///   value / error ◀─────────┴──────────────────┴─────────────────────┴───────────────┘
+///   run(name, work) ─▶ Capability ─▶ Timeout ─▶ Retry ─▶ CircuitBreaker ─▶ Timeout ─▶ work()
+///                        │ next       (total)│     │ next    │ next     (attempt)│
+///   value / error ◀──────┴───────────────────┴─────┴─────────┴──────────────────┘
 /// ```
+///
+/// A stage that runs `next` again (retry) raises `context.attempt`; `OperationRunner` hands the last attempt
+/// number to the error event, so stages and handlers count the same attempts.
 ///
 /// Each stage is a value; the builder nests them into `MiddlewarePair<MiddlewarePair<A, B>, C>`, so the whole
 /// chain is one concrete type and a call goes from stage to stage without an existential. Errors that leave

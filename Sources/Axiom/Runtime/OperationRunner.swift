@@ -1,8 +1,14 @@
+import Synchronization
+
 /// Runs a client's operations through a middleware chain, then hands errors that leave it to the layer's handlers.
 ///
-/// This is the whole path of an operation: capability validation, circuit breaker, timeout and retry (the
-/// chain), then the client layer's ``ErrorPipeline`` for whatever still fails. On the happy path it adds no
-/// allocation and no existential.
+/// This is the whole path of an operation: the chain (capability validation, timeouts, retry, circuit breaker),
+/// then the client layer's ``ErrorPipeline`` for whatever still fails. On the happy path it adds no allocation
+/// and no existential.
+///
+/// One attempt count per operation: the error event carries the attempt number the chain's stages saw last, and
+/// a recovery runs the chain again from the next one. A `RetryStage` in the chain and a `FollowDescriptor` in the
+/// pipeline applying a descriptor's policy of `maxAttempts` 3 make 3 calls in all, not 3 × 3.
 ///
 /// ```swift
 /// let runner = OperationRunner(chain: chain, pipeline: ErrorPipeline(layer: .client, escalatesTo: .context) {
@@ -34,20 +40,37 @@ public struct OperationRunner<Chain: OperationMiddleware, Handlers: ErrorHandler
         // the pipeline's `run` is a plain nonisolated async function, so going through it on the happy path
         // would hop executors. An error goes to the pipeline exactly as if its `run` had caught it: its body
         // rethrows the caught error once, and any recovery the handlers decide runs the whole chain again.
+        //
+        // One attempt count per operation: the innermost `next` notes the attempt number the stages gave it (a
+        // retry stage raises it), the pipeline's event carries the last one, and a recovery runs the chain again
+        // from the next number, so a retry stage and a handler applying the same policy share its
+        // `maxAttempts`. The note is a relaxed store into a local atomic: no allocation.
+        let reached = Atomic<Int>(1)
         let firstError: any Error
         do {
             return .success(
-                try await chain.run(context: OperationContext(name: name)) { _ in try await work() })
+                try await chain.run(context: OperationContext(name: name)) { context in
+                    reached.store(context.attempt, ordering: .relaxed)
+                    return try await work()
+                })
         } catch {
             firstError = error
         }
         var pending: (any Error)? = firstError
-        return try await pipeline.run(name) {
-            if let error = pending {
-                pending = nil
-                throw error
-            }
-            return try await chain.run(context: OperationContext(name: name)) { _ in try await work() }
-        }
+        return try await pipeline.run(
+            name,
+            attempts: { attempt in
+                if let error = pending {
+                    pending = nil
+                    attempt = reached.load(ordering: .relaxed)
+                    throw error
+                }
+                reached.store(attempt, ordering: .relaxed)
+                defer { attempt = reached.load(ordering: .relaxed) }
+                return try await chain.run(context: OperationContext(name: name, attempt: attempt)) { context in
+                    reached.store(context.attempt, ordering: .relaxed)
+                    return try await work()
+                }
+            })
     }
 }

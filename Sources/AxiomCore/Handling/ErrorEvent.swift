@@ -150,19 +150,27 @@ public struct ErrorEvent: Sendable {
         self.details = details
     }
 
-    /// The same episode, now failing with a new error (a recovery that failed).
+    /// The same episode, now failing with a new error (a recovery that failed) at attempt `attempt` (the next
+    /// one when nil).
     @usableFromInline
-    mutating func replaceError(with newError: any Error, registry: ErrorRegistry) {
+    mutating func replaceError(with newError: any Error, registry: ErrorRegistry, attempt: Int? = nil) {
         let old = error
         updateDetails { details in
             details.previousErrors.append(old)
-            details.attempt += 1
+            details.attempt = attempt ?? details.attempt + 1
         }
         let unwrapped = ErrorRegistry.unwrapped(newError)
         let resolved = registry.resolveForEvent(unwrapped)
         error = unwrapped
         descriptorReference = resolved.descriptor
         extractor = resolved.extractor
+    }
+
+    /// Sets the attempt the error failed at, when the operation's body counted more than one (a retry stage in
+    /// its chain). Touches the details box only for an attempt past the first.
+    @usableFromInline
+    mutating func reachedAttempt(_ attempt: Int) {
+        if attempt != self.attempt { self.attempt = attempt }
     }
 
     /// Keeps what handlers threw; the event's own error is untouched.

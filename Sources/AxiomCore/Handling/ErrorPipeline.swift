@@ -64,6 +64,23 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     public func run<Value: Sendable>(
         _ operation: String, metadata: [String: String] = [:], _ body: () async throws -> Value
     ) async throws(EscalatedError) -> Outcome<Value> {
+        try await run(operation, metadata: metadata, attempts: { (_: inout Int) in try await body() })
+    }
+
+    /// Runs an operation that may make several attempts per run (a chain with a retry stage): `body` gets the
+    /// number of the attempt it starts with (1, then the failed attempt's number + 1 for a recovery) and sets
+    /// it to the number of the last attempt it made before throwing.
+    ///
+    /// The event carries that number, so a handler's retry policy counts the attempts the body already made:
+    /// one count per operation, whoever retries (`OperationRunner` runs its chain this way).
+    ///
+    /// - Returns: the value, or how the error ended (ignored, recovered, handled).
+    /// - Throws: ``EscalatedError`` when the error goes to the next layer.
+    @inlinable
+    public func run<Value: Sendable>(
+        _ operation: String, metadata: [String: String] = [:],
+        attempts body: (_ attempt: inout Int) async throws -> Value
+    ) async throws(EscalatedError) -> Outcome<Value> {
         if isInstrumented, let instrument = configuration.instrument {
             return try await instrument.run(layer: layer, operation: operation) {
                 () async throws(EscalatedError) -> Outcome<Value> in
@@ -76,13 +93,15 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// `run` without its instrument.
     @inlinable
     func runEpisode<Value: Sendable>(
-        _ operation: String, metadata: [String: String], _ body: () async throws -> Value
+        _ operation: String, metadata: [String: String], _ body: (_ attempt: inout Int) async throws -> Value
     ) async throws(EscalatedError) -> Outcome<Value> {
         var event: ErrorEvent
+        var attempt = 1
         do {
-            return .success(try await body())
+            return .success(try await body(&attempt))
         } catch {
             event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: true)
+            if attempt != 1 { event.reachedAttempt(attempt) }
         }
         while true {
             switch decide(&event) {
@@ -111,11 +130,13 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                         if case .prepareThenRetry(_, let prepare) = recovery { try await prepare() }
                         if delay > .zero { try await configuration.clock.sleep(for: delay) }
                         try Task.checkCancellation()
-                        let value = try await body()
+                        attempt = event.attempt + 1
+                        let value = try await body(&attempt)
                         finish(event, .recovered)
                         return .recovered(value, event)
                     } catch {
-                        event.replaceError(with: error, registry: configuration.registry)
+                        event.replaceError(
+                            with: error, registry: configuration.registry, attempt: max(attempt, event.attempt + 1))
                         if error is CancellationError || Task.isCancelled {
                             // Cancellation stops recovery at once: the episode ends as expected.
                             finish(event, .ignored)

@@ -7,8 +7,9 @@ public struct Recover: ErrorHandler {
         /// A custom strategy.
         public init(_ plan: @escaping @Sendable (ErrorEvent) throws -> Recovery?) { self.plan = plan }
 
-        /// Retry while `policy` allows, waiting its backoff (or the error's `Retry-After`, if the policy
-        /// honours it).
+        /// Retry while `policy` allows (its `maxAttempts` counts every call of the operation, the chain's
+        /// retries included), waiting its backoff with its jitter, or the error's `Retry-After` if the policy
+        /// honours it; every wait capped at its `maxDelay`.
         public static func retry(_ policy: RetryPolicy) -> Strategy {
             Strategy { event in
                 guard policy.allowsRetry(after: event.attempt) else { return nil }
@@ -16,7 +17,8 @@ public struct Recover: ErrorHandler {
             }
         }
 
-        /// Retry as the error's descriptor says; nothing when it is not retryable.
+        /// Retry as the error's descriptor says; nothing when it is not retryable or its attempts (counted for
+        /// the whole operation) are used up.
         public static let descriptorPolicy = Strategy { event in
             guard let policy = event.descriptor.retry, policy.allowsRetry(after: event.attempt) else { return nil }
             return .retry(after: Recover.wait(policy, event))
@@ -63,8 +65,9 @@ public struct Recover: ErrorHandler {
     @_documentation(visibility: internal)
     public func _bound(to registry: ErrorRegistry) -> Recover { Recover(match.bound(to: registry), strategy) }
 
+    /// The wait before retrying `event`: the retry engine's, with the error's `Retry-After` (capped at the
+    /// policy's `maxDelay`) and the policy's jitter.
     static func wait(_ policy: RetryPolicy, _ event: ErrorEvent) -> Duration {
-        if policy.honorsRetryAfter, let retryAfter = event.identity.retryAfter { return retryAfter }
-        return policy.delay(forRetry: event.attempt)
+        policy.wait(forRetry: event.attempt, retryAfter: event.identity.retryAfter, random: .shared)
     }
 }

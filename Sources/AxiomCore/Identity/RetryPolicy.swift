@@ -10,20 +10,27 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
         case exponential
     }
 
-    /// Total attempts, the first one included. `1` means "never retried".
+    /// Total calls, the first one included: `3` means one call and at most two retries; `1` means "never
+    /// retried". Coming from Polly, whose `MaxRetryAttempts` counts retries only: `maxAttempts` is
+    /// `MaxRetryAttempts + 1`.
+    ///
+    /// The count belongs to the operation, not to the place that retries: a `RetryStage` in the chain and a
+    /// `FollowDescriptor` in the layer's pipeline applying the same policy make `maxAttempts` calls in all.
     public var maxAttempts: Int
     /// Growth of the delay.
     public var backoff: Backoff
     /// The base delay: the wait before the first retry.
     public var delay: Duration
-    /// No wait is longer than this.
+    /// No wait is longer than this: it caps the backoff, the jitter and a `Retry-After` the error carries.
     public var maxDelay: Duration
-    /// Whether a random jitter is applied to each wait.
+    /// Whether a random jitter is applied to each wait: ±25 % for constant and linear backoff, decorrelated
+    /// jitter for exponential (see ``wait(forRetry:retryAfter:state:random:)`` for the table of delays).
     public var jitter: Bool
-    /// Whether a `Retry-After` carried by the error replaces the computed delay.
+    /// Whether a `Retry-After` carried by the error replaces the computed delay. It is still capped at
+    /// ``maxDelay``; a negative one is ignored.
     public var honorsRetryAfter: Bool
 
-    /// Creates a policy.
+    /// Creates a policy. `maxAttempts` counts every call, the first included (Polly's `MaxRetryAttempts` + 1).
     public init(
         maxAttempts: Int,
         backoff: Backoff = .exponential,

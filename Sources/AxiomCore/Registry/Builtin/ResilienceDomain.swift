@@ -78,6 +78,49 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
     public var description: String { "injected fault #\(sequence)" }
 }
 
+/// Options of a resilience component (a circuit breaker, a limiter) that cannot work, refused when the component
+/// is made: a failure ratio of 1.5 or a minimum throughput of 0 would give a breaker that never opens.
+///
+/// A programming error, identified as `axiom.resilience/invalidConfiguration`; `file` and `line` say where it
+/// was thrown from, equality compares what was refused and why.
+public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
+    /// The identity of every refused configuration.
+    public static let code = ErrorCode(CircuitOpenError.domain, "invalidConfiguration")
+
+    /// What was being made: `circuit breaker 'wallet'`.
+    public let component: String
+    /// The option refused: `failureRatio.threshold`.
+    public let option: String
+    /// Why: `must be in (0, 1], got 1.5`.
+    public let reason: String
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
+
+    /// Creates the error; `file` and `line` default to the caller's.
+    public init(component: String, option: String, reason: String, file: String = #fileID, line: UInt = #line) {
+        self.component = component
+        self.option = option
+        self.reason = reason
+        self.file = file
+        self.line = line
+    }
+
+    public var errorCode: ErrorCode { Self.code }
+    public var description: String { "\(component): \(option) \(reason)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.component == rhs.component && lhs.option == rhs.option && lhs.reason == rhs.reason
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(component)
+        hasher.combine(option)
+        hasher.combine(reason)
+    }
+}
+
 extension CircuitOpenError {
     /// The domain `axiom.resilience`: the errors of the runtime's resilience stages.
     static let builtinDomain = BuiltinDomain(
@@ -99,6 +142,14 @@ extension CircuitOpenError {
                     "Bu işlem çok uzun sürüyor.", recovery: "Bağlantınızı kontrol edip yeniden deneyin.",
                     title: "Zaman aşımı")),
             BuiltinCode(
+                name: "invalidConfiguration", category: .general, severity: .error, disposition: .handle,
+                english: BuiltinTexts(
+                    "This feature is misconfigured.", recovery: "Please report this problem.",
+                    title: "Configuration error"),
+                turkish: BuiltinTexts(
+                    "Bu özellik hatalı yapılandırılmış.", recovery: "Lütfen bu sorunu bildirin.",
+                    title: "Yapılandırma hatası")),
+            BuiltinCode(
                 name: "injectedFault", category: .general, severity: .error, disposition: .handle,
                 english: BuiltinTexts("A test fault was injected.", title: "Test fault"),
                 turkish: BuiltinTexts("Bir test hatası enjekte edildi.", title: "Test hatası")),
@@ -108,5 +159,6 @@ extension CircuitOpenError {
     static let samples: [any IdentifiableError] = [
         CircuitOpenError(key: "x", state: .open, retryAfter: nil), TimeoutError(operation: "x", limit: .seconds(1)),
         InjectedFault(sequence: 1),
+        ResilienceConfigurationError(component: "x", option: "y", reason: "z"),
     ]
 }
