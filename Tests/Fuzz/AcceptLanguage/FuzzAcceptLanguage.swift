@@ -29,3 +29,8 @@ func fuzzAcceptLanguage(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     check(again.ranges == parsed.ranges, "reparsed \(again.ranges) from \(parsed.ranges)")
     return 0
 }
+
+/// `precondition` that also prints its message in a release build, so a crash input explains itself.
+private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError(message()) }
+}
