@@ -166,16 +166,27 @@ public final class ConcurrencyLimiter: Sendable {
 public struct ConcurrencyLimiterStage: OperationMiddleware {
     /// The limiter every call passes.
     public let limiter: ConcurrencyLimiter
+    /// Where rejections are counted (`axiom_resilience_events_total{event="rejection"}`); nil: nowhere.
+    public let telemetry: ResilienceTelemetry?
 
     /// A stage guarded by `limiter`.
-    public init(_ limiter: ConcurrencyLimiter) { self.limiter = limiter }
+    public init(_ limiter: ConcurrencyLimiter, telemetry: ResilienceTelemetry? = nil) {
+        self.limiter = limiter
+        self.telemetry = telemetry
+    }
 
     @inlinable
     nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await limiter.acquire()
+        do {
+            try await limiter.acquire()
+        } catch let error as ConcurrencyLimitError {
+            telemetry?.event(
+                "rejection", stage: "concurrencyLimiter", operation: context.name, outcome: "\(error.errorCode)")
+            throw error
+        }
         defer { limiter.release() }
         return try await next(context)
     }

@@ -19,13 +19,15 @@ public struct HedgingStage: OperationMiddleware {
     /// Whether a failure starts the next attempt at once (true) or ends the call (false). Cancellation never
     /// hedges.
     public let shouldHedge: @Sendable (any Error) -> Bool
+    /// Where hedges are counted (`axiom_resilience_events_total{event="hedge", outcome="delay"|"failure"}`).
+    public let telemetry: ResilienceTelemetry?
 
     /// Creates the stage.
     ///
     /// - Throws: ``ResilienceConfigurationError`` when `maxHedges` is below 1 or `delay` is negative.
     public init(
         maxHedges: Int = 1, delay: Duration, clock: some Clock<Duration> = ContinuousClock(),
-        shouldHedge: @escaping @Sendable (any Error) -> Bool = { _ in true }
+        shouldHedge: @escaping @Sendable (any Error) -> Bool = { _ in true }, telemetry: ResilienceTelemetry? = nil
     ) throws(ResilienceConfigurationError) {
         guard maxHedges >= 1 else {
             throw ResilienceConfigurationError(
@@ -39,6 +41,7 @@ public struct HedgingStage: OperationMiddleware {
         self.delay = delay
         self.clock = RuntimeClock(clock)
         self.shouldHedge = shouldHedge
+        self.telemetry = telemetry
     }
 
     enum Event<Output: Sendable>: Sendable {
@@ -89,6 +92,7 @@ public struct HedgingStage: OperationMiddleware {
                         lastError = error
                         if error is CancellationError || Task.isCancelled || !shouldHedge(error) { throw error }
                         if started < limit {
+                            telemetry?.event("hedge", stage: "hedging", operation: context.name, outcome: "failure")
                             start()
                         } else if running == 0 {
                             throw error
@@ -96,7 +100,10 @@ public struct HedgingStage: OperationMiddleware {
                     case .timer(let after):
                         // Only the timer of the latest attempt counts: an attempt started early (a failure)
                         // restarts the delay.
-                        if after == started, running > 0, started < limit { start() }
+                        if after == started, running > 0, started < limit {
+                            telemetry?.event("hedge", stage: "hedging", operation: context.name, outcome: "delay")
+                            start()
+                        }
                     }
                 }
                 throw lastError ?? CancellationError()

@@ -143,11 +143,14 @@ public struct RateLimiterStage: OperationMiddleware {
     public let limiter: RateLimiter
     /// Permits each call takes.
     public let permits: Int
+    /// Where rejections are counted (`axiom_resilience_events_total{event="rejection"}`); nil: nowhere.
+    public let telemetry: ResilienceTelemetry?
 
     /// A stage guarded by `limiter`, each call taking `permits`.
-    public init(_ limiter: RateLimiter, permits: Int = 1) {
+    public init(_ limiter: RateLimiter, permits: Int = 1, telemetry: ResilienceTelemetry? = nil) {
         self.limiter = limiter
         self.permits = permits
+        self.telemetry = telemetry
     }
 
     @inlinable
@@ -155,7 +158,12 @@ public struct RateLimiterStage: OperationMiddleware {
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try limiter.acquire(permits: permits)
+        do {
+            try limiter.acquire(permits: permits)
+        } catch {
+            telemetry?.event("rejection", stage: "rateLimiter", operation: context.name, outcome: "\(error.errorCode)")
+            throw error
+        }
         return try await next(context)
     }
 }

@@ -18,19 +18,31 @@ public struct TimeoutStage: OperationMiddleware {
     public let limit: Duration
     /// The clock the limit is measured on.
     public let clock: RuntimeClock
+    /// Where timeouts are counted (`axiom_resilience_events_total{event="timeout"}`); nil: nowhere.
+    public let telemetry: ResilienceTelemetry?
     @usableFromInline
     let scheduler: DeadlineScheduler
 
     /// Creates the stage.
-    public init(_ limit: Duration, clock: some Clock<Duration> = ContinuousClock()) {
-        self.init(limit, runtimeClock: RuntimeClock(clock))
+    public init(
+        _ limit: Duration, clock: some Clock<Duration> = ContinuousClock(), telemetry: ResilienceTelemetry? = nil
+    ) {
+        self.init(limit, runtimeClock: RuntimeClock(clock), telemetry: telemetry)
     }
 
     /// Creates the stage on an already wrapped clock.
-    public init(_ limit: Duration, runtimeClock: RuntimeClock) {
+    public init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
         self.limit = limit
         self.clock = runtimeClock
+        self.telemetry = telemetry
         self.scheduler = DeadlineScheduler(clock: runtimeClock, limit: limit)
+    }
+
+    /// The error of a call the timer cancelled, counted.
+    @usableFromInline
+    func timedOut(_ context: OperationContext) -> TimeoutError {
+        telemetry?.event("timeout", stage: "timeout", operation: context.name, outcome: "\(TimeoutError.code)")
+        return TimeoutError(operation: context.name, limit: limit)
     }
 
     @inlinable @inline(__always)
@@ -44,7 +56,7 @@ public struct TimeoutStage: OperationMiddleware {
             _ = scheduler.deregister(ticket)
             return value
         } catch {
-            if scheduler.deregister(ticket) { throw TimeoutError(operation: context.name, limit: limit) }
+            if scheduler.deregister(ticket) { throw timedOut(context) }
             throw error
         }
     }
@@ -64,14 +76,16 @@ public struct AttemptTimeoutStage: OperationMiddleware {
     let inner: TimeoutStage
 
     /// Creates the stage.
-    public init(_ limit: Duration, clock: some Clock<Duration> = ContinuousClock()) {
-        self.init(limit, runtimeClock: RuntimeClock(clock))
+    public init(
+        _ limit: Duration, clock: some Clock<Duration> = ContinuousClock(), telemetry: ResilienceTelemetry? = nil
+    ) {
+        self.init(limit, runtimeClock: RuntimeClock(clock), telemetry: telemetry)
     }
 
     /// Creates the stage on an already wrapped clock.
-    public init(_ limit: Duration, runtimeClock: RuntimeClock) {
+    public init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
         self.limit = limit
-        self.inner = TimeoutStage(limit, runtimeClock: runtimeClock)
+        self.inner = TimeoutStage(limit, runtimeClock: runtimeClock, telemetry: telemetry)
     }
 
     @inlinable
