@@ -14,8 +14,9 @@ import Logging
 ///
 /// A failed attempt that will be retried is logged at debug; the final failure is the layer's to log (its
 /// pipeline's observers log it once, at the level of its severity), so a retried call does not flood the log
-/// with errors. Stages without telemetry (the default) report nothing and read no clock for it.
-public struct ResilienceTelemetry: Sendable {
+/// with errors. Stages without telemetry (the default) report nothing and read no clock for it. A class, so a
+/// stage holding one stays one reference larger (stages are copied into the chain's closures on every call).
+public final class ResilienceTelemetry: Sendable {
     /// The `pipeline` dimension: which chain reported (`payments`, `relay`).
     public let pipeline: String
     /// Where the metrics go.
