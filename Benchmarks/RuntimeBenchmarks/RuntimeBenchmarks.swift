@@ -118,6 +118,40 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The other stages of issue 16, each alone around `work(_:)`, beside the direct call.
+    let bulkhead: ConcurrencyLimiter
+    let rate: RateLimiter
+    let hedging: HedgingStage
+    do {
+        bulkhead = try ConcurrencyLimiter(key: "bench", limit: 64, queueLimit: 64)
+        rate = try RateLimiter(
+            key: "bench", algorithm: .tokenBucket(capacity: 1_000_000, tokensPerPeriod: 1_000_000, period: .seconds(1)),
+            clock: clock)
+        hedging = try HedgingStage(maxHedges: 1, delay: .seconds(30), clock: clock)
+    } catch {
+        fatalError("valid settings: \(error)")
+    }
+    let bulkheadStage = ConcurrencyLimiterStage(bulkhead)
+    Benchmark("part: concurrency limiter stage alone") { benchmark in
+        await measure(benchmark) { index in
+            blackHole(try? await bulkheadStage.run("bench") { try await work(index) })
+        }
+    }
+    let rateStage = RateLimiterStage(rate)
+    Benchmark("part: rate limiter stage alone (token bucket)") { benchmark in
+        await measure(benchmark) { index in
+            blackHole(try? await rateStage.run("bench") { try await work(index) })
+        }
+    }
+    Benchmark(
+        "part: hedging stage alone (first attempt fast: a task group per call)",
+        configuration: .init(metrics: [.wallClock, .mallocCountTotal], scalingFactor: .one, maxDuration: .seconds(2))
+    ) { benchmark in
+        await measure(benchmark) { index in
+            blackHole(try? await hedging.run("bench") { try await work(index) })
+        }
+    }
+
     let runtimeClock = RuntimeClock(clock)
     Benchmark("part: clock reading (ContinuousClock)") { benchmark in
         await measure(benchmark) { _ in blackHole(runtimeClock.now()) }
