@@ -195,3 +195,25 @@ struct TimeoutStageTests {
         #expect(error?.operation == "probe")
     }
 }
+
+@Suite("Timeout stage under load")
+struct TimeoutStageLoadTests {
+    @Test("200 calls timed out one after another, each task cancelled once and released cleanly")
+    func manyTimeouts() async throws {
+        let clock = ManualClock()
+        let stage = TimeoutStage(.seconds(1), clock: clock)
+        for round in 0..<200 {
+            let task = Task {
+                try await stage.run("slow") { () async throws -> Int in
+                    try await clock.sleep(for: .seconds(10))
+                    return round
+                }
+            }
+            await clock.waitForSleepers(2)
+            clock.advance(by: .seconds(1))
+            await #expect(throws: TimeoutError.self) { try await task.value }
+            // The work's cancelled sleep and the timer's next sleep: let the timer settle before the next round.
+            while clock.sleeperCount > 1 { await Task.yield() }
+        }
+    }
+}
