@@ -64,7 +64,7 @@ struct ResilienceTelemetryTests {
                 == "attempt 1 of pay failed with nwc/INTERNAL; retrying in 1.0 seconds")
     }
 
-    @Test("timeouts, limiter rejections and hedges are counted as resilience events")
+    @Test("timeouts, limiter and breaker rejections and hedges are counted as resilience events")
     func otherEvents() async throws {
         let clock = ManualClock()
         let metrics = TestMetrics()
@@ -109,6 +109,12 @@ struct ResilienceTelemetryTests {
         #expect(try count("concurrencyLimiter", "rejection", "axiom.resilience/concurrencyLimited") == 1)
         clock.advance(by: .seconds(3))
         _ = try await holding.value
+
+        let breaker = try CircuitBreaker(key: "wallet", clock: clock)
+        breaker.isolate()
+        let guarded = CircuitBreakerStage(breaker, telemetry: telemetry)
+        await #expect(throws: CircuitOpenError.self) { try await guarded.run("op") { 1 } }
+        #expect(try count("breaker", "rejection", "isolated") == 1)
 
         struct Down: Error {}
         let hedging = try HedgingStage(maxHedges: 1, delay: .seconds(1), clock: clock, telemetry: telemetry)

@@ -5,8 +5,9 @@ import Logging
 /// telemetry in this framework's terms.
 ///
 /// - `axiom_resilience_events_total{pipeline, stage, event, operation, outcome}`: a counter of resilience events:
-///   `retry` (outcome: the failed attempt's code), `timeout`, `rejection` (a limiter's), `hedge` (outcome:
-///   `delay` or `failure`, what started it);
+///   `retry` (outcome: the failed attempt's code), `timeout`, `rejection` (a limiter's, outcome its code; the
+///   breaker's, outcome its state), `hedge` (outcome: `delay` or `failure`, what started it); the breaker's
+///   transitions are counted by the breaker itself (`axiom_circuit_breaker_transitions_total`);
 /// - `axiom_resilience_attempt_duration_seconds{pipeline, operation, outcome}`: a timer of each attempt the
 ///   retry stage makes (outcome `success` or the code it failed with);
 /// - `axiom_resilience_operation_duration_seconds{pipeline, operation, outcome}`: a timer of the whole
