@@ -66,3 +66,56 @@ struct FaultInjectionTests {
         #expect(clock.requestedSleeps == [.seconds(1), .seconds(2)])
     }
 }
+
+@Suite("Fault injection of registry codes")
+struct RegistryFaultInjectionTests {
+    @Test("injects nwc/RATE_LIMITED with its Retry-After at a seeded rate; the retry engine waits that Retry-After")
+    func injectsRegisteredCode() async throws {
+        let registry = try nwcRegistry()
+        let rateLimited = ErrorCode("nwc", "RATE_LIMITED")
+        func failures(seed: UInt64) async throws -> [Bool] {
+            let injector = FaultInjector(seed: seed)
+            try injector.failRatio(0.25, code: rateLimited, retryAfter: .seconds(5), registry: registry)
+            let stage = FaultInjectionStage(injector, clock: ManualClock())
+            var failed: [Bool] = []
+            for _ in 0..<400 {
+                do {
+                    _ = try await stage.run("pay") { 1 }
+                    failed.append(false)
+                } catch {
+                    let identity = registry.identity(of: error)
+                    #expect(identity == ErrorIdentity(code: rateLimited, retryAfter: .seconds(5)))
+                    #expect(registry.descriptor(for: identity.code)?.retry?.maxAttempts == 3)
+                    failed.append(true)
+                }
+            }
+            return failed
+        }
+        let first = try await failures(seed: 11)
+        #expect(try await failures(seed: 11) == first, "the same seed injects into the same calls")
+        let share = Double(first.filter { $0 }.count) / Double(first.count)
+        #expect(share > 0.18 && share < 0.32, "about a quarter: \(share)")
+
+        // Through a retry stage: the injected Retry-After (5 s) wins over the descriptor's 60 s.
+        let clock = ManualClock()
+        let injector = FaultInjector(seed: 1)
+        try injector.failRatio(1, code: rateLimited, retryAfter: .seconds(5), registry: registry)
+        let chain = OperationChain {
+            RetryStage(registry: registry, clock: clock)
+            FaultInjectionStage(injector, clock: clock)
+        }
+        let task = Task { try await chain.run("pay") { 1 } }
+        await clock.drive(2)
+        await #expect(throws: DomainError.self) { try await task.value }
+        #expect(clock.requestedSleeps == [.seconds(5), .seconds(5)])
+        #expect(injector.injectedFailures == 3)
+    }
+
+    @Test("a code the registry does not know is refused")
+    func unknownCodeRefused() {
+        let injector = FaultInjector()
+        #expect(throws: ResilienceConfigurationError.self) {
+            try injector.failRatio(0.5, code: ErrorCode("nwc", "NO_SUCH_CODE"), registry: ErrorRegistry())
+        }
+    }
+}

@@ -50,6 +50,25 @@ public final class FaultInjector: Sendable {
         }
     }
 
+    /// A share `ratio` (0…1) of calls fails with the registered error `code` of `registry`, carrying
+    /// `retryAfter` when given (`nwc/RATE_LIMITED` with a Retry-After of 5 s, say), so the handlers, the retry
+    /// engine and the presentation see exactly what the real dependency would send. The draws come from the
+    /// injector's seeded generator, as for ``failRatio(_:with:)``.
+    ///
+    /// - Throws: ``ResilienceConfigurationError`` when `registry` does not know `code`: an injected fault must
+    ///   have an identity, a fate and texts.
+    public func failRatio(
+        _ ratio: Double, code: ErrorCode, retryAfter: Duration? = nil, message: String = "injected fault",
+        registry: ErrorRegistry = .shared
+    ) throws(ResilienceConfigurationError) {
+        guard registry.descriptor(for: code) != nil else {
+            throw ResilienceConfigurationError(
+                component: "fault injector", option: "code", reason: "must be registered, got \(code)")
+        }
+        failRatio(
+            ratio, with: DomainError(domain: code.domain, code: code.code, message: message, retryAfter: retryAfter))
+    }
+
     /// Stops every fault.
     public func reset() {
         state.withTrackedLock {

@@ -46,6 +46,10 @@ public struct RetryStage: OperationMiddleware {
     public let fixedPolicy: RetryPolicy?
     /// Hears of each retry, with the failed attempt and the wait before the next one.
     public let onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
+    /// Where retries, attempt durations and failed attempts are reported; nil: nowhere, and no clock is read.
+    public let telemetry: ResilienceTelemetry?
+    // Read on the hot path instead of `telemetry`: testing the optional struct would copy it (retains).
+    @usableFromInline let reports: Bool
     /// A veto per error: return false to stop retrying it.
     public let shouldRetry: (@Sendable (RetryAttempt) -> Bool)?
     /// Random source for jittered policies.
@@ -59,11 +63,11 @@ public struct RetryStage: OperationMiddleware {
         defaultPolicy: RetryPolicy? = nil, random: RandomSource = RandomSource(),
         metrics: any MetricsFactory = MetricsSystem.factory,
         shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil
     ) {
         self.init(
             registry: registry, runtimeClock: RuntimeClock(clock), defaultPolicy: defaultPolicy, random: random,
-            metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
+            metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry, telemetry: telemetry)
     }
 
     /// Creates a stage that applies `policy` to every error but cancellation, whatever the registry says.
@@ -72,12 +76,12 @@ public struct RetryStage: OperationMiddleware {
         policy: RetryPolicy, clock: some Clock<Duration> = ContinuousClock(), random: RandomSource = RandomSource(),
         metrics: any MetricsFactory = MetricsSystem.factory,
         shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil
     ) {
         self.init(
             registry: ErrorRegistry.shared, runtimeClock: RuntimeClock(clock), defaultPolicy: policy,
-            fixedPolicy: policy,
-            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
+            fixedPolicy: policy, random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry,
+            telemetry: telemetry)
     }
 
     /// Creates the stage on an already wrapped clock.
@@ -85,17 +89,17 @@ public struct RetryStage: OperationMiddleware {
         registry: ErrorRegistry = .shared, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy? = nil,
         random: RandomSource = RandomSource(), metrics: any MetricsFactory = MetricsSystem.factory,
         shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil
     ) {
         self.init(
             registry: registry, runtimeClock: runtimeClock, defaultPolicy: defaultPolicy, fixedPolicy: nil,
-            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry)
+            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry, telemetry: telemetry)
     }
 
     init(
         registry: ErrorRegistry, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy?, fixedPolicy: RetryPolicy?,
         random: RandomSource, metrics: any MetricsFactory, shouldRetry: (@Sendable (RetryAttempt) -> Bool)?,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?, telemetry: ResilienceTelemetry?
     ) {
         self.registry = registry
         self.clock = runtimeClock
@@ -104,6 +108,8 @@ public struct RetryStage: OperationMiddleware {
         self.random = random
         self.shouldRetry = shouldRetry
         self.onRetry = onRetry
+        self.telemetry = telemetry
+        self.reports = telemetry != nil
         self.retries = Counter(label: "axiom_retries_total", factory: metrics)
     }
 
@@ -112,6 +118,7 @@ public struct RetryStage: OperationMiddleware {
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
+        if reports { return try await runReporting(context: context, next: next) }
         var context = context
         var state = RetryBackoffState()
         while true {
@@ -119,6 +126,32 @@ public struct RetryStage: OperationMiddleware {
                 return try await next(context)
             } catch {
                 let wait = try decide(error, attempt: context.attempt, operation: context.name, state: &state)
+                try await clock.sleep(for: wait)
+                context.attempt += 1
+            }
+        }
+    }
+
+    /// `run` with telemetry: each attempt timed, each retry counted and logged at debug.
+    @usableFromInline
+    nonisolated(nonsending) func runReporting<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
+    ) async throws -> Output {
+        var context = context
+        var state = RetryBackoffState()
+        while true {
+            let start = clock.now()
+            do {
+                let value = try await next(context)
+                telemetry?.attempt(operation: context.name, outcome: "success", duration: clock.now() - start)
+                return value
+            } catch {
+                let code = registry.identity(of: error).code
+                telemetry?.attempt(operation: context.name, outcome: "\(code)", duration: clock.now() - start)
+                let wait = try decide(error, attempt: context.attempt, operation: context.name, state: &state)
+                telemetry?.event("retry", stage: "retry", operation: context.name, outcome: "\(code)")
+                telemetry?.failedAttempt(operation: context.name, attempt: context.attempt, code: code, wait: wait)
                 try await clock.sleep(for: wait)
                 context.attempt += 1
             }

@@ -1,50 +1,101 @@
-/// Ends a call that takes longer than `limit`: the rest of the chain is cancelled and ``TimeoutError`` thrown.
+/// Ends a call that takes longer than `limit`: the call's task is cancelled and ``TimeoutError`` thrown.
 ///
-/// Cancellation is cooperative: the stage returns once the cancelled work has stopped, so nothing the work
-/// does outlives the call. Time is measured on the injected clock. Placed before the retry stage, the limit
-/// covers every attempt and every wait between them.
+/// The call runs inline, on the caller's task: the stage notes a deadline with the stage's shared timer (one
+/// task per stage, not one per call) and the timer cancels the task of a call still running past it. The happy
+/// path costs two short critical sections and no allocation. Cancellation is cooperative: the stage returns
+/// once the cancelled work has stopped, so nothing the work does outlives the call. A call that finishes with a
+/// value though it was cancelled keeps its value. Time is measured on the injected clock.
+///
+/// Cancelling a task cannot be undone: after a ``TimeoutError`` the task that ran the call is cancelled. Use
+/// this stage as the total timeout, around the retry stage (limiter → total timeout → retry → breaker →
+/// attempt timeout), with a limit that outlives every wait the retry may make, or its ``TimeoutError``
+/// replaces the error being retried. To limit each attempt inside a retry, use ``AttemptTimeoutStage``, which
+/// gives each attempt a child task so that a timed-out attempt can be retried.
+///
+/// Build a chain once and reuse it: each stage value made by an initialiser has its own timer.
 public struct TimeoutStage: OperationMiddleware {
     /// The longest a call may take.
     public let limit: Duration
     /// The clock the limit is measured on.
     public let clock: RuntimeClock
+    /// Where timeouts are counted (`axiom_resilience_events_total{event="timeout"}`); nil: nowhere.
+    public let telemetry: ResilienceTelemetry?
+    @usableFromInline
+    let scheduler: DeadlineScheduler
 
     /// Creates the stage.
-    public init(_ limit: Duration, clock: some Clock<Duration> = ContinuousClock()) {
-        self.init(limit, runtimeClock: RuntimeClock(clock))
+    public init(
+        _ limit: Duration, clock: some Clock<Duration> = ContinuousClock(), telemetry: ResilienceTelemetry? = nil
+    ) {
+        self.init(limit, runtimeClock: RuntimeClock(clock), telemetry: telemetry)
     }
 
     /// Creates the stage on an already wrapped clock.
-    public init(_ limit: Duration, runtimeClock: RuntimeClock) {
+    public init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
         self.limit = limit
         self.clock = runtimeClock
+        self.telemetry = telemetry
+        self.scheduler = DeadlineScheduler(clock: runtimeClock, limit: limit)
     }
 
+    /// The error of a call the timer cancelled, counted.
+    @usableFromInline
+    func timedOut(_ context: OperationContext) -> TimeoutError {
+        telemetry?.event("timeout", stage: "timeout", operation: context.name, outcome: "\(TimeoutError.code)")
+        return TimeoutError(operation: context.name, limit: limit)
+    }
+
+    @inlinable @inline(__always)
     nonisolated(nonsending) public func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        // The group awaits both children before returning, so `next` never outlives this call.
-        try await withoutActuallyEscaping(next) { next in
-            try await withThrowingTaskGroup(of: Race<Output>.self) { group in
-                group.addTask { .finished(try await next(context)) }
-                group.addTask { [clock, limit] in
-                    try await clock.sleep(for: limit)
-                    return .timedOut
-                }
-                defer { group.cancelAll() }
-                switch try await group.next() {
-                case .finished(let value):
-                    return value
-                case .timedOut, nil:
-                    throw TimeoutError(operation: context.name, limit: limit)
-                }
-            }
+        let ticket = scheduler.register()
+        do {
+            let value = try await next(context)
+            _ = scheduler.deregister(ticket)
+            return value
+        } catch {
+            if scheduler.deregister(ticket) { throw timedOut(context) }
+            throw error
         }
     }
+}
 
-    enum Race<Output: Sendable>: Sendable {
-        case finished(Output)
-        case timedOut
+/// Ends one attempt that takes longer than `limit`, leaving the operation free to try again: the per-attempt
+/// timeout, innermost in the standard order (limiter → total timeout → retry → breaker → attempt timeout).
+///
+/// Each attempt runs in a child task (an `async let`, allocated from the caller's task allocator), so the
+/// timeout cancels the attempt alone, not the caller's task; a retry stage outside it then sees a
+/// ``TimeoutError`` it may retry. The child task costs a hop to the global executor and back per call, which
+/// ``TimeoutStage`` avoids: use that one where a timed-out call is final.
+public struct AttemptTimeoutStage: OperationMiddleware {
+    /// The longest one attempt may take.
+    public let limit: Duration
+    @usableFromInline
+    let inner: TimeoutStage
+
+    /// Creates the stage.
+    public init(
+        _ limit: Duration, clock: some Clock<Duration> = ContinuousClock(), telemetry: ResilienceTelemetry? = nil
+    ) {
+        self.init(limit, runtimeClock: RuntimeClock(clock), telemetry: telemetry)
+    }
+
+    /// Creates the stage on an already wrapped clock.
+    public init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
+        self.limit = limit
+        self.inner = TimeoutStage(limit, runtimeClock: runtimeClock, telemetry: telemetry)
+    }
+
+    @inlinable
+    nonisolated(nonsending) public func run<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
+    ) async throws -> Output {
+        try await withoutActuallyEscaping(next) { next in
+            async let attempt = inner.run(context: context, next: next)
+            return try await attempt
+        }
     }
 }

@@ -99,7 +99,7 @@ public struct MiddlewareArray<Element: OperationMiddleware>: OperationMiddleware
 ///     TimeoutStage(.seconds(180), clock: clock)  // total: longer than every wait the retry may make
 ///     RetryStage(registry: registry, clock: clock)
 ///     CircuitBreakerStage(breakers.breaker(for: "wallet"))
-///     TimeoutStage(.seconds(10), clock: clock)  // per attempt
+///     AttemptTimeoutStage(.seconds(10), clock: clock)  // per attempt
 /// }
 /// ```
 ///

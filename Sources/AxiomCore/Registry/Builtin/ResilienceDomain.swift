@@ -121,6 +121,54 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
     }
 }
 
+/// A call a concurrency limiter refused: `limit` calls were running and its queue of `queueLimit` was full.
+public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
+    /// The identity of every refusal.
+    public static let code = ErrorCode(CircuitOpenError.domain, "concurrencyLimited")
+
+    /// The limiter's key.
+    public let key: String
+    /// How many calls may run at once.
+    public let limit: Int
+    /// How many calls may wait.
+    public let queueLimit: Int
+
+    /// Creates the error.
+    public init(key: String, limit: Int, queueLimit: Int) {
+        self.key = key
+        self.limit = limit
+        self.queueLimit = queueLimit
+    }
+
+    public var errorCode: ErrorCode { Self.code }
+    public var description: String {
+        "'\(key)' has \(limit) calls running and \(queueLimit) waiting: call refused"
+    }
+}
+
+/// A call a rate limiter refused; `retryAfter` says when a call would be let through (so a `Retry-After`
+/// header or a problem-details body can carry it, and a retry policy that honours it waits that long).
+public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
+    /// The identity of every refusal.
+    public static let code = ErrorCode(CircuitOpenError.domain, "rateLimited")
+
+    /// The limiter's key.
+    public let key: String
+    /// How long until the permits asked for are available.
+    public let retryAfter: Duration?
+
+    /// Creates the error.
+    public init(key: String, retryAfter: Duration) {
+        self.key = key
+        self.retryAfter = retryAfter
+    }
+
+    public var errorCode: ErrorCode { Self.code }
+    public var description: String {
+        "'\(key)' is over its rate" + (retryAfter.map { ", retry after \($0)" } ?? "")
+    }
+}
+
 extension CircuitOpenError {
     /// The domain `axiom.resilience`: the errors of the runtime's resilience stages.
     static let builtinDomain = BuiltinDomain(
@@ -142,6 +190,22 @@ extension CircuitOpenError {
                     "Bu işlem çok uzun sürüyor.", recovery: "Bağlantınızı kontrol edip yeniden deneyin.",
                     title: "Zaman aşımı")),
             BuiltinCode(
+                name: "concurrencyLimited", category: .network, severity: .warning, disposition: .handle,
+                english: BuiltinTexts(
+                    "Too many requests are running right now.", recovery: "Try again in a moment.",
+                    title: "Busy"),
+                turkish: BuiltinTexts(
+                    "Şu anda çok fazla istek işleniyor.", recovery: "Biraz sonra yeniden deneyin.",
+                    title: "Meşgul")),
+            BuiltinCode(
+                name: "rateLimited", category: .network, severity: .warning, disposition: .handle,
+                english: BuiltinTexts(
+                    "Too many requests in a short time.", recovery: "Wait a little, then try again.",
+                    title: "Slow down"),
+                turkish: BuiltinTexts(
+                    "Kısa sürede çok fazla istek yapıldı.", recovery: "Biraz bekleyip yeniden deneyin.",
+                    title: "Yavaşlayın")),
+            BuiltinCode(
                 name: "invalidConfiguration", category: .general, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "This feature is misconfigured.", recovery: "Please report this problem.",
@@ -160,5 +224,6 @@ extension CircuitOpenError {
         CircuitOpenError(key: "x", state: .open, retryAfter: nil), TimeoutError(operation: "x", limit: .seconds(1)),
         InjectedFault(sequence: 1),
         ResilienceConfigurationError(component: "x", option: "y", reason: "z"),
+        ConcurrencyLimitError(key: "x", limit: 1, queueLimit: 0), RateLimitError(key: "x", retryAfter: .seconds(1)),
     ]
 }

@@ -1,0 +1,171 @@
+import Synchronization
+
+// How a timeout stage limits a call without a task per call:
+//
+//   stage ──register(deadline, current task)──▶ FIFO of entries ◀──wakes at the head's deadline── timer task
+//     │ runs `next` inline                                             │ overdue entry: mark it, cancel its task
+//   stage ◀──deregister: was it fired?──────────────────────────────────┘
+//
+// One stage has one limit, so deadlines arrive in order and a FIFO is a priority queue. The timer task is started
+// by the first call, sleeps until the earliest deadline (or, with nothing to watch, for one more limit), and ends
+// once it has had nothing to watch for a whole limit; the happy path is two short critical sections.
+
+/// The shared timer of one timeout stage: cancels the tasks whose calls are overdue.
+@usableFromInline
+final class DeadlineScheduler: Sendable {
+    struct Entry {
+        let id: UInt64
+        let deadline: Duration
+        /// The address of the call's task while it is watched; nil once the call ended.
+        var task: UInt?
+        var fired = false
+    }
+
+    struct State {
+        var entries: [Entry] = []
+        var head = 0
+        var nextID: UInt64 = 1
+        var timerRunning = false
+        var lastActivity: Duration = .zero
+    }
+
+    /// A registered call.
+    @usableFromInline
+    struct Ticket: Sendable {
+        let id: UInt64
+        /// Where the entry was appended; still right unless the storage was compacted meanwhile.
+        let index: Int
+    }
+
+    let clock: RuntimeClock
+    let limit: Duration
+    private let state: Mutex<State>
+
+    init(clock: RuntimeClock, limit: Duration) {
+        self.clock = clock
+        self.limit = limit
+        var initial = State()
+        initial.entries.reserveCapacity(64)
+        state = Mutex(initial)
+    }
+
+    /// Watches the current task until ``deregister(_:)``: past `limit` from now, the timer cancels it.
+    @usableFromInline
+    func register() -> Ticket {
+        let now = clock.now()
+        let task = RuntimeTask.current()
+        let (ticket, startTimer) = state.withTrackedLock { state -> (Ticket, Bool) in
+            let id = state.nextID
+            state.nextID += 1
+            state.lastActivity = now
+            let index = state.entries.count
+            state.entries.append(Entry(id: id, deadline: now + limit, task: task))
+            let start = !state.timerRunning
+            state.timerRunning = true
+            return (Ticket(id: id, index: index), start)
+        }
+        if startTimer { Task.detached { [self] in await runTimer() } }
+        return ticket
+    }
+
+    /// Stops watching the call; true when the timer fired on it (its task was cancelled for being overdue).
+    @usableFromInline
+    func deregister(_ ticket: Ticket) -> Bool {
+        state.withTrackedLock { state in
+            let hinted = ticket.index < state.entries.count && state.entries[ticket.index].id == ticket.id
+            guard let index = hinted ? ticket.index : Self.index(of: ticket.id, in: state) else { return false }
+            state.entries[index].task = nil
+            let fired = state.entries[index].fired
+            Self.dropFinished(&state)
+            return fired
+        }
+    }
+
+    /// The timer: fires overdue entries, sleeps until the next deadline, ends after a limit with nothing to do.
+    private func runTimer() async {
+        enum Step {
+            case sleep(Duration)
+            case stop
+        }
+        while true {
+            let now = clock.now()
+            let step = state.withTrackedLock { state -> Step in
+                Self.dropFinished(&state)
+                var index = state.head
+                while index < state.entries.count, state.entries[index].deadline <= now {
+                    if let task = state.entries[index].task, !state.entries[index].fired {
+                        state.entries[index].fired = true
+                        // Under the lock: the entry is registered, so its task is alive (see `RuntimeTask`).
+                        RuntimeTask.cancel(task)
+                    }
+                    index += 1
+                }
+                if let next = state.entries[state.head...].first(where: { !$0.fired && $0.task != nil }) {
+                    return .sleep(next.deadline - now)
+                }
+                let idleUntil = state.lastActivity + limit
+                if idleUntil <= now {
+                    state.timerRunning = false
+                    return .stop
+                }
+                return .sleep(idleUntil - now)
+            }
+            switch step {
+            case .stop:
+                return
+            case .sleep(let duration):
+                // The timer task is never cancelled; a failed sleep just re-checks.
+                try? await clock.sleep(for: max(duration, .nanoseconds(1)))
+            }
+        }
+    }
+
+    private static func index(of id: UInt64, in state: State) -> Int? {
+        // Entries are appended in id order: a binary search over the live part.
+        var low = state.head
+        var high = state.entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if state.entries[mid].id < id { low = mid + 1 } else { high = mid }
+        }
+        return low < state.entries.count && state.entries[low].id == id ? low : nil
+    }
+
+    /// Removes finished entries from both ends (a call that ends before later ones started is the last entry:
+    /// the common case costs one `removeLast`), and compacts the storage without giving its capacity back.
+    private static func dropFinished(_ state: inout State) {
+        while state.entries.count > state.head, state.entries[state.entries.count - 1].task == nil {
+            state.entries.removeLast()
+        }
+        while state.head < state.entries.count, state.entries[state.head].task == nil { state.head += 1 }
+        if state.head == state.entries.count {
+            if state.head > 0 { state.entries.removeAll(keepingCapacity: true) }
+            state.head = 0
+        } else if state.head >= 64, state.head * 2 >= state.entries.count {
+            state.entries.removeFirst(state.head)
+            state.head = 0
+        }
+    }
+}
+
+/// The running task as a plain address, and cancelling a task by its address.
+///
+/// The timer keeps the address, not the `UnsafeCurrentTask`: that is a resilient type, and stored in the timer's
+/// entries it makes every access go through value witnesses, which tripled the cost of a call. The address is
+/// the `UnsafeCurrentTask`'s one stored reference, read without retaining it; cancelling turns it back into an
+/// `UnsafeCurrentTask` for the call (retained and released around it).
+///
+/// Safety: a task's address is used only while its call is registered. The stage removes its entry under the
+/// scheduler's lock before it returns (so before its task can end), and the timer cancels only entries it finds
+/// registered, under that same lock: an address is never used after its task ended.
+enum RuntimeTask {
+    /// The running task's address, nil outside a task.
+    static func current() -> UInt? {
+        withUnsafeCurrentTask { task in task.map { unsafeBitCast($0, to: UInt.self) } }
+    }
+
+    /// Cancels the task at `address`, which must be alive.
+    static func cancel(_ address: UInt) {
+        unsafeBitCast(address, to: UnsafeCurrentTask.self).cancel()
+    }
+}

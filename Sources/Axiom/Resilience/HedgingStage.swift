@@ -1,0 +1,113 @@
+/// Starts another attempt when the first is slow or fails, and takes the first success: Polly's hedging.
+///
+/// The first attempt starts at once; while no attempt has succeeded, another starts `delay` after the previous
+/// one, or at once when one fails with an error `shouldHedge` accepts, until `maxHedges` more have started. The
+/// first success wins: every other attempt is cancelled, and the stage returns once they have stopped. An
+/// error `shouldHedge` refuses ends the call with that error at once (the others cancelled); when every attempt
+/// failed, the last failure is thrown.
+///
+/// Attempts run concurrently, each in a child task of a task group, and carry their own attempt numbers
+/// (`context.attempt`, then the next ones), so the stages inside and the error event tell them apart. Use it
+/// for idempotent reads whose latency matters; its happy path pays a task group (a few microseconds).
+public struct HedgingStage: OperationMiddleware {
+    /// How many attempts may start besides the first.
+    public let maxHedges: Int
+    /// How long an attempt runs before the next one starts.
+    public let delay: Duration
+    /// The clock delays are measured on.
+    public let clock: RuntimeClock
+    /// Whether a failure starts the next attempt at once (true) or ends the call (false). Cancellation never
+    /// hedges.
+    public let shouldHedge: @Sendable (any Error) -> Bool
+    /// Where hedges are counted (`axiom_resilience_events_total{event="hedge", outcome="delay"|"failure"}`).
+    public let telemetry: ResilienceTelemetry?
+
+    /// Creates the stage.
+    ///
+    /// - Throws: ``ResilienceConfigurationError`` when `maxHedges` is below 1 or `delay` is negative.
+    public init(
+        maxHedges: Int = 1, delay: Duration, clock: some Clock<Duration> = ContinuousClock(),
+        shouldHedge: @escaping @Sendable (any Error) -> Bool = { _ in true }, telemetry: ResilienceTelemetry? = nil
+    ) throws(ResilienceConfigurationError) {
+        guard maxHedges >= 1 else {
+            throw ResilienceConfigurationError(
+                component: "hedging stage", option: "maxHedges", reason: "must be at least 1, got \(maxHedges)")
+        }
+        guard delay >= .zero else {
+            throw ResilienceConfigurationError(
+                component: "hedging stage", option: "delay", reason: "must not be negative, got \(delay)")
+        }
+        self.maxHedges = maxHedges
+        self.delay = delay
+        self.clock = RuntimeClock(clock)
+        self.shouldHedge = shouldHedge
+        self.telemetry = telemetry
+    }
+
+    enum Event<Output: Sendable>: Sendable {
+        case finished(Output)
+        case failed(any Error)
+        /// The delay after the start of attempt number `after` (counted from 1 in this call) has passed.
+        case timer(after: Int)
+    }
+
+    nonisolated(nonsending) public func run<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
+    ) async throws -> Output {
+        try await withoutActuallyEscaping(next) { next in
+            try await withThrowingTaskGroup(of: Event<Output>.self) { group in
+                var started = 0
+                var running = 0
+                let limit = 1 + maxHedges
+                func start() {
+                    var attempt = context
+                    attempt.attempt = context.attempt + started
+                    started += 1
+                    running += 1
+                    group.addTask {
+                        do {
+                            return .finished(try await next(attempt))
+                        } catch {
+                            return .failed(error)
+                        }
+                    }
+                    if started < limit {
+                        group.addTask { [clock, delay, started] in
+                            // A cancelled timer (the call is over) reports nothing useful; the loop has ended.
+                            try? await clock.sleep(for: delay)
+                            return .timer(after: started)
+                        }
+                    }
+                }
+                start()
+                defer { group.cancelAll() }
+                var lastError: (any Error)?
+                while let event = try await group.next() {
+                    switch event {
+                    case .finished(let value):
+                        return value
+                    case .failed(let error):
+                        running -= 1
+                        lastError = error
+                        if error is CancellationError || Task.isCancelled || !shouldHedge(error) { throw error }
+                        if started < limit {
+                            telemetry?.event("hedge", stage: "hedging", operation: context.name, outcome: "failure")
+                            start()
+                        } else if running == 0 {
+                            throw error
+                        }
+                    case .timer(let after):
+                        // Only the timer of the latest attempt counts: an attempt started early (a failure)
+                        // restarts the delay.
+                        if after == started, running > 0, started < limit {
+                            telemetry?.event("hedge", stage: "hedging", operation: context.name, outcome: "delay")
+                            start()
+                        }
+                    }
+                }
+                throw lastError ?? CancellationError()
+            }
+        }
+    }
+}

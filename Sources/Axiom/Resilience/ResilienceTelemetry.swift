@@ -1,0 +1,111 @@
+import CoreMetrics
+import Logging
+
+/// What the resilience stages report, through swift-metrics and swift-log, when they are given one: Polly's
+/// telemetry in this framework's terms.
+///
+/// - `axiom_resilience_events_total{pipeline, stage, event, operation, outcome}`: a counter of resilience events:
+///   `retry` (outcome: the failed attempt's code), `timeout`, `rejection` (a limiter's, outcome its code; the
+///   breaker's, outcome its state), `hedge` (outcome: `delay` or `failure`, what started it); the breaker's
+///   transitions are counted by the breaker itself (`axiom_circuit_breaker_transitions_total`);
+/// - `axiom_resilience_attempt_duration_seconds{pipeline, operation, outcome}`: a timer of each attempt the
+///   retry stage makes (outcome `success` or the code it failed with);
+/// - `axiom_resilience_operation_duration_seconds{pipeline, operation, outcome}`: a timer of the whole
+///   operation, recorded by ``ResilienceTelemetryStage`` (put it outermost).
+///
+/// A failed attempt that will be retried is logged at debug; the final failure is the layer's to log (its
+/// pipeline's observers log it once, at the level of its severity), so a retried call does not flood the log
+/// with errors. Stages without telemetry (the default) report nothing and read no clock for it. A class, so a
+/// stage holding one stays one reference larger (stages are copied into the chain's closures on every call).
+public final class ResilienceTelemetry: Sendable {
+    /// The `pipeline` dimension: which chain reported (`payments`, `relay`).
+    public let pipeline: String
+    /// Where the metrics go.
+    public let factory: any MetricsFactory
+    /// Where failed attempts are logged, at debug.
+    public let logger: Logger
+
+    /// Creates a reporter for the chain named `pipeline`.
+    public init(
+        pipeline: String, factory: any MetricsFactory = MetricsSystem.factory,
+        logger: Logger = .axiom("axiom.resilience")
+    ) {
+        self.pipeline = pipeline
+        self.factory = factory
+        self.logger = logger.redacting()
+    }
+
+    /// Counts one resilience event.
+    public func event(_ event: String, stage: String, operation: String, outcome: String) {
+        Counter(
+            label: "axiom_resilience_events_total",
+            dimensions: [
+                ("pipeline", pipeline), ("stage", stage), ("event", event), ("operation", operation),
+                ("outcome", outcome),
+            ],
+            factory: factory
+        ).increment()
+    }
+
+    /// Records how long one attempt took and how it ended.
+    public func attempt(operation: String, outcome: String, duration: Duration) {
+        Timer(
+            label: "axiom_resilience_attempt_duration_seconds",
+            dimensions: [("pipeline", pipeline), ("operation", operation), ("outcome", outcome)], factory: factory
+        ).recordNanoseconds(duration.wholeNanoseconds)
+    }
+
+    /// Records how long a whole operation took and how it ended.
+    public func operation(_ operation: String, outcome: String, duration: Duration) {
+        Timer(
+            label: "axiom_resilience_operation_duration_seconds",
+            dimensions: [("pipeline", pipeline), ("operation", operation), ("outcome", outcome)], factory: factory
+        ).recordNanoseconds(duration.wholeNanoseconds)
+    }
+
+    /// Logs a failed attempt that will be retried, at debug.
+    public func failedAttempt(operation: String, attempt: Int, code: ErrorCode, wait: Duration) {
+        logger.debug(
+            "attempt \(attempt) of \(operation) failed with \(code); retrying in \(wait)",
+            metadata: [
+                "pipeline": "\(pipeline)", "operation": "\(operation)", "attempt": "\(attempt)", "code": "\(code)",
+            ])
+    }
+}
+
+/// Times whole operations for ``ResilienceTelemetry``: outermost in a chain, it records each operation's duration
+/// and outcome (`success`, or the code it failed with).
+public struct ResilienceTelemetryStage: OperationMiddleware {
+    /// Where it reports.
+    public let telemetry: ResilienceTelemetry
+    /// The clock durations are measured on.
+    public let clock: RuntimeClock
+    /// Identifies failures by code.
+    public let registry: ErrorRegistry
+
+    /// Creates the stage.
+    public init(
+        _ telemetry: ResilienceTelemetry, clock: some Clock<Duration> = ContinuousClock(),
+        registry: ErrorRegistry = .shared
+    ) {
+        self.telemetry = telemetry
+        self.clock = RuntimeClock(clock)
+        self.registry = registry
+    }
+
+    nonisolated(nonsending) public func run<Output: Sendable>(
+        context: OperationContext,
+        next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
+    ) async throws -> Output {
+        let start = clock.now()
+        do {
+            let value = try await next(context)
+            telemetry.operation(context.name, outcome: "success", duration: clock.now() - start)
+            return value
+        } catch {
+            telemetry.operation(
+                context.name, outcome: "\(registry.identity(of: error).code)", duration: clock.now() - start)
+            throw error
+        }
+    }
+}
