@@ -95,8 +95,9 @@ public enum CrashErrorDomains {
     /// - Throws: `RegistrationError` when another source already owns one of the domains' names.
     public static func register(in registry: ErrorRegistry = .shared) throws(RegistrationError) {
         try registry.registerFrameworkDomain(crash)
-        try registry.registerFrameworkDomain(symbolication)
-        registry.registerIdentity(of: SymbolicationError.self) { errorCode(of: $0) }
+        if try registry.registerFrameworkDomain(symbolication) {
+            registry.registerIdentity(of: SymbolicationError.self) { errorCode(of: $0) }
+        }
     }
 
     /// One error of every code of each domain, for the tests that hold the types and the domains to each other.

@@ -69,8 +69,9 @@ public enum HTTPErrorDomain {
 
     /// Registers the domain in `registry` and teaches it the identity of `HTTPError`. Idempotent.
     public static func register(in registry: ErrorRegistry) throws(RegistrationError) {
-        try registry.registerFrameworkDomain(domain)
-        registry.registerIdentity(of: HTTPError.self) { code(of: $0) }
+        if try registry.registerFrameworkDomain(domain) {
+            registry.registerIdentity(of: HTTPError.self) { code(of: $0) }
+        }
     }
 
     /// A client error (4xx) is the client's to fix: handled where it happens, at warning; a server error at error.

@@ -31,17 +31,13 @@ enum DescriptorReader {
 
     /// How a plugin's descriptor lays out its arrays: the stride of each element and how many of its bytes hold
     /// fields (the rest is padding, or fields the host does not know).
-    struct Layout: Equatable, Sendable {
+    struct Layout: Sendable {
         /// The stride and the end of the fields of one `axiom_plugin_code`.
         var code: (stride: Int, fieldsEnd: Int)
         /// The stride of one `axiom_plugin_locale`.
         var locale: Int
         /// The stride of one `axiom_plugin_message`.
         var message: Int
-
-        static func == (lhs: Layout, rhs: Layout) -> Bool {
-            lhs.code == rhs.code && lhs.locale == rhs.locale && lhs.message == rhs.message
-        }
 
         /// A revision-1 descriptor: the arrays of the first header, whose codes end at `sensitive`.
         static let revision1: Layout = {
@@ -87,7 +83,8 @@ enum DescriptorReader {
                 "descriptor is \(size) bytes; ABI version 1 needs at least \(Layout.revision1DescriptorSize)"
             )
         }
-        let fingerprint = descriptor(pointer).fingerprint
+        let descriptor = self.descriptor(pointer)
+        let fingerprint = descriptor.fingerprint
         let hash = text(fingerprint.abi_hash) ?? "(none)"
         let toolchain = text(fingerprint.toolchain) ?? "(none)"
         guard knownRevisions.contains(where: { $0.hash == hash }) else {
@@ -110,10 +107,9 @@ enum DescriptorReader {
         default:
             return (.fingerprintMismatch, "unknown plugin language \(fingerprint.language)")
         }
-        let status = descriptor(pointer).status
-        guard status == AXIOM_PLUGIN_STATUS_OK else {
-            let message = text(descriptor(pointer).status_message) ?? "no message"
-            return (.initFailed, "status \(status): \(message)")
+        guard descriptor.status == AXIOM_PLUGIN_STATUS_OK else {
+            let message = text(descriptor.status_message) ?? "no message"
+            return (.initFailed, "status \(descriptor.status): \(message)")
         }
         return nil
     }

@@ -26,9 +26,7 @@ public struct TracingErrorObserver: ErrorObserver {
     }
 
     public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        guard let context = ServiceContext.current,
-            let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: context)
-        else { return }
+        guard let span = activeSpan() else { return }
         span.addEvent(SpanEvent(name: Self.eventName, attributes: attributes(event, resolution)))
     }
 
@@ -46,4 +44,10 @@ public struct TracingErrorObserver: ErrorObserver {
         }
         return attributes
     }
+}
+
+/// The span active in this task, as the bootstrapped tracer knows it.
+func activeSpan() -> (any Span)? {
+    guard let context = ServiceContext.current else { return nil }
+    return InstrumentationSystem.tracer.activeSpan(identifiedBy: context)
 }

@@ -35,9 +35,7 @@ public struct TracingInstrument: PipelineInstrument {
     /// Marks the span active in this task as failed with `event`'s code (for a caller that ends an escalation no
     /// layer decided).
     public static func markFailed(_ event: ErrorEvent) {
-        guard let context = ServiceContext.current,
-            let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: context)
-        else { return }
+        guard let span = activeSpan() else { return }
         span.attributes["error.type"] = event.code.description
         span.setStatus(SpanStatus(code: .error, message: event.code.description))
     }

@@ -49,17 +49,19 @@ public final class ResilienceTelemetry: Sendable {
 
     /// Records how long one attempt took and how it ended.
     public func attempt(operation: String, outcome: String, duration: Duration) {
-        Timer(
-            label: "axiom_resilience_attempt_duration_seconds",
-            dimensions: [("pipeline", pipeline), ("operation", operation), ("outcome", outcome)], factory: factory
-        ).recordNanoseconds(duration.wholeNanoseconds)
+        record("axiom_resilience_attempt_duration_seconds", operation: operation, outcome: outcome, duration)
     }
 
     /// Records how long a whole operation took and how it ended.
     public func operation(_ operation: String, outcome: String, duration: Duration) {
+        record("axiom_resilience_operation_duration_seconds", operation: operation, outcome: outcome, duration)
+    }
+
+    /// Records one duration in the timer `label`.
+    private func record(_ label: String, operation: String, outcome: String, _ duration: Duration) {
         Timer(
-            label: "axiom_resilience_operation_duration_seconds",
-            dimensions: [("pipeline", pipeline), ("operation", operation), ("outcome", outcome)], factory: factory
+            label: label, dimensions: [("pipeline", pipeline), ("operation", operation), ("outcome", outcome)],
+            factory: factory
         ).recordNanoseconds(duration.wholeNanoseconds)
     }
 

@@ -211,13 +211,18 @@ public final class ErrorRegistry: Sendable {
     /// `axiom.symbolication`), once: the modules that throw its errors call this when they are first used, so that
     /// the registry they decide through knows their codes. A second call for the same domain does nothing.
     ///
+    /// - Returns: whether this call registered it (false: it was there already), so that a caller teaches the
+    ///   registry the identity of a foreign type once (``registerIdentity(of:_:)`` makes an extractor each time).
     /// - Throws: ``RegistrationError`` when another source already owns the domain's name.
-    public func registerFrameworkDomain(_ domain: BuiltinDomain) throws(RegistrationError) {
-        if source(ofDomain: domain.name) == domain.name { return }
+    @discardableResult
+    public func registerFrameworkDomain(_ domain: BuiltinDomain) throws(RegistrationError) -> Bool {
+        if source(ofDomain: domain.name) == domain.name { return false }
         do {
             try register(domain.catalog)
+            return true
         } catch  where error.kind == .duplicateSource && source(ofDomain: domain.name) == domain.name {
             // Another thread registered it first.
+            return false
         }
     }
 
