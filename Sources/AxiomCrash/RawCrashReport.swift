@@ -49,6 +49,8 @@ public struct RawCrashReport: Hashable, Sendable {
     /// resume points (plus one, like return addresses), read from its async context. The symbolicator keeps
     /// a chain only where the frame's function is async.
     public var asyncChains: [AsyncChain] = []
+    /// The trace the crashed task had announced (`FlightRecorder.withActiveTrace`), when it had one.
+    public var activeTrace: ActiveTrace?
     /// How long the signal handler took to capture everything above, in nanoseconds (version 2; nil before).
     public var captureNanoseconds: UInt64?
     /// Wall-clock time of the crash.
@@ -191,6 +193,25 @@ public struct RawCrashReport: Hashable, Sendable {
     }
 
     /// A `CLOCK_REALTIME` reading.
+    /// A W3C trace context: the trace and span a task was working for.
+    public struct ActiveTrace: Hashable, Sendable {
+        /// 16 bytes.
+        public var traceID: [UInt8]
+        /// 8 bytes.
+        public var spanID: [UInt8]
+
+        /// A trace context.
+        public init(traceID: [UInt8], spanID: [UInt8]) {
+            self.traceID = traceID
+            self.spanID = spanID
+        }
+
+        /// The trace id as 32 lower-case hex digits.
+        public var traceIDHex: String { hexDigits(traceID) }
+        /// The span id as 16 lower-case hex digits.
+        public var spanIDHex: String { hexDigits(spanID) }
+    }
+
     public struct Timestamp: Hashable, Sendable {
         public var seconds: Int64
         public var nanoseconds: Int64
@@ -361,6 +382,12 @@ extension RawCrashReport {
                 }
                 asyncChains.append(
                     AsyncChain(frameIndex: frameIndex, resumePoints: (0..<count).map { _ in payload.u64() }))
+            case AXIOM_CRASH_RECORD_ACTIVE_TRACE:
+                guard activeTrace == nil else { throw .malformedRecord(index: index, reason: "a second active trace") }
+                guard length == 24 else {
+                    throw .malformedRecord(index: index, reason: "active trace of \(length) bytes")
+                }
+                activeTrace = ActiveTrace(traceID: Array(payload.bytes[0..<16]), spanID: Array(payload.bytes[16..<24]))
             default:
                 continue
             }

@@ -9,7 +9,8 @@ extension SymbolicatedCrashReport {
     /// hexadecimal strings. `description` is the runtime's fatal message when it left one. Every thread is
     /// listed, the crashed one first (with its registers); one that did not answer in time has `answered`
     /// false and no frames. Added: `pid`, `tid`, `signal`, `code`, `fatalMessage`, `omittedThreads`,
-    /// `recentErrors` (the errors the application decided just before, oldest first), `plugins`; a frame adds
+    /// `recentErrors` (the errors the application decided just before, oldest first), `plugins`, `trace`
+    /// (`traceId` and `spanId` of the span the crashed task worked for, when it announced one); a frame adds
     /// `imageOffset` (its address in the module's file) and, when it has no symbol,
     /// `unsymbolicated` (why); an image adds `debugInfo`: `source` and `file` where its
     /// DWARF came from, or `missing` (why it has none, and where it was looked for).
@@ -85,6 +86,13 @@ extension SymbolicatedCrashReport {
             json.endObject()
         }
         json.endArray()
+        if let trace = raw.activeTrace {
+            json.key("trace")
+            json.beginObject()
+            json.field("traceId", trace.traceIDHex)
+            json.field("spanId", trace.spanIDHex)
+            json.endObject()
+        }
         json.key("images")
         json.beginArray()
         for module in raw.modules {
@@ -159,6 +167,7 @@ extension SymbolicatedCrashReport {
         lines.append("Platform: \(raw.architecture) \(platform)")
         lines.append("Time: \(Self.iso8601(raw.timestamp))")
         lines.append("Process: \(raw.pid), signal \(raw.signal), code \(raw.code)")
+        if let trace = raw.activeTrace { lines.append("Trace: \(trace.traceIDHex) span \(trace.spanIDHex)") }
         lines.append("")
         lines.append("Thread \(raw.tid) \"\(raw.threadName)\" crashed:")
         lines.append("")

@@ -798,6 +798,9 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     // Records: the message, the other threads, the flight recorder.
     struct record_plan plan = {0, 0};
     uint32_t message_length = 0, thread_count = 0, omitted_threads = 0, error_count = 0, chain_count = 0;
+    struct axiom_active_trace active_trace;
+    int has_trace = axiom_flight_recorder_current_trace(&active_trace);
+    if (has_trace) plan_record(&plan, sizeof(active_trace));
     size_t plugins_length = 0;
     const uint8_t *plugins = NULL;
     if (work) {
@@ -877,6 +880,9 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
         failed = write_record_header(fd, AXIOM_CRASH_RECORD_ASYNC_CHAIN, 8 + chain->count * 8) ||
                  write_all(fd, fixed, sizeof(fixed)) || write_all(fd, chain->resume_points, chain->count * 8ull);
     }
+    if (!failed && has_trace)
+        failed = write_record_header(fd, AXIOM_CRASH_RECORD_ACTIVE_TRACE, sizeof(active_trace)) ||
+                 write_all(fd, &active_trace, sizeof(active_trace));
     if (!failed) failed = write_all(fd, trailer, sizeof(trailer));
     close(fd);
     // A failed write leaves the .tmp file: visibly incomplete, never mistaken for a report.

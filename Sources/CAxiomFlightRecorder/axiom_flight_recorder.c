@@ -117,6 +117,71 @@ const uint8_t *axiom_flight_recorder_plugins(size_t *length) {
     return list ? list->bytes : NULL;
 }
 
+// Announced traces: a slot is free while its task is 0. A writer claims one with a compare-exchange from 0 to 1
+// (no task is at address 1), writes the ids and its stamp, then publishes the task with release order. A reader
+// (the crash handler) accepts a slot whose task is the current one before and after copying it, and among those
+// the one with the highest stamp: the innermost announcement of a task that nests spans.
+struct trace_slot {
+    _Atomic uintptr_t task;
+    _Atomic uint64_t stamp;
+    struct axiom_active_trace trace;
+};
+static struct trace_slot trace_slots[AXIOM_ACTIVE_TRACE_CAPACITY];
+static _Atomic uint64_t next_stamp = 1;
+
+// The Swift runtime's current task (an `AsyncTask *`), or NULL on a thread that runs none. Weak, so a C program
+// without the Swift runtime links and simply has no tasks. It takes no arguments and returns one pointer, which
+// the Swift and C calling conventions pass alike.
+extern void *swift_task_getCurrent(void) __attribute__((weak));
+
+static uintptr_t current_task(void) {
+    return swift_task_getCurrent ? (uintptr_t)swift_task_getCurrent() : 0;
+}
+
+int axiom_flight_recorder_enter_trace(const struct axiom_active_trace *trace) {
+    uintptr_t task = current_task();
+    if (task <= 1 || !trace) return -1;
+    // Start where the task's address points, so concurrent tasks rarely contend for the same slots.
+    size_t start = (task >> 4) % AXIOM_ACTIVE_TRACE_CAPACITY;
+    for (size_t i = 0; i < AXIOM_ACTIVE_TRACE_CAPACITY; i++) {
+        size_t index = (start + i) % AXIOM_ACTIVE_TRACE_CAPACITY;
+        struct trace_slot *slot = &trace_slots[index];
+        uintptr_t expected = 0;
+        if (atomic_load_explicit(&slot->task, memory_order_relaxed) != 0 ||
+            !atomic_compare_exchange_strong_explicit(&slot->task, &expected, 1, memory_order_acquire,
+                                                     memory_order_relaxed))
+            continue;
+        slot->trace = *trace;
+        atomic_store_explicit(&slot->stamp, atomic_fetch_add_explicit(&next_stamp, 1, memory_order_relaxed),
+                              memory_order_relaxed);
+        atomic_store_explicit(&slot->task, task, memory_order_release);
+        return (int)index;
+    }
+    return -1;
+}
+
+void axiom_flight_recorder_leave_trace(int slot) {
+    if (slot < 0 || slot >= AXIOM_ACTIVE_TRACE_CAPACITY) return;
+    atomic_store_explicit(&trace_slots[slot].task, 0, memory_order_release);
+}
+
+int axiom_flight_recorder_current_trace(struct axiom_active_trace *out) {
+    uintptr_t task = current_task();
+    if (task <= 1 || !out) return 0;
+    uint64_t best = 0;
+    for (size_t i = 0; i < AXIOM_ACTIVE_TRACE_CAPACITY; i++) {
+        struct trace_slot *slot = &trace_slots[i];
+        if (atomic_load_explicit(&slot->task, memory_order_acquire) != task) continue;
+        struct axiom_active_trace copy = slot->trace;
+        uint64_t stamp = atomic_load_explicit(&slot->stamp, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&slot->task, memory_order_relaxed) != task || stamp <= best) continue;
+        best = stamp;
+        *out = copy;
+    }
+    return best != 0;
+}
+
 struct build_id_search {
     uintptr_t base;
     uint8_t *out;

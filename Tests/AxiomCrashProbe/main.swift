@@ -155,6 +155,21 @@ case "recent-errors": crashAfterHandledErrors()
 case "async-crash":
     Task.detached { print(await asyncOutermost()) }
     while true { sleep(30) }
+case "traced-async-crash":
+    // A task that announced a trace crashes on the concurrency pool, after a suspension moved it to whichever
+    // pool thread resumed it; a second task announced another trace and stays suspended.
+    Task.detached {
+        await FlightRecorder.withActiveTrace(traceID: Array(0xa0...0xaf), spanID: Array(0xb8...0xbf)) {
+            try? await Task.sleep(for: .seconds(1000))
+        }
+    }
+    Task.detached {
+        await FlightRecorder.withActiveTrace(traceID: Array(0x10...0x1f), spanID: Array(0x20...0x27)) {
+            try? await Task.sleep(for: .milliseconds(50))
+            print(await asyncOutermost())
+        }
+    }
+    while true { sleep(30) }
 case "timed-threads":
     // For Benchmarks/crash-to-death: 8 other threads, then the CLOCK_MONOTONIC time just before the fault.
     axiom_probe_start_workers(8, 2)

@@ -304,6 +304,26 @@ struct CrashBlindSpotTests {
         #expect(ChildProcess.readText(processed.textPath).contains("[async]"))
     }
 
+    /// A service joins a crash to its trace: the task that crashed had announced its span (as the Hummingbird
+    /// middleware does for each request), and the report names that span, not another task's.
+    @Test("a crash in a task that announced a trace names the trace in the report")
+    func crashNamesItsTrace() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let processed = try crash("traced-async-crash", in: directory)
+        let trace = try #require(processed.report.raw.activeTrace)
+        #expect(trace.traceIDHex == "101112131415161718191a1b1c1d1e1f")
+        #expect(trace.spanIDHex == "2021222324252627")
+        let json = try json(processed)
+        let written = try #require(json["trace"] as? [String: String])
+        #expect(written == ["traceId": trace.traceIDHex, "spanId": trace.spanIDHex])
+        #expect(ChildProcess.readText(processed.textPath).contains("Trace: \(trace.traceIDHex) span 2021222324252627"))
+        // A crash with no announced trace has none.
+        let plain = TemporaryDirectory()
+        defer { plain.remove() }
+        #expect(try crash("async-crash", in: plain).report.raw.activeTrace == nil)
+    }
+
     let probeC = "Tests/CAxiomCrashProbeSupport/axiom_crash_probe.c"
 
     @Test("the default observers are bootstrapped once for the process; a second bootstrap stops it")

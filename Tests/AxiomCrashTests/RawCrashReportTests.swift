@@ -147,6 +147,7 @@ struct RawCrashReportTests {
             (99, [1, 2, 3]),
             (5, plugins),
             (6, le(UInt32(1)) + le(UInt32(2)) + le(UInt64(0x5555_0000_3001)) + le(UInt64(0x5555_0000_4001))),
+            (7, Array(1...16) + Array(17...24)),
         ]
         let report = try RawCrashReport(bytes: builder.bytes())
         #expect(report.formatVersion == 2)
@@ -165,6 +166,8 @@ struct RawCrashReportTests {
         #expect(report.plugins == [.init(id: "org.nwc", version: "1.2.0", buildID: [0xab, 0xcd], path: "/p/nwc.so")])
         #expect(report.plugins.first?.buildIDHex == "abcd")
         #expect(report.asyncChains == [.init(frameIndex: 1, resumePoints: [0x5555_0000_3001, 0x5555_0000_4001])])
+        #expect(report.activeTrace?.traceIDHex == "0102030405060708090a0b0c0d0e0f10")
+        #expect(report.activeTrace?.spanIDHex == "1112131415161718")
     }
 
     @Test(
@@ -176,6 +179,7 @@ struct RawCrashReportTests {
             ("a plugin entry past the record", 5, [1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0]),
             ("an async chain of a frame the report does not have", 6, [9, 0, 0, 0, 0, 0, 0, 0]),
             ("an async chain longer than its record", 6, [0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
+            ("an active trace of 23 bytes", 7, [UInt8](repeating: 1, count: 23)),
         ] as [(String, UInt16, [UInt8])])
     func malformedRecords(_ what: String, type: UInt16, payload: [UInt8]) throws {
         var builder = RawReportBuilder()

@@ -91,6 +91,9 @@
 #define AXIOM_CRASH_RECORD_RECENT_ERROR 4
 #define AXIOM_CRASH_RECORD_PLUGINS 5
 #define AXIOM_CRASH_RECORD_ASYNC_CHAIN 6
+/// The trace the crashed task announced (axiom_flight_recorder_enter_trace): 16 bytes of trace id, then 8 of
+/// span id. At most one per report.
+#define AXIOM_CRASH_RECORD_ACTIVE_TRACE 7
 #define AXIOM_CRASH_MAX_ASYNC_CHAINS 8
 #define AXIOM_CRASH_MAX_ASYNC_FRAMES 64
 #define AXIOM_CRASH_RECORD_HEADER_LENGTH 8

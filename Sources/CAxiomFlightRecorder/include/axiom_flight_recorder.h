@@ -70,6 +70,28 @@ int axiom_flight_recorder_set_plugins(const uint8_t *bytes, size_t length);
 /// Async-signal-safe; the bytes stay valid for the life of the process.
 const uint8_t *axiom_flight_recorder_plugins(size_t *length);
 
+/// How many tasks can have a trace announced at the same moment; an announcement beyond that is not kept.
+#define AXIOM_ACTIVE_TRACE_CAPACITY 256
+
+/// A trace context: W3C trace and span ids, as bytes.
+struct axiom_active_trace {
+    uint8_t trace_id[16];
+    uint8_t span_id[8];
+};
+
+/// Announces that the Swift task running on this thread works under `trace` until
+/// axiom_flight_recorder_leave_trace(slot): a crash on whatever thread runs that task then
+/// names the trace. Returns the slot to leave, or -1 when not called from a task or when
+/// every slot is taken. No allocation, no lock.
+int axiom_flight_recorder_enter_trace(const struct axiom_active_trace *trace);
+
+/// Ends an announcement made by axiom_flight_recorder_enter_trace (a slot of -1 is ignored).
+void axiom_flight_recorder_leave_trace(int slot);
+
+/// The trace most recently announced by the task running on this thread, if any: returns 1
+/// and fills `out`, else 0. Async-signal-safe (a thread-local read and atomic loads).
+int axiom_flight_recorder_current_trace(struct axiom_active_trace *out);
+
 /// Copies the GNU build-id of the loaded module that contains `address` into `out` (at most
 /// `capacity` bytes); returns its length, or 0 when the module has none or is not found.
 /// Not async-signal-safe (it takes the loader's lock).
