@@ -175,11 +175,15 @@ if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_F
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // OTLP over HTTP only: the gRPC trait would double the build for a transport the collector also speaks
+        // over HTTP.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ]
     package.products += [
         .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
         .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
         .library(name: "AxiomService", targets: ["AxiomService"]),
+        .library(name: "AxiomOpenTelemetry", targets: ["AxiomOpenTelemetry"]),
     ]
     package.targets += [
         // RFC 9457 problem details for every error a Hummingbird route throws, decided through a pipeline.
@@ -207,12 +211,29 @@ if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_F
                 "AxiomCore", "AxiomCrash", "AxiomPlugins",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        // The framework's logs (redacted), metrics and traces, and its crash reports, to an OpenTelemetry collector.
+        .target(
+            name: "AxiomOpenTelemetry",
+            dependencies: [
+                "AxiomCore", "AxiomCrash",
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .testTarget(
             name: "AxiomIntegrationTests",
             dependencies: [
                 "Axiom", "AxiomHummingbird", "AxiomTracing", "AxiomService", "AxiomPlugins", "AxiomTesting",
+                // The probe is built beside the test binary, which crashes it for a report to export.
+                "AxiomOpenTelemetry", "AxiomCrash", "AxiomCrashProbe",
+                .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -33,6 +33,9 @@ import Hummingbird
 /// says only the generic "something went wrong", whatever the code. `Retry-After` comes from the error's own
 /// Retry-After, or, for 429 and 503, from the first wait of the descriptor's retry policy. The trace id is added
 /// when the request is traced.
+///
+/// It also announces the request's span to the crash reporter (`CrashTrace`), so a route that crashes the process
+/// leaves a report that names the request's trace.
 public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorHandler>: RouterMiddleware {
     /// The pipeline every error is decided through.
     public let pipeline: ErrorPipeline<Handlers>
@@ -53,7 +56,7 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         do {
-            return try await next(request, context)
+            return try await CrashTrace.withCurrentSpan { try await next(request, context) }
         } catch {
             return answer(error, request: request, context: context)
         }

@@ -1,6 +1,7 @@
 import AxiomCore
 import AxiomCrash
 import AxiomPlugins
+import CoreMetrics
 import Logging
 import ServiceLifecycle
 
@@ -33,13 +34,17 @@ public struct AxiomService: Service {
         public var exportCrashReport: (@Sendable (ProcessedCrashReport) async -> Void)?
         /// Called in order on graceful shutdown.
         public var flush: [@Sendable () async -> Void]
+        /// Where `axiom_crash_reports_total{outcome, signal}` is counted: one per report of an earlier run,
+        /// `outcome` `processed`, `rejected` (malformed) or `failed` (not processed), `signal` its number when read.
+        public var metrics: any MetricsFactory
 
         /// A configuration.
         public init(
             crashDirectory: String? = nil, plugins: PluginSearch? = nil, registry: ErrorRegistry = .shared,
             exportCrashReport: (@Sendable (ProcessedCrashReport) async -> Void)? = nil,
-            flush: [@Sendable () async -> Void] = []
+            flush: [@Sendable () async -> Void] = [], metrics: any MetricsFactory = MetricsSystem.factory
         ) {
+            self.metrics = metrics
             self.crashDirectory = crashDirectory
             self.plugins = plugins
             self.registry = registry
@@ -101,6 +106,13 @@ public struct AxiomService: Service {
         public var refusedPlugins = 0
     }
 
+    private func countCrashReport(_ outcome: String, signal: String) {
+        Counter(
+            label: "axiom_crash_reports_total", dimensions: [("outcome", outcome), ("signal", signal)],
+            factory: configuration.metrics
+        ).increment()
+    }
+
     /// Steps 1 to 3 of ``run()``, without waiting for shutdown.
     public func start() async throws(StartupError) -> StartReport {
         var report = StartReport()
@@ -120,6 +132,7 @@ public struct AxiomService: Service {
                 switch outcome {
                 case .processed(let processed):
                     report.processedReports += 1
+                    countCrashReport("processed", signal: "\(processed.report.raw.signal)")
                     logger.error(
                         "a crash of an earlier run was processed",
                         metadata: [
@@ -128,9 +141,11 @@ public struct AxiomService: Service {
                     await configuration.exportCrashReport?(processed)
                 case .rejected(let path, let reason):
                     report.rejectedReports += 1
+                    countCrashReport("rejected", signal: "unknown")
                     logger.warning(
                         "a crash report is malformed", metadata: ["report": "\(path)", "reason": "\(reason)"])
                 case .failed(let path, let reason):
+                    countCrashReport("failed", signal: "unknown")
                     logger.warning(
                         "a crash report could not be processed", metadata: ["report": "\(path)", "reason": "\(reason)"])
                 }

@@ -19,14 +19,17 @@ public struct TracingErrorObserver: ErrorObserver {
     public static let eventName = "axiom.error"
 
     private let redactor: Redactor
+    private let tracer: (any Tracer)?
 
-    /// An observer that redacts messages with `redactor`.
-    public init(redactor: Redactor = Redactor()) {
+    /// An observer that redacts messages with `redactor` and finds spans through `tracer` (nil: the bootstrapped
+    /// one, looked up at each event).
+    public init(redactor: Redactor = Redactor(), tracer: (any Tracer)? = nil) {
         self.redactor = redactor
+        self.tracer = tracer
     }
 
     public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        guard let span = activeSpan() else { return }
+        guard let span = activeSpan(tracer) else { return }
         span.addEvent(SpanEvent(name: Self.eventName, attributes: attributes(event, resolution)))
     }
 
@@ -46,8 +49,8 @@ public struct TracingErrorObserver: ErrorObserver {
     }
 }
 
-/// The span active in this task, as the bootstrapped tracer knows it.
-func activeSpan() -> (any Span)? {
+/// The span active in this task, as `tracer` (nil: the bootstrapped tracer) knows it.
+func activeSpan(_ tracer: (any Tracer)? = nil) -> (any Span)? {
     guard let context = ServiceContext.current else { return nil }
-    return InstrumentationSystem.tracer.activeSpan(identifiedBy: context)
+    return (tracer ?? InstrumentationSystem.tracer).activeSpan(identifiedBy: context)
 }

@@ -13,14 +13,18 @@ import Tracing
 /// Set it as a configuration's ``PipelineConfiguration/instrument``; with ``TracingErrorObserver`` among the
 /// observers every decided error is an event on the same span.
 public struct TracingInstrument: PipelineInstrument {
-    /// An instrument for the bootstrapped tracer.
-    public init() {}
+    private let tracer: (any Tracer)?
+
+    /// An instrument for `tracer` (nil: the bootstrapped tracer, looked up when it is needed).
+    public init(tracer: (any Tracer)? = nil) {
+        self.tracer = tracer
+    }
 
     public func run<Value: Sendable>(
         layer: Layer, operation: String, _ body: () async throws(EscalatedError) -> Outcome<Value>
     ) async throws(EscalatedError) -> Outcome<Value> {
         let outcome = try await body()
-        if case .handled(let event) = outcome { Self.markFailed(event) }
+        if case .handled(let event) = outcome { Self.markFailed(event, tracer: tracer) }
         return outcome
     }
 
@@ -28,14 +32,14 @@ public struct TracingInstrument: PipelineInstrument {
         layer: Layer, operation: String, _ body: () throws(EscalatedError) -> ErrorOutcome
     ) throws(EscalatedError) -> ErrorOutcome {
         let outcome = try body()
-        if case .handled(let event) = outcome { Self.markFailed(event) }
+        if case .handled(let event) = outcome { Self.markFailed(event, tracer: tracer) }
         return outcome
     }
 
-    /// Marks the span active in this task as failed with `event`'s code (for a caller that ends an escalation no
+    /// Marks the span active in this task (as `tracer`, nil: the bootstrapped one, knows it) as failed with `event`'s code (for a caller that ends an escalation no
     /// layer decided).
-    public static func markFailed(_ event: ErrorEvent) {
-        guard let span = activeSpan() else { return }
+    public static func markFailed(_ event: ErrorEvent, tracer: (any Tracer)? = nil) {
+        guard let span = activeSpan(tracer) else { return }
         span.attributes["error.type"] = event.code.description
         span.setStatus(SpanStatus(code: .error, message: event.code.description))
     }

@@ -1,0 +1,146 @@
+import AxiomCrash
+
+/// A processed crash report as one OTLP log record, encoded as an `ExportLogsServiceRequest`.
+///
+/// swift-log has no level above `critical`, and swift-otel maps `critical` to OTLP's `ERROR2`; a crash is `FATAL`
+/// (severity number 21), so the record is written here rather than through a `Logger`. What it carries:
+///
+/// | field | value |
+/// |---|---|
+/// | `severity_number`, `severity_text` | 21, `FATAL` |
+/// | `event_name` | `axiom.crash` |
+/// | `body` | what went wrong: the runtime's fatal message, or the signal's meaning (`Bad pointer dereference`) |
+/// | `time_unix_nano` | when the process crashed |
+/// | `trace_id`, `span_id` | the span active on the crashed task, when the report has one |
+/// | `exception.type` | the signal (`SIGSEGV`) |
+/// | `exception.message` | the body's text |
+/// | `exception.stacktrace` | the crashed thread's symbolicated frames, one a line, at most ``topFrameLimit`` |
+/// | `axiom.crash.frames` | the same frames, as an array |
+/// | `axiom.crash.modules` | every module the report lists: `{path, build_id}` |
+/// | `axiom.crash.report` | the report's whole JSON (the file `axiom crash-reports` writes) |
+/// | `process.pid`, `thread.id`, `thread.name` | the crashed process and thread |
+///
+/// The resource carries `service.name` and the configured resource attributes, as every other signal does.
+public struct CrashReportLogRecord: Sendable {
+    /// The severity number OTLP gives `FATAL`.
+    public static let fatalSeverity: UInt64 = 21
+    /// How many of the crashed thread's frames `exception.stacktrace` and `axiom.crash.frames` hold.
+    public static let topFrameLimit = 32
+
+    /// The report.
+    public let report: ProcessedCrashReport
+
+    /// The record for `report`.
+    public init(_ report: ProcessedCrashReport) {
+        self.report = report
+    }
+
+    /// The crashed thread's frames, at most ``topFrameLimit``, each as the text report prints it.
+    public var topFrames: [String] {
+        report.report.frames.prefix(Self.topFrameLimit).map { frame in
+            frame.description ?? String(frame.address, radix: 16)
+        }
+    }
+
+    /// The signal's name (`SIGSEGV`), or its number.
+    public var signalName: String {
+        switch report.report.raw.signal {
+        case 4: "SIGILL"
+        case 5: "SIGTRAP"
+        case 6: "SIGABRT"
+        case 7: "SIGBUS"
+        case 8: "SIGFPE"
+        case 11: "SIGSEGV"
+        case let signal: "signal \(signal)"
+        }
+    }
+
+    /// The `ExportLogsServiceRequest` holding this one record, for `service.name` = `serviceName` and the
+    /// resource attributes `resource`.
+    public func exportRequest(serviceName: String, resource: [String: String] = [:]) -> [UInt8] {
+        var request = ProtobufWriter()
+        // ExportLogsServiceRequest.resource_logs = 1
+        request.message(1) { resourceLogs in
+            // ResourceLogs.resource = 1
+            resourceLogs.message(1) { resourceMessage in
+                // Resource.attributes = 1
+                resourceMessage.keyValue(1, "service.name", .string(serviceName))
+                for (key, value) in resource.sorted(by: { $0.key < $1.key }) where key != "service.name" {
+                    resourceMessage.keyValue(1, key, .string(value))
+                }
+            }
+            // ResourceLogs.scope_logs = 2
+            resourceLogs.message(2) { scopeLogs in
+                // ScopeLogs.scope = 1: InstrumentationScope.name = 1
+                scopeLogs.message(1) { scope in scope.string(1, "axiom.crash") }
+                // ScopeLogs.log_records = 2
+                scopeLogs.message(2) { record in writeRecord(into: &record) }
+            }
+        }
+        return request.bytes
+    }
+
+    private func writeRecord(into record: inout ProtobufWriter) {
+        let raw = report.report.raw
+        let time = UInt64(max(0, raw.timestamp.seconds)) &* 1_000_000_000 &+ UInt64(max(0, raw.timestamp.nanoseconds))
+        record.fixed64(1, time)  // time_unix_nano
+        record.uint(2, Self.fatalSeverity)  // severity_number
+        record.string(3, "FATAL")  // severity_text
+        record.message(5) { body in body.anyValue(.string(report.report.summary)) }  // body
+        // attributes = 6
+        record.keyValue(6, "exception.type", .string(signalName))
+        record.keyValue(6, "exception.message", .string(report.report.summary))
+        let frames = topFrames
+        record.keyValue(6, "exception.stacktrace", .string(frames.joined(separator: "\n")))
+        record.keyValue(6, "axiom.crash.frames", .array(frames.map { .string($0) }))
+        record.keyValue(
+            6, "axiom.crash.modules",
+            .array(
+                raw.modules.map { module in
+                    .keyValues([("path", .string(module.path)), ("build_id", .string(module.buildIDHex))])
+                }))
+        record.keyValue(6, "axiom.crash.report", .string(report.report.json))
+        record.keyValue(6, "process.pid", .int(Int64(raw.pid)))
+        record.keyValue(6, "thread.id", .int(Int64(raw.tid)))
+        record.keyValue(6, "thread.name", .string(raw.threadName))
+        if let trace = raw.activeTrace {
+            record.bytes(9, trace.traceID)  // trace_id
+            record.bytes(10, trace.spanID)  // span_id
+        }
+        record.fixed64(11, time)  // observed_time_unix_nano
+        record.string(12, "axiom.crash")  // event_name
+    }
+}
+
+/// An OTLP `AnyValue`.
+enum OTLPValue {
+    case string(String)
+    case int(Int64)
+    case array([OTLPValue])
+    case keyValues([(String, OTLPValue)])
+}
+
+extension ProtobufWriter {
+    /// A `KeyValue` message in field `field`: `key` = 1, `value` = 2.
+    mutating func keyValue(_ field: Int, _ key: String, _ value: OTLPValue) {
+        message(field) { pair in
+            pair.string(1, key)
+            pair.message(2) { $0.anyValue(value) }
+        }
+    }
+
+    /// The fields of an `AnyValue` (a `oneof`, so even an empty string or a zero is written): string_value = 1, int_value = 3, array_value = 5 (`ArrayValue.values` = 1),
+    /// kvlist_value = 6 (`KeyValueList.values` = 1).
+    mutating func anyValue(_ value: OTLPValue) {
+        switch value {
+        case .string(let string):
+            self.string(1, string, always: true)
+        case .int(let integer):
+            uint(3, UInt64(bitPattern: integer), always: true)
+        case .array(let values):
+            message(5) { array in for element in values { array.message(1) { $0.anyValue(element) } } }
+        case .keyValues(let pairs):
+            message(6) { list in for (key, element) in pairs { list.keyValue(1, key, element) } }
+        }
+    }
+}

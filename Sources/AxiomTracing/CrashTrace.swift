@@ -1,0 +1,52 @@
+import AxiomCore
+import Tracing
+
+/// Joins crash reports to traces: runs an operation with its task announced to the crash reporter as working
+/// for the span active now, so a crash while it runs writes the span's trace and span ids into the report
+/// (`trace` in its JSON, the OTLP log record's `trace_id` when `AxiomOpenTelemetry` exports it).
+///
+/// `ProblemDetailsMiddleware` does this for every request of a Hummingbird router; call it around other units of
+/// work (a job, a message handler) that run under a span:
+///
+/// ```swift
+/// try await withSpan("settle") { _ in
+///     try await CrashTrace.withCurrentSpan { try await settle(batch) }
+/// }
+/// ```
+///
+/// Ids come from ``TraceIdentifiers/current``: a tracer that propagates W3C ids (swift-otel's) gives 16 and 8
+/// bytes; one that does not (the in-memory tracer's counters) announces nothing, and the report has no trace.
+/// The announcement belongs to the calling task (see `FlightRecorder.withActiveTrace`).
+public enum CrashTrace {
+    /// Runs `operation` announced under the current span's ids, or unannounced when there is no span.
+    nonisolated(nonsending) public static func withCurrentSpan<Value>(
+        _ operation: nonisolated(nonsending) () async throws -> Value
+    ) async rethrows -> Value {
+        guard let ids = TraceIdentifiers.current, let trace = bytes(hex: ids.traceID, count: 16),
+            let span = bytes(hex: ids.spanID, count: 8)
+        else { return try await operation() }
+        return try await FlightRecorder.withActiveTrace(traceID: trace, spanID: span, operation)
+    }
+
+    /// `count` bytes from `2 * count` hex digits, or nil.
+    static func bytes(hex: String, count: Int) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count == 2 * count else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
