@@ -199,7 +199,7 @@ if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_F
         .target(
             name: "AxiomTracing",
             dependencies: [
-                "AxiomCore",
+                "AxiomCore", "Axiom",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
             ]

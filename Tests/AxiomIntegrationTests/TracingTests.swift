@@ -1,8 +1,10 @@
 import Axiom
+import AxiomTesting
 import AxiomTracing
 import InMemoryLogging
 import InMemoryTracing
 import Logging
+import Synchronization
 import Testing
 import Tracing
 
@@ -118,6 +120,39 @@ struct TracingTests {
         #expect(!message.contains("hunter2") && !message.contains("alice@example.com"))
         #expect(message.contains("login failed"))
         #expect(events.last?.attributes.string("axiom.error.message") == nil)
+    }
+
+    @Test func eachRetryIsAnEventOfTheOperationsSpan() async throws {
+        let clock = ManualClock()
+        let failures = Mutex(2)
+        let telemetry = ResilienceTelemetry(pipeline: "payments", onEvent: ResilienceSpanEvents().record)
+        let chain = OperationChain {
+            RetryStage(
+                policy: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(2), jitter: false),
+                clock: clock, telemetry: telemetry)
+        }
+        let run = Task {
+            try await withSpan("trace.retries") { _ in
+                try await chain.run("pay") { () -> String in
+                    if failures.withLock({ left in defer { left -= 1 }; return left > 0 }) {
+                        throw DomainError(domain: "trace", code: "BROKEN")
+                    }
+                    return "paid"
+                }
+            }
+        }
+        for _ in 0..<2 {
+            await clock.waitForSleepers(1)
+            clock.advanceToNextDeadline()
+        }
+        #expect(try await run.value == "paid")
+        let span = try #require(SharedTracer.finished("trace.retries").first)
+        let retries = span.events.filter { $0.name == "axiom.resilience.retry" }
+        #expect(retries.map { $0.attributes.integer("axiom.resilience.attempt") } == [1, 2])
+        #expect(retries.allSatisfy { $0.attributes.string("error.type") == "trace/BROKEN" })
+        #expect(retries.allSatisfy { $0.attributes.integer("axiom.resilience.delay_ms") == 2000 })
+        #expect(retries.allSatisfy { $0.attributes.string("axiom.resilience.pipeline") == "payments" })
+        #expect(retries.allSatisfy { $0.attributes.string("axiom.resilience.operation") == "pay" })
     }
 
     @Test func logLinesInASpanCarryItsTraceAndSpanIDs() async throws {

@@ -13,6 +13,9 @@ import Logging
 /// - `axiom_resilience_operation_duration_seconds{pipeline, operation, outcome}`: a timer of the whole
 ///   operation, recorded by ``ResilienceTelemetryStage`` (put it outermost).
 ///
+/// Each event also goes to ``onEvent`` when one is given: `AxiomTracing`'s `ResilienceSpanEvents` records it on
+/// the active span, so every retry, timeout, rejection and hedge is an event of the operation's trace.
+///
 /// A failed attempt that will be retried is logged at debug; the final failure is the layer's to log (its
 /// pipeline's observers log it once, at the level of its severity), so a retried call does not flood the log
 /// with errors. Stages without telemetry (the default) report nothing and read no clock for it. A class, so a
@@ -24,19 +27,30 @@ public final class ResilienceTelemetry: Sendable {
     public let factory: any MetricsFactory
     /// Where failed attempts are logged, at debug.
     public let logger: Logger
+    /// Hears every event, in the task of the operation that had it (so the operation's span is the active one).
+    public let onEvent: (@Sendable (ResilienceEvent) -> Void)?
 
     /// Creates a reporter for the chain named `pipeline`.
     public init(
         pipeline: String, factory: any MetricsFactory = MetricsSystem.factory,
-        logger: Logger = .axiom("axiom.resilience")
+        logger: Logger = .axiom("axiom.resilience"), onEvent: (@Sendable (ResilienceEvent) -> Void)? = nil
     ) {
         self.pipeline = pipeline
         self.factory = factory
         self.logger = logger.redacting()
+        self.onEvent = onEvent
     }
 
-    /// Counts one resilience event.
-    public func event(_ event: String, stage: String, operation: String, outcome: String) {
+    /// Counts one resilience event, and hands it to ``onEvent``. `attempt` is the attempt that failed (a retry)
+    /// and `delay` the wait before the next one, when the event has them.
+    public func event(
+        _ event: String, stage: String, operation: String, outcome: String, attempt: Int? = nil,
+        delay: Duration? = nil
+    ) {
+        onEvent?(
+            ResilienceEvent(
+                name: event, pipeline: pipeline, stage: stage, operation: operation, outcome: outcome,
+                attempt: attempt, delay: delay))
         Counter(
             label: "axiom_resilience_events_total",
             dimensions: [
@@ -73,6 +87,26 @@ public final class ResilienceTelemetry: Sendable {
                 "pipeline": "\(pipeline)", "operation": "\(operation)", "attempt": "\(attempt)", "code": "\(code)",
             ])
     }
+}
+
+/// One resilience event, as ``ResilienceTelemetry/onEvent`` hears it.
+public struct ResilienceEvent: Sendable, Hashable {
+    /// `retry`, `timeout`, `rejection` or `hedge`.
+    public var name: String
+    /// The chain that reported.
+    public var pipeline: String
+    /// The stage: `retry`, `timeout` (total or per attempt), `breaker`, `concurrencyLimiter`, `rateLimiter`,
+    /// `hedging`.
+    public var stage: String
+    /// The operation's name.
+    public var operation: String
+    /// The failed attempt's code (a retry), the refusal's code or the breaker's state (a rejection), what
+    /// started a hedge (`delay` or `failure`).
+    public var outcome: String
+    /// The attempt that failed, from 1, for a retry.
+    public var attempt: Int?
+    /// The wait before the next attempt, for a retry.
+    public var delay: Duration?
 }
 
 /// Times whole operations for ``ResilienceTelemetry``: outermost in a chain, it records each operation's duration

@@ -150,7 +150,9 @@ public struct RetryStage: OperationMiddleware {
                 let code = registry.identity(of: error).code
                 telemetry?.attempt(operation: context.name, outcome: "\(code)", duration: clock.now() - start)
                 let wait = try decide(error, attempt: context.attempt, operation: context.name, state: &state)
-                telemetry?.event("retry", stage: "retry", operation: context.name, outcome: "\(code)")
+                telemetry?.event(
+                    "retry", stage: "retry", operation: context.name, outcome: "\(code)", attempt: context.attempt,
+                    delay: wait)
                 telemetry?.failedAttempt(operation: context.name, attempt: context.attempt, code: code, wait: wait)
                 try await clock.sleep(for: wait)
                 context.attempt += 1
