@@ -227,12 +227,24 @@ if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_F
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+        // The README's example service: every integration in one Hummingbird server.
+        .executableTarget(
+            name: "AxiomExampleService",
+            dependencies: [
+                "Axiom", "AxiomCrash", "AxiomHummingbird", "AxiomOpenTelemetry", "AxiomPlugins", "AxiomService",
+                "AxiomTracing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "AxiomIntegrationTests",
             dependencies: [
                 "Axiom", "AxiomHummingbird", "AxiomTracing", "AxiomService", "AxiomPlugins", "AxiomTesting",
-                // The probe is built beside the test binary, which crashes it for a report to export.
-                "AxiomOpenTelemetry", "AxiomCrash", "AxiomCrashProbe",
+                // The probe and the example service are built beside the test binary, which runs them.
+                "AxiomOpenTelemetry", "AxiomCrash", "AxiomCrashProbe", "AxiomExampleService",
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

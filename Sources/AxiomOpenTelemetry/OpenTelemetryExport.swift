@@ -125,15 +125,14 @@ public struct OpenTelemetryExport: Service {
         self.services = services
     }
 
-    /// The exporters, bootstrapped as the process's logging (through ``RedactingLogHandler``, which the
-    /// framework's own loggers use), metrics and instrumentation systems. Call it once, early in `main`: each of
-    /// those systems can be bootstrapped once per process.
+    /// The exporters, bootstrapped as the process's logging (through ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)``,
+    /// so do not also call `LoggingSystem.bootstrap`), metrics and instrumentation systems. Call it once, early in
+    /// `main`: swift-metrics and swift-distributed-tracing can be bootstrapped once per process.
     public static func bootstrap(_ configuration: Configuration) throws -> OpenTelemetryExport {
         let export = try OpenTelemetryExport(configuration)
-        // The framework's loggers put the redactor in front of the exporting handler themselves; every other
-        // logger of the process gets the redacting handler from swift-log.
+        // Every logger of the process, the framework's and swift-log's, gets the exporting handler behind the
+        // redactor (RedactingLogHandler.bootstrap bootstraps swift-log once, and can be called again).
         RedactingLogHandler.bootstrap(redactor: configuration.redactor, export.makeExportingLogHandler)
-        LoggingSystem.bootstrap(export.makeLogHandler)
         MetricsSystem.bootstrap(export.metricsFactory)
         InstrumentationSystem.bootstrap(export.tracer)
         return export

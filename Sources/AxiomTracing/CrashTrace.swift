@@ -22,14 +22,14 @@ public enum CrashTrace {
     nonisolated(nonsending) public static func withCurrentSpan<Value>(
         _ operation: nonisolated(nonsending) () async throws -> Value
     ) async rethrows -> Value {
-        guard let ids = TraceIdentifiers.current, let trace = bytes(hex: ids.traceID, count: 16),
-            let span = bytes(hex: ids.spanID, count: 8)
-        else { return try await operation() }
+        guard let ids = TraceIdentifiers.current, let trace = ids.traceIDBytes, let span = ids.spanIDBytes else {
+            return try await operation()
+        }
         return try await FlightRecorder.withActiveTrace(traceID: trace, spanID: span, operation)
     }
 
     /// `count` bytes from `2 * count` hex digits, or nil.
-    static func bytes(hex: String, count: Int) -> [UInt8]? {
+    fileprivate static func bytes(hex: String, count: Int) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count == 2 * count else { return nil }
         var bytes: [UInt8] = []
@@ -49,4 +49,11 @@ public enum CrashTrace {
         default: nil
         }
     }
+}
+
+extension TraceIdentifiers {
+    /// The trace id's 16 bytes, when it is 32 hex digits (a W3C trace id).
+    public var traceIDBytes: [UInt8]? { CrashTrace.bytes(hex: traceID, count: 16) }
+    /// The span id's 8 bytes, when it is 16 hex digits (a W3C span id).
+    public var spanIDBytes: [UInt8]? { CrashTrace.bytes(hex: spanID, count: 8) }
 }

@@ -134,7 +134,9 @@ struct TracingTests {
         let run = Task {
             try await withSpan("trace.retries") { _ in
                 try await chain.run("pay") { () -> String in
-                    if failures.withLock({ left in defer { left -= 1 }; return left > 0 }) {
+                    if failures.withLock({ left in
+                        defer { left -= 1 }; return left > 0
+                    }) {
                         throw DomainError(domain: "trace", code: "BROKEN")
                     }
                     return "paid"
