@@ -56,7 +56,7 @@ struct ServiceTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         chmod(directory.path, 0o700)
-        FileManager.default.createFile(atPath: directory.path + "/libbroken.so", contents: Data("not ELF".utf8))
+        _ = FileManager.default.createFile(atPath: directory.path + "/libbroken.so", contents: Data("not ELF".utf8))
         chmod(directory.path + "/libbroken.so", 0o644)
         let report = try await AxiomService(
             configuration: .init(

@@ -164,7 +164,7 @@ struct TracingTests {
         let logger = Logger(label: "trace.logs", factory: { _ in handler })
         logger.info("outside")
         var ids: TraceIdentifiers?
-        try await withSpan("trace.logs") { _ in
+        withSpan("trace.logs") { _ in
             ids = TraceIdentifiers.current
             logger.info("inside")
         }
