@@ -48,10 +48,10 @@ public final class PluginHost: Sendable {
     /// How a plugin's code is first run: in the scanner process by default.
     public let vetting: PluginVetting
 
-    /// How many scanner processes every host of this process has started: a start whose plugins are all in the
-    /// verdict cache starts none.
-    public static var scannerLaunchCount: Int { scannerLaunches.load(ordering: .relaxed) }
-    static let scannerLaunches = Atomic<Int>(0)
+    /// How many scanner processes this host has started: a start whose plugins are all in the verdict cache
+    /// starts none.
+    public var scannerLaunchCount: Int { scannerLaunches.load(ordering: .relaxed) }
+    private let scannerLaunches = Atomic<Int>(0)
 
     /// Creates a host for a registry, and registers the domain of its refusals (`axiom.plugins`) there.
     ///
@@ -71,6 +71,7 @@ public final class PluginHost: Sendable {
     /// Discovers and loads plugins; see ``PluginSearch`` for where it looks.
     public func load(_ search: PluginSearch) -> PluginLoadReport {
         var report = PluginLoadReport()
+        let launchesBefore = scannerLaunchCount
         for candidate in search.candidates(into: &report) {
             switch load(file: candidate.path, quietUnlessPlugin: candidate.quiet, shipped: candidate.shipped) {
             case .loaded(let plugin): report.loaded.append(plugin)
@@ -78,6 +79,7 @@ public final class PluginHost: Sendable {
             case .skipped: break
             }
         }
+        report.scannerLaunches = scannerLaunchCount - launchesBefore
         return report
     }
 
@@ -211,9 +213,15 @@ public final class PluginHost: Sendable {
         case .success(let path): scanner = path
         case .failure(let failure): return .refused(failure.reason, failure.detail)
         }
+        scannerLaunches.add(1, ordering: .relaxed)
         let verdict = ScannerProcess.scan(file: descriptor, scanner: scanner, timeout: vetting.timeout)
-        if case .refused(.scannerUnavailable, _) = verdict { return verdict }
-        cache?.store(verdict, for: key)
+        switch verdict {
+        case .refused(.scannerUnavailable, _), .refused(.timedOutInScanner, _):
+            // Not the file's doing alone: a missing scanner or a loaded machine. Asked again next time.
+            return verdict
+        default:
+            cache?.store(verdict, for: key)
+        }
         return verdict
     }
 

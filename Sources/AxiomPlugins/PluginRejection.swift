@@ -108,6 +108,9 @@ public struct PluginLoadReport: Sendable {
     public var loaded: [LoadedPlugin] = []
     /// Files refused in this pass, in the order they were tried.
     public var rejected: [PluginRejection] = []
+    /// How many scanner processes the host started during this pass (loads other threads made on the same host
+    /// meanwhile included): zero when every verdict came from the cache.
+    public var scannerLaunches = 0
 
     /// Creates an empty report.
     public init() {}

@@ -150,7 +150,6 @@ enum ScannerProcess {
         guard spawned == 0 else {
             return .refused(.scannerUnavailable, "cannot start \(scanner): \(String(cString: strerror(spawned)))")
         }
-        PluginHost.scannerLaunches.add(1, ordering: .relaxed)
 
         let deadline = ContinuousClock.now + timeout
         var output: [UInt8] = []

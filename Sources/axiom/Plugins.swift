@@ -57,6 +57,8 @@ struct PluginsReport: Encodable {
 
     let loaded: [Loaded]
     let rejected: [Rejected]
+    /// Scanner processes started; 0 when every verdict came from the cache.
+    let scannerLaunches: Int
 
     init(_ report: PluginLoadReport) {
         loaded = report.loaded.map {
@@ -66,5 +68,6 @@ struct PluginsReport: Encodable {
                     + Double($0.loadDuration.components.seconds) * 1000)
         }
         rejected = report.rejected.map { Rejected(path: $0.path, reason: $0.reason.rawValue, detail: $0.detail) }
+        scannerLaunches = report.scannerLaunches
     }
 }
