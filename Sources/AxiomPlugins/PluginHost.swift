@@ -6,23 +6,25 @@ import Synchronization
 import Glibc
 #endif
 
-/// Loads plugins into a registry: discovery, checks before `dlopen`, ABI checks, transactional registration.
+/// Loads plugins into a registry: discovery, checks before any plugin code runs, vetting in the scanner,
+/// transactional registration.
 ///
-/// Every `dlopen` clears the Swift runtime's conformance caches, so load plugins at start, not on a hot
-/// path. A host remembers what it loaded: each file (device and inode) and each plugin id loads once.
+/// A host remembers what it loaded: each file (device and inode) and each plugin id loads once.
 ///
 /// How a file becomes registered descriptors:
 ///
 /// ```
 ///   path ─open/fstat─▶ regular? ─pread─▶ ELF64 LE, this machine, ET_DYN, exports the entry?
-///        ─▶ not writable by group/others (file and directory)? ─▶ (device, inode) not loaded yet?
-///        ─▶ dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) ─▶ dlsym(entry) ─▶ descriptor
-///        ─▶ ABI version, size, fingerprint, init status ─▶ id not loaded yet? ─▶ copy the catalog
+///        ─▶ file, its folder and every folder up to / not writable by others? ─▶ (device, inode) not seen yet?
+///        ─▶ verdict cache hit? ──no──▶ axiom-plugin-scanner (child process: dlopen, entry, ABI checks, copy)
+///        ─▶ catalog as data ─▶ id not loaded yet? ─▶ texts only for its own keys? ─▶ English for every key?
 ///        ─▶ ErrorRegistry.register (all or nothing)
 /// ```
 ///
-/// Any step can refuse; a refusal is a PluginRejection value and the next file is tried. A loaded plugin is
-/// never dlclose'd: descriptors, strings and code of it may be referenced for the life of the process.
+/// Any step can refuse; a refusal is a PluginRejection value and the next file is tried. With the default
+/// ``PluginVetting`` no plugin is ever mapped into the host: a plugin that crashes, hangs or exits does so in the
+/// scanner. ``PluginVetting/inProcess`` maps plugins here instead (`RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE`, never
+/// closed; every `dlopen` clears the Swift runtime's conformance caches, so load at start, not on a hot path).
 public final class PluginHost: Sendable {
     /// The host that loads into ``ErrorRegistry/shared``.
     public static let shared = PluginHost(registry: .shared)

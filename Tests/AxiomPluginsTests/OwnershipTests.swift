@@ -152,3 +152,40 @@ import Glibc
         #expect(inProcess.scannerLaunchCount == 0)
     }
 }
+
+@Suite struct DiagnosticTextTests {
+    @Test func anExecutableWithoutTheEntryIsToldToLinkWithShared() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let source = directory.file("main.c")
+        try "int main(void) { return 0; }\n".write(toFile: source, atomically: true, encoding: .utf8)
+        let output = directory.file("program.so")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["cc", "-fPIE", "-pie", source, "-o", output]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        chmod(output, 0o755)
+        guard
+            case .failure(let rejection) = PluginHost(registry: ErrorRegistry(), vetting: .inProcess).load(file: output)
+        else {
+            Issue.record("an executable loaded as a plugin")
+            return
+        }
+        #expect(rejection.reason == .missingEntrySymbol)
+        #expect(rejection.detail.contains("position-independent executable") && rejection.detail.contains("-shared"))
+    }
+
+    @Test func aNonPIEExecutableReadsAsPlainEnglish() throws {
+        let header = FixtureDirectory.elfHeader(class: 2, machine: 62, type: 2)
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("program.so", header)
+        guard case .failure(let refused) = PluginHost(registry: ErrorRegistry()).load(file: path) else {
+            Issue.record("an executable header loaded")
+            return
+        }
+        #expect(refused.detail == "the file is an executable, not a shared library; link the plugin with -shared")
+    }
+}
