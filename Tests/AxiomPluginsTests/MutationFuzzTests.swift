@@ -1,4 +1,4 @@
-import AxiomCore
+import Axiom
 import Dispatch
 import Foundation
 import Synchronization
