@@ -29,6 +29,9 @@ public enum PluginScanner {
     /// Runs the scanner: reads the plugin on descriptor 3, writes its verdict to descriptor 4, and exits. Called
     /// by the `axiom-plugin-scanner` executable only; it never returns.
     public static func main() -> Never {
+        // A plugin that crashes here is expected: no core file for each one.
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
         installCrashHandler()
         let verdict = read(path: "/proc/self/fd/\(fileDescriptor)").verdict
         writeAll(verdictDescriptor, verdict.encoded())

@@ -174,22 +174,24 @@ enum ScannerProcess {
             }
         }
         // The pipe is closed (or the time is up): the scanner exits right after writing. A plugin that closed the
-        // pipe itself and went on running is caught by the same deadline.
-        var status: Int32 = 0
+        // pipe itself and went on running is caught by the same deadline. The child is waited for without being
+        // reaped (WNOWAIT), so that its process group, killed next, cannot be a recycled id yet.
         var exited = false
         while ContinuousClock.now < deadline {
-            let result = waitpid(child, &status, WNOHANG)
-            if result == child {
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(child), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result == 0 && info._sifields._sigchld.si_pid == child {
                 exited = true
                 break
             }
             if result < 0 && errno != EINTR { break }
             usleep(1000)
         }
+        // Whatever the plugin left running in the scanner's group, and the scanner itself when it overran.
+        kill(-child, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         if !exited {
-            kill(-child, SIGKILL)
-            kill(child, SIGKILL)
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             if output.count > maxOutput - buffer.count {
                 return .refused(.crashedInScanner, "the scanner wrote more than \(maxOutput) bytes; killed")
             }
@@ -197,7 +199,6 @@ enum ScannerProcess {
                 .timedOutInScanner,
                 "the plugin did not return its catalog within \(timeout) in \(PluginScanner.executableName); killed")
         }
-        kill(-child, SIGKILL)  // whatever the plugin left behind in the scanner's group
         return interpret(output: output, status: status)
     }
 
