@@ -177,6 +177,25 @@ import Glibc
         #expect(rejection.detail.contains("position-independent executable") && rejection.detail.contains("-shared"))
     }
 
+    @Test func aCatalogRefusalNamesThePluginOnce() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let host = PluginHost(registry: ErrorRegistry(), vetting: PluginVetting(cacheDirectory: nil))
+        for (name, defines) in [
+            ("silent.so", ["FIXTURE_ID=\"test.silent\"", "FIXTURE_DOMAIN=\"silent\"", "FIXTURE_NO_MESSAGES"]),
+            ("odd.so", ["FIXTURE_ID=\"test.odd\"", "FIXTURE_DOMAIN=\"odd\"", "FIXTURE_CATEGORY=\"weather\""]),
+        ] {
+            let path = try directory.plugin(name, defines)
+            guard case .failure(let rejection) = host.load(file: path) else {
+                Issue.record("\(name) loaded")
+                continue
+            }
+            #expect(rejection.reason == .invalidCatalog)
+            let id = name == "silent.so" ? "test.silent" : "test.odd"
+            #expect(rejection.detail.components(separatedBy: id).count == 2, "\(rejection.detail)")
+        }
+    }
+
     @Test func aNonPIEExecutableReadsAsPlainEnglish() throws {
         let header = FixtureDirectory.elfHeader(class: 2, machine: 62, type: 2)
         let directory = try FixtureDirectory()

@@ -41,15 +41,18 @@ public enum CatalogCheck {
             }
         }
 
-        public var description: String {
+        public var description: String { "\(source): \(problem)" }
+
+        /// What is wrong, without the source: for a message that names the source once for several issues.
+        var problem: String {
             let subject = code.map { "\($0): " } ?? ""
             let place = locale.map { " in \($0)" } ?? ""
             return switch kind {
-            case .missingMessage: "\(source): \(subject)message key '\(key)' has no text in en"
-            case .missingRecoverySuggestion: "\(source): \(subject)recovery key '\(key)' has no text in en"
-            case .emptyText: "\(source): text of '\(key)'\(place) is empty"
-            case .missingTitle: "\(source): \(subject)no title '\(key)' in en (the category title is used)"
-            case .missingTranslation: "\(source): '\(key)' has no text\(place) (English is used)"
+            case .missingMessage: "\(subject)message key '\(key)' has no text in en"
+            case .missingRecoverySuggestion: "\(subject)recovery key '\(key)' has no text in en"
+            case .emptyText: "text of '\(key)'\(place) is empty"
+            case .missingTitle: "\(subject)no title '\(key)' in en (the category title is used)"
+            case .missingTranslation: "'\(key)' has no text\(place) (English is used)"
             }
         }
     }
@@ -155,7 +158,11 @@ public struct CatalogLoadError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         if let registration { return registration.description }
-        return issues.map(\.description).joined(separator: "; ")
+        // One catalog's issues: its source once, then each problem.
+        guard let source = issues.first?.source, issues.allSatisfy({ $0.source == source }) else {
+            return issues.map(\.description).joined(separator: "; ")
+        }
+        return "\(source): " + issues.map(\.problem).joined(separator: "; ")
     }
 }
 
