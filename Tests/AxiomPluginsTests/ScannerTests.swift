@@ -221,3 +221,36 @@ struct PluginsCommandTests {
         }
     }
 }
+
+/// The verdict reader takes what the scanner's pipe and the cache hold: outside data. Seeded mutations of a real
+/// verdict never trap it, and it never accepts bytes that are not exactly one verdict.
+@Suite struct VerdictReaderTests {
+    @Test func mutatedVerdictsAreReadOrRefusedNeverTrapped() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let path = try directory.plugin("good.so", ["FIXTURE_ID=\"test.good\"", "FIXTURE_DOMAIN=\"good\""])
+        let (verdict, _) = PluginScanner.read(path: path)
+        let original = verdict.encoded()
+        guard case .accepted = PluginVerdict.decode(original) else {
+            Issue.record("the fixture's verdict did not round-trip")
+            return
+        }
+        var random = SplitMix64(seed: 0x7E5D_1C7)
+        var read = 0
+        for _ in 0..<20_000 {
+            var bytes = original
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let at = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 3 {
+                case 0: bytes[at] = UInt8(truncatingIfNeeded: random.next())
+                case 1: bytes[at] = [0x30, 0x39, 0x3A, 0x2C][Int(random.next() % 4)]  // digits and separators
+                default: bytes.removeSubrange(at..<min(bytes.count, at + Int(random.next() % 16)))
+                }
+                if bytes.isEmpty { break }
+            }
+            if PluginVerdict.decode(bytes) != nil { read += 1 }
+        }
+        // Some mutations only change a text's content and still read; most break a length and are refused.
+        #expect(read > 0 && read < 20_000)
+    }
+}
