@@ -75,7 +75,10 @@ public final class PluginHost: Sendable {
         var report = PluginLoadReport()
         let launchesBefore = scannerLaunchCount
         for candidate in search.candidates(into: &report) {
-            switch load(file: candidate.path, quietUnlessPlugin: candidate.quiet, shipped: candidate.shipped) {
+            switch load(
+                file: candidate.path, quietUnlessPlugin: candidate.quiet, shipped: candidate.shipped,
+                skipLoaded: true)
+            {
             case .loaded(let plugin): report.loaded.append(plugin)
             case .rejected(let rejection): report.rejected.append(rejection)
             case .skipped: break
@@ -106,7 +109,13 @@ public final class PluginHost: Sendable {
     ///   plugin file already loaded through another path.
     /// - Parameter shipped: the file came with the application (its executable's directory): its domains take
     ///   precedence, which a clash with a later plugin names.
-    func load(file path: String, quietUnlessPlugin quiet: Bool, shipped: Bool = false) -> Outcome {
+    /// - Parameter skipLoaded: skip quietly a file this host already loaded (a search that reaches a shipped
+    ///   plugin again through a named path); a file tried and refused before is still reported.
+    func load(
+        file path: String, quietUnlessPlugin quiet: Bool, shipped: Bool = false, skipLoaded: Bool = false
+    )
+        -> Outcome
+    {
         let started = ContinuousClock.now
         // Loads are serialized: two threads must not both pass the identity check for one file.
         return state.withTrackedLock { state in
@@ -145,7 +154,7 @@ public final class PluginHost: Sendable {
             // 4. One load per file, however many paths lead to it.
             let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
             if state.files.contains(identity) {
-                if quiet { return .skipped }
+                if quiet || (skipLoaded && state.loadedFiles[identity] != nil) { return .skipped }
                 if let other = state.loadedFiles[identity] {
                     return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
                 }

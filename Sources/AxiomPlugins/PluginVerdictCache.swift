@@ -104,7 +104,7 @@ struct PluginVerdictCache {
         var info = stat()
         if lstat(directory, &info) != 0 {
             guard create, errno == ENOENT else { return false }
-            var path = ""
+            var path = directory.hasPrefix("/") ? "" : "."
             for component in directory.split(separator: "/") {
                 path += "/" + component
                 _ = mkdir(path, 0o700)

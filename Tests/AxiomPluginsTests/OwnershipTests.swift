@@ -59,6 +59,16 @@ import Glibc
         #expect(registry.source(ofDomain: "shop") == "test.shipped")
     }
 
+    @Test func aShippedPluginNamedAgainLoadsOnceAndIsNotReported() throws {
+        defer { directory.remove() }
+        let shipped = try FixtureDirectory()
+        defer { shipped.remove() }
+        let path = try shipped.plugin("libshop.so", ["FIXTURE_ID=\"test.shop\"", "FIXTURE_DOMAIN=\"shop\""])
+        let report = host().load(PluginSearch(paths: [path], executableDirectory: shipped.path))
+        #expect(report.loaded.map(\.path) == [path])
+        #expect(report.rejected.isEmpty)
+    }
+
     @Test func aTextForAnotherDomainsKeyIsRefused() throws {
         defer { directory.remove() }
         let hijack = try directory.plugin(
