@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "AxiomCore", targets: ["AxiomCore"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
+        // Runs a plugin's code for the first time, in a child process of the host; installed beside `axiom`.
+        .executable(name: "axiom-plugin-scanner", targets: ["axiom-plugin-scanner"]),
         .library(name: "AxiomCrash", targets: ["AxiomCrash"]),
         .library(name: "AxiomSymbolication", targets: ["AxiomSymbolication"]),
         .library(name: "AxiomPlugins", targets: ["AxiomPlugins"]),
@@ -75,9 +77,13 @@ let package = Package(
         .target(name: "CAxiomPluginABI"),
         // Helpers for Swift plugin authors. Never depends on Axiom: one copy of every Swift type per process.
         .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
-        // The host: discovery, checks before dlopen, loading, diagnostics.
+        // The GNU extensions the host and its scanner call (secure_getenv, pipe2, dladdr), which Glibc's module hides.
+        .target(name: "CAxiomPluginScan"),
+        // The host: discovery, checks before dlopen, the scanner and its verdict cache, loading, diagnostics.
         .target(
-            name: "AxiomPlugins", dependencies: ["AxiomCore", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit"]),
+            name: "AxiomPlugins",
+            dependencies: ["AxiomCore", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit", "CAxiomPluginScan"]
+        ),
         .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
         .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
         .target(name: "AxiomPluginRendio", dependencies: ["AxiomPluginKit"], path: "Plugins/Rendio"),
@@ -96,6 +102,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The plugin scanner: the child process in which a plugin's entry runs before the host takes its catalog.
+        .executableTarget(name: "axiom-plugin-scanner", dependencies: ["AxiomPlugins"]),
         .executableTarget(
             name: "AxiomDemo",
             dependencies: ["Axiom", "AxiomPlugins", "AxiomCrash", "AxiomSymbolication"]
@@ -109,7 +117,9 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "AxiomPluginsTests", dependencies: ["Axiom", "AxiomPlugins", "AxiomPluginKit", "CAxiomPluginABI"]),
+            name: "AxiomPluginsTests",
+            dependencies: ["Axiom", "AxiomPlugins", "AxiomPluginKit", "CAxiomPluginABI", "axiom-plugin-scanner", "axiom"]
+        ),
         // Crash reporter. Only these two link libunwind (it interposes _Unwind_* and
         // backtrace for the whole process).
         .target(

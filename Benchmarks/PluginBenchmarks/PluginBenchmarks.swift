@@ -10,6 +10,10 @@ import Synchronization
 //   catalog, registering it. Goal: at most 1 ms. Every iteration loads a fresh copy (a new inode), so dlopen
 //   really maps the file rather than bumping a reference count; the registry is new per iteration too.
 // - registry lookups with no plugin loaded and with five loaded: must be no slower with plugins.
+// - a start with five plugins: today's in-process load (the baseline), then through the scanner with the verdict
+//   cache cold (five scanner processes) and warm (no process: five cache entries read). The scanner is found beside
+//   this executable: build it in the same configuration first (`swift build -c release --product
+//   axiom-plugin-scanner`).
 //
 // The plugins are compiled from Tests/PluginFixtures/fixture_plugin.c with `cc` at start, so the benchmark does
 // not depend on which products the build put beside it.
@@ -28,7 +32,7 @@ let benchmarks: @Sendable () -> Void = {
             metrics: [.wallClock, .mallocCountTotal], warmupIterations: 5, scalingFactor: .one,
             maxDuration: .seconds(10), maxIterations: 300)
     ) { benchmark in
-        let host = PluginHost(registry: ErrorRegistry())
+        let host = PluginHost(registry: ErrorRegistry(), vetting: .inProcess)
         let path = fixtures.freshCopy(of: fixtures.hundred)
         benchmark.startMeasurement()
         let result = host.load(file: path)
@@ -38,6 +42,39 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(result)
     }
 
+    let startConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal], warmupIterations: 2, scalingFactor: .one, maxDuration: .seconds(10),
+        maxIterations: 100)
+    // Fresh copies (new inodes) for the in-process and cold starts, so that dlopen maps and the cache misses.
+    Benchmark("Start with 5 plugins, in process (baseline)", configuration: startConfiguration) { benchmark in
+        let copies = fixtures.five.map(fixtures.freshCopy(of:))
+        benchmark.startMeasurement()
+        let report = PluginHost(registry: ErrorRegistry(), vetting: .inProcess).load(PluginSearch(paths: copies))
+        benchmark.stopMeasurement()
+        for copy in copies { unlink(copy) }
+        fixtures.expectFive(report, benchmark)
+    }
+    Benchmark("Start with 5 plugins, scanner, cache cold", configuration: startConfiguration) { benchmark in
+        let copies = fixtures.five.map(fixtures.freshCopy(of:))
+        let cache = fixtures.freshCacheDirectory()
+        benchmark.startMeasurement()
+        let report = PluginHost(registry: ErrorRegistry(), vetting: PluginVetting(cacheDirectory: cache))
+            .load(PluginSearch(paths: copies))
+        benchmark.stopMeasurement()
+        for copy in copies { unlink(copy) }
+        fixtures.expectFive(report, benchmark, scanned: 5)
+    }
+    let warmCache = fixtures.freshCacheDirectory()
+    _ = PluginHost(registry: ErrorRegistry(), vetting: PluginVetting(cacheDirectory: warmCache))
+        .load(PluginSearch(paths: fixtures.five))
+    Benchmark("Start with 5 plugins, scanner, cache warm", configuration: startConfiguration) { benchmark in
+        benchmark.startMeasurement()
+        let report = PluginHost(registry: ErrorRegistry(), vetting: PluginVetting(cacheDirectory: warmCache))
+            .load(PluginSearch(paths: fixtures.five))
+        benchmark.stopMeasurement()
+        fixtures.expectFive(report, benchmark, scanned: 0)
+    }
+
     let codes: [ErrorCode] = [
         ErrorCode("axiom.client", "invalidState"), ErrorCode("axiom", "unknownError"),
         ErrorCode("axiom.capability", "validationTimeout"), ErrorCode("swift", "CancellationError"),
@@ -45,7 +82,7 @@ let benchmarks: @Sendable () -> Void = {
     ]
     let bare = ErrorRegistry()
     let loaded = ErrorRegistry()
-    let report = PluginHost(registry: loaded).load(PluginSearch(paths: fixtures.five))
+    let report = PluginHost(registry: loaded, vetting: .inProcess).load(PluginSearch(paths: fixtures.five))
     precondition(report.loaded.count == 5 && report.rejected.isEmpty, "five plugins should load: \(report.rejected)")
     let pluginCodes = (0..<5).map { ErrorCode("bench\($0)", "E007") }
 
@@ -101,6 +138,18 @@ final class Fixtures: Sendable {
             try build(
                 "plugin\(index).so",
                 ["FIXTURE_ID=\"bench.plugin\(index)\"", "FIXTURE_DOMAIN=\"bench\(index)\"", "FIXTURE_CODES=20"])
+        }
+    }
+
+    /// A new, empty verdict cache directory.
+    func freshCacheDirectory() -> String {
+        "\(directory)/cache\(copies.add(1, ordering: .relaxed).newValue)"
+    }
+
+    /// Reports a start that did not load the five plugins, or started another number of scanners than `scanned`.
+    func expectFive(_ report: PluginLoadReport, _ benchmark: Benchmark, scanned: Int = 0) {
+        if report.loaded.count != 5 || report.scannerLaunches != scanned {
+            benchmark.error("\(report.loaded.count) loaded, \(report.scannerLaunches) scans: \(report.rejected)")
         }
     }
 

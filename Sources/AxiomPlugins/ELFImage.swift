@@ -39,8 +39,11 @@ struct ELFImage {
             return (.wrongArchitecture, "ELF machine \(machine) (\(machineName(machine))); this host is \(hostMachine)")
         }
         guard type == 3 else {
-            let kind = [1: "a relocatable object", 2: "an executable", 4: "a core dump"][Int(type)] ?? "type \(type)"
-            return (.notSharedObject, "ELF \(kind), not a shared object (ET_DYN)")
+            let kind =
+                [1: "an object file (.o)", 2: "an executable", 4: "a core dump"][Int(type)] ?? "of ELF type \(type)"
+            return (
+                .notSharedObject, "the file is \(kind), not a shared library; link the plugin with -shared"
+            )
         }
 
         // The dynamic symbol table through the section headers; through PT_DYNAMIC when they are stripped.
@@ -50,14 +53,68 @@ struct ELFImage {
             lookup = dynamicLookup(reader, ident, wanted)
             if case .unavailable(let other) = lookup { return (.missingEntrySymbol, "\(why); \(other)") }
         }
+        // A position-independent executable is ET_DYN too: say so, since the fix is a link flag.
+        let hint =
+            hasInterpreter(reader, ident)
+            ? " (the file is a position-independent executable, not a shared library: link the plugin with -shared)"
+            : ""
         switch lookup {
         case .defined: return nil
-        case .undefined: return (.missingEntrySymbol, "\(symbol) is not exported")
+        case .undefined: return (.missingEntrySymbol, "\(symbol) is not exported" + hint)
         case .notAFunction:
-            return (.missingEntrySymbol, "\(symbol) is in the dynamic symbol table but not as a defined function")
+            return (
+                .missingEntrySymbol, "\(symbol) is in the dynamic symbol table but not as a defined function" + hint
+            )
         case .malformed(let detail): return (.malformedELF, detail)
-        case .unavailable(let detail): return (.missingEntrySymbol, detail)
+        case .unavailable(let detail): return (.missingEntrySymbol, detail + hint)
         }
+    }
+
+    /// The program headers as (type, offset, file size), or nil when the table is absent or outside the file.
+    private static func programHeaders(_ reader: Reader, _ ident: [UInt8]) -> [(type: UInt32, offset: Int, size: Int)]?
+    {
+        let phoff = Int(clamping: ident.u64(32))
+        let phentsize = Int(ident.u16(54))
+        let phnum = Int(ident.u16(56))
+        guard phoff > 0, phentsize >= 56, phnum > 0, let headers = reader.bytes(at: phoff, count: phnum * phentsize)
+        else { return nil }
+        return (0..<phnum).map { index in
+            let base = index * phentsize
+            return (headers.u32(base), Int(clamping: headers.u64(base + 8)), Int(clamping: headers.u64(base + 32)))
+        }
+    }
+
+    /// Whether the file names a program interpreter (PT_INTERP): an executable, even when it is ET_DYN.
+    private static func hasInterpreter(_ reader: Reader, _ ident: [UInt8]) -> Bool {
+        programHeaders(reader, ident)?.contains { $0.type == 3 } ?? false
+    }
+
+    /// The GNU build-id of the ELF file open at `descriptor` (its NT_GNU_BUILD_ID note), or nil when it has none or
+    /// the notes do not add up. Read with pread, like the checks.
+    static func buildID(descriptor: Int32, size: Int) -> [UInt8]? {
+        let reader = Reader(descriptor: descriptor, size: size)
+        guard let ident = reader.bytes(at: 0, count: 64), ident.count == 64, let headers = programHeaders(reader, ident)
+        else { return nil }
+        for note in headers where note.type == 4 && note.size <= 1 << 16 {
+            guard let bytes = reader.bytes(at: note.offset, count: note.size) else { continue }
+            var at = 0
+            while at + 12 <= bytes.count {
+                let nameSize = Int(bytes.u32(at))
+                let descriptionSize = Int(bytes.u32(at + 4))
+                let type = bytes.u32(at + 8)
+                let nameAt = at + 12
+                let descriptionAt = nameAt + (nameSize + 3) & ~3
+                let end = descriptionAt + (descriptionSize + 3) & ~3
+                guard nameSize <= bytes.count, descriptionSize <= bytes.count, end <= bytes.count,
+                    descriptionAt + descriptionSize <= bytes.count
+                else { break }
+                if type == 3 && nameSize == 4 && bytes[nameAt..<(nameAt + 4)].elementsEqual([0x47, 0x4E, 0x55, 0]) {
+                    return Array(bytes[descriptionAt..<(descriptionAt + descriptionSize)])
+                }
+                at = end
+            }
+        }
+        return nil
     }
 
     enum Lookup {

@@ -17,6 +17,12 @@ enum PluginFlightRecord {
             axiom_flight_recorder_build_id(address, $0.baseAddress, $0.count)
         }
         buildID.removeLast(buildID.count - length)
+        add(plugin, buildID: buildID)
+    }
+
+    /// Adds a plugin that was vetted in the scanner and never mapped here, with the build-id read from its file.
+    static func add(_ plugin: LoadedPlugin, buildID: [UInt8]?) {
+        let buildID = buildID ?? []
         let fields = [Array(plugin.id.utf8), Array(plugin.version.utf8), buildID, Array(plugin.path.utf8)]
             .map { Array($0.prefix(Int(UInt16.max))) }
         entries.withTrackedLock { entries in

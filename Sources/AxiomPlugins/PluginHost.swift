@@ -6,23 +6,25 @@ import Synchronization
 import Glibc
 #endif
 
-/// Loads plugins into a registry: discovery, checks before `dlopen`, ABI checks, transactional registration.
+/// Loads plugins into a registry: discovery, checks before any plugin code runs, vetting in the scanner,
+/// transactional registration.
 ///
-/// Every `dlopen` clears the Swift runtime's conformance caches, so load plugins at start, not on a hot
-/// path. A host remembers what it loaded: each file (device and inode) and each plugin id loads once.
+/// A host remembers what it loaded: each file (device and inode) and each plugin id loads once.
 ///
 /// How a file becomes registered descriptors:
 ///
 /// ```
 ///   path ─open/fstat─▶ regular? ─pread─▶ ELF64 LE, this machine, ET_DYN, exports the entry?
-///        ─▶ not writable by group/others (file and directory)? ─▶ (device, inode) not loaded yet?
-///        ─▶ dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) ─▶ dlsym(entry) ─▶ descriptor
-///        ─▶ ABI version, size, fingerprint, init status ─▶ id not loaded yet? ─▶ copy the catalog
+///        ─▶ file, its folder and every folder up to / not writable by others? ─▶ (device, inode) not seen yet?
+///        ─▶ verdict cache hit? ──no──▶ axiom-plugin-scanner (child process: dlopen, entry, ABI checks, copy)
+///        ─▶ catalog as data ─▶ id not loaded yet? ─▶ texts only for its own keys? ─▶ English for every key?
 ///        ─▶ ErrorRegistry.register (all or nothing)
 /// ```
 ///
-/// Any step can refuse; a refusal is a PluginRejection value and the next file is tried. A loaded plugin is
-/// never dlclose'd: descriptors, strings and code of it may be referenced for the life of the process.
+/// Any step can refuse; a refusal is a PluginRejection value and the next file is tried. With the default
+/// ``PluginVetting`` no plugin is ever mapped into the host: a plugin that crashes, hangs or exits does so in the
+/// scanner. ``PluginVetting/inProcess`` maps plugins here instead (`RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE`, never
+/// closed; every `dlopen` clears the Swift runtime's conformance caches, so load at start, not on a hot path).
 public final class PluginHost: Sendable {
     /// The host that loads into ``ErrorRegistry/shared``.
     public static let shared = PluginHost(registry: .shared)
@@ -36,6 +38,8 @@ public final class PluginHost: Sendable {
         var files: Set<FileIdentity> = []
         var loaded: [LoadedPlugin] = []
         var loadedFiles: [FileIdentity: String] = [:]
+        /// Ids of the plugins loaded from the application's own directory.
+        var shipped: Set<String> = []
     }
 
     struct FileIdentity: Hashable {
@@ -43,9 +47,21 @@ public final class PluginHost: Sendable {
         var inode: UInt64
     }
 
+    /// How a plugin's code is first run: in the scanner process by default.
+    public let vetting: PluginVetting
+
+    /// How many scanner processes this host has started: a start whose plugins are all in the verdict cache
+    /// starts none.
+    public var scannerLaunchCount: Int { scannerLaunches.load(ordering: .relaxed) }
+    private let scannerLaunches = Atomic<Int>(0)
+
     /// Creates a host for a registry, and registers the domain of its refusals (`axiom.plugins`) there.
-    public init(registry: ErrorRegistry) {
+    ///
+    /// - Parameter vetting: where plugins' code runs first; ``PluginVetting/standard`` (the scanner, with the
+    ///   verdict cache) unless a test or benchmark opts into ``PluginVetting/inProcess``.
+    public init(registry: ErrorRegistry, vetting: PluginVetting = .standard) {
         self.registry = registry
+        self.vetting = vetting
         // Only another source that took the framework's domain name can refuse it; the refusals then stay
         // identified, decided as the registry's unknown code.
         try? registry.registerFrameworkDomain(PluginRejection.builtinDomain)
@@ -57,13 +73,18 @@ public final class PluginHost: Sendable {
     /// Discovers and loads plugins; see ``PluginSearch`` for where it looks.
     public func load(_ search: PluginSearch) -> PluginLoadReport {
         var report = PluginLoadReport()
+        let launchesBefore = scannerLaunchCount
         for candidate in search.candidates(into: &report) {
-            switch load(file: candidate.path, quietUnlessPlugin: candidate.quiet) {
+            switch load(
+                file: candidate.path, quietUnlessPlugin: candidate.quiet, shipped: candidate.shipped,
+                skipLoaded: true)
+            {
             case .loaded(let plugin): report.loaded.append(plugin)
             case .rejected(let rejection): report.rejected.append(rejection)
             case .skipped: break
             }
         }
+        report.scannerLaunches = scannerLaunchCount - launchesBefore
         return report
     }
 
@@ -86,9 +107,18 @@ public final class PluginHost: Sendable {
 
     /// - Parameter quiet: skip, rather than report, a file that is not a plugin at all (no entry symbol) or a
     ///   plugin file already loaded through another path.
-    func load(file path: String, quietUnlessPlugin quiet: Bool) -> Outcome {
+    /// - Parameter shipped: the file came with the application (its executable's directory): its domains take
+    ///   precedence, which a clash with a later plugin names.
+    /// - Parameter skipLoaded: skip quietly a file this host already loaded (a search that reaches a shipped
+    ///   plugin again through a named path); a file tried and refused before is still reported.
+    func load(
+        file path: String, quietUnlessPlugin quiet: Bool, shipped: Bool = false, skipLoaded: Bool = false
+    )
+        -> Outcome
+    {
+        let started = ContinuousClock.now
         // Loads are serialized: two threads must not both pass the identity check for one file.
-        state.withTrackedLock { state in
+        return state.withTrackedLock { state in
             func refuse(_ reason: PluginRejection.Reason, _ detail: String) -> Outcome {
                 .rejected(PluginRejection(path: path, reason: reason, detail: detail))
             }
@@ -116,80 +146,137 @@ public final class PluginHost: Sendable {
             }
 
             // 3. Nobody but the owner can change what gets loaded.
-            let writableByOthers = mode_t(S_IWGRP | S_IWOTH)
-            guard info.st_mode & writableByOthers == 0 else {
-                return refuse(.fileWritableByOthers, "mode \(String(info.st_mode & 0o7777, radix: 8))")
-            }
             let resolved = realPath(path) ?? path
-            let directory = parentDirectory(of: resolved)
-            var directoryInfo = stat()
-            guard stat(directory, &directoryInfo) == 0 else {
-                return refuse(.unreadable, "directory \(directory): \(String(cString: strerror(errno)))")
-            }
-            // The sticky bit (as on /tmp) does not stop a writer from replacing files it owns itself: refuse too.
-            guard directoryInfo.st_mode & writableByOthers == 0 else {
-                return refuse(
-                    .directoryWritableByOthers,
-                    "\(directory) has mode \(String(directoryInfo.st_mode & 0o7777, radix: 8))")
+            if let (reason, detail) = Self.checkWriters(file: info, directory: parentDirectory(of: resolved)) {
+                return refuse(reason, detail)
             }
 
             // 4. One load per file, however many paths lead to it.
             let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
             if state.files.contains(identity) {
-                if quiet { return .skipped }
+                if quiet || (skipLoaded && state.loadedFiles[identity] != nil) { return .skipped }
                 if let other = state.loadedFiles[identity] {
                     return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
                 }
                 return refuse(.duplicateFile, "the same file (device and inode) was already tried and refused")
             }
-
-            // 5. Load. RTLD_NODELETE and no dlclose: the plugin's memory stays valid for the process.
-            _ = dlerror()
-            guard let handle = dlopen(resolved, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-                return refuse(.dlopenFailed, dlerror().map { String(cString: $0) } ?? "dlopen failed")
-            }
-            // From here on the file is mapped: remember it even if it is refused, so it is not opened again.
             state.files.insert(identity)
-            guard let symbol = dlsym(handle, AXIOM_PLUGIN_ENTRY_SYMBOL) else {
-                return refuse(.entryUnresolved, dlerror().map { String(cString: $0) } ?? "dlsym failed")
-            }
-            let entry = unsafeBitCast(symbol, to: axiom_plugin_entry_v1_fn.self)
-            guard let plugin = entry() else { return refuse(.nullDescriptor, "the entry returned NULL") }
 
-            // 6. The ABI contract, then the catalog.
-            if let (reason, detail) = DescriptorReader.checkHeader(plugin) { return refuse(reason, detail) }
-            let header = DescriptorReader.descriptor(plugin)
-            let identification: (id: String, version: String, toolchain: String)
-            switch DescriptorReader.identity(header) {
-            case .success(let value): identification = value
-            case .failure(let error): return refuse(error.reason, error.detail)
+            // 5. The plugin's code runs: in the scanner (or a cached verdict of it), or here when asked to.
+            var entry: UnsafeRawPointer?
+            let verdict: PluginVerdict
+            switch vetting.mode {
+            case .inProcess:
+                (verdict, entry) = PluginScanner.read(path: resolved)
+            case .scanner:
+                verdict = scan(descriptor: descriptor, info: info)
             }
-            if let other = state.loaded.first(where: { $0.id == identification.id }) {
-                return refuse(
-                    .duplicatePluginID, "plugin id \(identification.id) is already loaded from \(other.path)")
-            }
-            let catalog: ErrorCatalog
-            switch DescriptorReader.catalog(header, id: identification.id, version: identification.version) {
-            case .success(let value): catalog = value
-            case .failure(let error): return refuse(error.reason, "\(identification.id): \(error.detail)")
+            let accepted: PluginVerdict.Accepted
+            switch verdict {
+            case .refused(let reason, let detail): return refuse(reason, detail)
+            case .accepted(let value): accepted = value
             }
 
-            // 7. Every key the descriptors reference has an English text (CatalogCheck), then all or nothing.
+            // 6. The catalog against what is loaded: one id once, texts only for its own keys, then all or nothing.
+            if let other = state.loaded.first(where: { $0.id == accepted.id }) {
+                return refuse(.duplicatePluginID, "plugin id \(accepted.id) is already loaded from \(other.path)")
+            }
+            if let detail = TextOwnership.foreignKeys(of: accepted.catalog, in: registry) {
+                return refuse(.foreignMessageKey, detail)
+            }
             do throws(CatalogLoadError) {
-                try registry.registerChecked(catalog)
+                try registry.registerChecked(accepted.catalog, englishFrom: TextOwnership.isFramework)
             } catch {
-                guard let refusal = error.registration else {
-                    return refuse(.invalidCatalog, "\(identification.id): \(error)")
-                }
-                return refuse(refusal.kind == .domainClash ? .domainClash : .registrationRefused, refusal.description)
+                guard let refusal = error.registration else { return refuse(.invalidCatalog, "\(error)") }
+                guard refusal.kind == .domainClash else { return refuse(.registrationRefused, refusal.description) }
+                let precedence =
+                    state.shipped.contains(refusal.existingSource ?? "")
+                    ? "; \(refusal.existingSource ?? "") is shipped with the application, which takes precedence over "
+                        + "plugins found through AXIOM_PLUGIN_PATH or named paths"
+                    : ""
+                return refuse(.domainClash, refusal.description + precedence)
             }
             let loaded = LoadedPlugin(
-                id: identification.id, version: identification.version, path: path, domains: catalog.domains,
-                codeCount: catalog.descriptors.count, toolchain: identification.toolchain)
+                id: accepted.id, version: accepted.version, path: path, domains: accepted.catalog.domains,
+                codeCount: accepted.catalog.descriptors.count, toolchain: accepted.toolchain,
+                loadDuration: started.duration(to: .now))
             state.loadedFiles[identity] = path
             state.loaded.append(loaded)
-            PluginFlightRecord.add(loaded, address: UnsafeRawPointer(symbol))
+            if shipped { state.shipped.insert(accepted.id) }
+            if let entry {
+                PluginFlightRecord.add(loaded, address: entry)
+            } else {
+                PluginFlightRecord.add(
+                    loaded, buildID: ELFImage.buildID(descriptor: descriptor, size: Int(info.st_size)))
+            }
             return .loaded(loaded)
+        }
+    }
+
+    /// The verdict on the file open at `descriptor`: from the cache when the file is unchanged, else from a run of
+    /// the scanner (stored in the cache).
+    private func scan(descriptor: Int32, info: stat) -> PluginVerdict {
+        let cache = vetting.cacheDirectory.map(PluginVerdictCache.init(directory:))
+        let key = PluginVerdictCache.Key(descriptor: descriptor, info: info)
+        if let cached = cache?.verdict(for: key) { return cached }
+        let scanner: String
+        switch vetting.resolveScanner() {
+        case .success(let path): scanner = path
+        case .failure(let failure): return .refused(failure.reason, failure.detail)
+        }
+        scannerLaunches.add(1, ordering: .relaxed)
+        let verdict = ScannerProcess.scan(file: descriptor, scanner: scanner, timeout: vetting.timeout)
+        switch verdict {
+        case .refused(.scannerUnavailable, _), .refused(.timedOutInScanner, _):
+            // Not the file's doing alone: a missing scanner or a loaded machine. Asked again next time.
+            return verdict
+        default:
+            cache?.store(verdict, for: key)
+        }
+        return verdict
+    }
+
+    /// A refusal when someone other than the owner (or root) can change the file or the directories that lead to
+    /// it. The file and its own directory must be writable by their owner only; every directory above, up to `/`,
+    /// too, unless it has the sticky bit and belongs to root or to the current user (as `/tmp`): the rule OpenSSH
+    /// applies to `authorized_keys`.
+    static func checkWriters(file: stat, directory: String) -> (PluginRejection.Reason, String)? {
+        let writableByOthers = mode_t(S_IWGRP | S_IWOTH)
+        func who(_ mode: mode_t) -> String {
+            let octal = "mode " + String(mode & 0o7777, radix: 8)
+            switch (mode & mode_t(S_IWGRP) != 0, mode & mode_t(S_IWOTH) != 0) {
+            case (true, true): return "writable by its group and by everyone (\(octal))"
+            case (true, false): return "writable by its group (\(octal))"
+            default: return "writable by everyone (\(octal))"
+            }
+        }
+        guard file.st_mode & writableByOthers == 0 else {
+            return (.fileWritableByOthers, "the file is \(who(file.st_mode)); only its owner may write it")
+        }
+        var current = directory
+        var first = true
+        while true {
+            var info = stat()
+            guard stat(current, &info) == 0 else {
+                return (.unreadable, "directory \(current): \(String(cString: strerror(errno)))")
+            }
+            if info.st_mode & writableByOthers != 0 {
+                // The sticky bit (as on /tmp) does not stop a writer from replacing files it owns itself in the
+                // plugin's own folder: refused there; above, it stops anyone from renaming our folder away.
+                let sticky = info.st_mode & mode_t(S_ISVTX) != 0
+                let trustedOwner = info.st_uid == 0 || info.st_uid == geteuid()
+                if first || !sticky || !trustedOwner {
+                    let place = first ? "the plugin's folder \(current)" : "\(current), a folder above the plugin,"
+                    let why =
+                        first
+                        ? "" : sticky ? " and is not owned by root or the current user" : " without the sticky bit"
+                    return (.directoryWritableByOthers, "\(place) is \(who(info.st_mode))\(why)")
+                }
+            }
+            if current == "/" { return nil }
+            current = parentDirectory(of: current)
+            if current == "." { return nil }
+            first = false
         }
     }
 }

@@ -51,6 +51,15 @@ extension PluginRejection: IdentifiableError {
         case .directoryWritableByOthers:
             ("its folder may be changed by other users", "klasörü başka kullanıcılarca değiştirilebilir")
         case .duplicateFile: ("the same file is already loaded", "aynı dosya zaten yüklü")
+        case .scannerUnavailable:
+            ("the plugin scanner program was not found", "eklenti tarayıcı programı bulunamadı")
+        case .crashedInScanner: ("the plugin crashed while it was checked", "eklenti denetlenirken çöktü")
+        case .timedOutInScanner:
+            ("the plugin did not finish starting in time", "eklenti zamanında başlamayı bitirmedi")
+        case .exitedInScanner:
+            ("the plugin ended its process while it was checked", "eklenti denetlenirken sürecini sonlandırdı")
+        case .foreignMessageKey:
+            ("it ships texts that belong to another error domain", "başka bir hata alanına ait metinler içeriyor")
         case .dlopenFailed: ("the system could not load the library", "sistem kitaplığı yükleyemedi")
         case .entryUnresolved: ("its entry point could not be found", "giriş noktası bulunamadı")
         case .nullDescriptor: ("the plugin described nothing", "eklenti hiçbir şey tanımlamadı")

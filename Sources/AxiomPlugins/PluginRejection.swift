@@ -28,6 +28,15 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case directoryWritableByOthers
         /// The same file (device and inode) is already loaded, through another path or link.
         case duplicateFile
+        /// The `axiom-plugin-scanner` executable, which runs a plugin's code before the host takes its catalog, was
+        /// not found or could not be started.
+        case scannerUnavailable
+        /// The plugin crashed in the scanner (the detail names the signal and where); the host is unharmed.
+        case crashedInScanner
+        /// The plugin did not return its catalog in the scanner's time limit; the scanner was killed.
+        case timedOutInScanner
+        /// The plugin ended the scanner process (`exit`) before it returned its catalog.
+        case exitedInScanner
         /// `dlopen` failed; the detail holds `dlerror()`.
         case dlopenFailed
         /// `dlsym` did not find the entry after loading; the detail holds `dlerror()`.
@@ -48,7 +57,10 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case duplicatePluginID
         /// The catalog holds a null where a value is required, a value the host does not know, or bad text.
         case invalidCatalog
+        /// The catalog ships texts for message keys that are not the plugin's own (see the host's text ownership).
+        case foreignMessageKey
         /// A domain of the catalog is already owned by another source; nothing of the catalog is registered.
+        /// Plugins shipped with the application load first, so a plugin found elsewhere is the one refused.
         case domainClash
         /// The registry refused the catalog for another reason (a duplicate code or alias).
         case registrationRefused
@@ -85,6 +97,9 @@ public struct LoadedPlugin: Sendable, Hashable {
     public let codeCount: Int
     /// The toolchain its fingerprint names.
     public let toolchain: String
+    /// How long loading it took, from opening the file to its catalog registered: with a cached verdict, mostly
+    /// reading the cache; otherwise mostly the scanner's run.
+    public let loadDuration: Duration
 }
 
 /// What one pass of discovery and loading did.
@@ -93,6 +108,9 @@ public struct PluginLoadReport: Sendable {
     public var loaded: [LoadedPlugin] = []
     /// Files refused in this pass, in the order they were tried.
     public var rejected: [PluginRejection] = []
+    /// How many scanner processes the host started during this pass (loads other threads made on the same host
+    /// meanwhile included): zero when every verdict came from the cache.
+    public var scannerLaunches = 0
 
     /// Creates an empty report.
     public init() {}

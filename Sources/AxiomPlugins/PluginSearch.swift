@@ -2,8 +2,10 @@
 import Glibc
 #endif
 
-/// Where a ``PluginHost`` looks for plugins, in this order: the paths a user names, the directories of
-/// `AXIOM_PLUGIN_PATH`, and the running executable's own directory (where SwiftPM puts built plugins).
+/// Where a ``PluginHost`` looks for plugins, in this order of precedence: the running executable's own directory
+/// (the plugins shipped with the application, where SwiftPM puts built plugins), the paths a user names, and the
+/// directories of `AXIOM_PLUGIN_PATH`. They load in that order, so when two plugins claim one domain the one found
+/// later is refused (`domainClash`, naming both): a plugin on a search path cannot displace a shipped catalog.
 ///
 /// In a directory a user names (an explicit path or `AXIOM_PLUGIN_PATH`) every entry that is not a
 /// loadable plugin is reported. In the executable's directory only `.so` files are tried, and one without the
@@ -24,9 +26,10 @@ public struct PluginSearch: Sendable {
         self.executableDirectory = executableDirectory
     }
 
-    /// The standard search: `paths`, then `AXIOM_PLUGIN_PATH`, then the directory of `/proc/self/exe`.
+    /// The standard search: the directory of `/proc/self/exe`, then `paths`, then `AXIOM_PLUGIN_PATH` (read with
+    /// `secure_getenv`: ignored in a set-user-ID or set-group-ID process).
     public static func standard(paths: [String] = []) -> PluginSearch {
-        let environment = getenv("AXIOM_PLUGIN_PATH").map { String(cString: $0) } ?? ""
+        let environment = secureEnvironment("AXIOM_PLUGIN_PATH") ?? ""
         let executable = realPath("/proc/self/exe").map(parentDirectory(of:))
         return PluginSearch(
             paths: paths, environmentPaths: environment.split(separator: ":").map(String.init),
@@ -36,6 +39,8 @@ public struct PluginSearch: Sendable {
     struct Candidate {
         var path: String
         var quiet: Bool
+        /// Found in the executable's directory: shipped with the application.
+        var shipped: Bool
     }
 
     /// The files to try, in order. Directories that cannot be listed are reported into `report`.
@@ -47,7 +52,7 @@ public struct PluginSearch: Sendable {
             guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
             return PluginHost.FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         }
-        func scan(_ directory: String, quiet: Bool) {
+        func scan(_ directory: String, quiet: Bool, shipped: Bool = false) {
             guard let identity = directoryIdentity(directory), seenDirectories.insert(identity).inserted else { return }
             guard let names = listDirectory(directory) else {
                 if !quiet {
@@ -57,17 +62,19 @@ public struct PluginSearch: Sendable {
                 return
             }
             for name in names.sorted() where !quiet || name.hasSuffix(".so") || name.contains(".so.") {
-                result.append(Candidate(path: directory == "/" ? "/" + name : directory + "/" + name, quiet: quiet))
+                result.append(
+                    Candidate(
+                        path: directory == "/" ? "/" + name : directory + "/" + name, quiet: quiet, shipped: shipped))
             }
         }
+        if let executableDirectory { scan(executableDirectory, quiet: true, shipped: true) }
         for path in paths + environmentPaths {
             if directoryIdentity(path) != nil {
                 scan(path, quiet: false)
             } else {
-                result.append(Candidate(path: path, quiet: false))
+                result.append(Candidate(path: path, quiet: false, shipped: false))
             }
         }
-        if let executableDirectory { scan(executableDirectory, quiet: true) }
         return result
     }
 }

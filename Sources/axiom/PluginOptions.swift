@@ -7,7 +7,7 @@ struct PluginOptions: ParsableArguments {
     @Option(
         name: .customLong("plugin-path"),
         help: ArgumentHelp(
-            "A plugin file or a directory of plugins; repeatable. Searched before AXIOM_PLUGIN_PATH and the executable's directory.",
+            "A plugin file or a directory of plugins; repeatable. Searched after the executable's directory (whose plugins take precedence) and before AXIOM_PLUGIN_PATH.",
             valueName: "path"))
     var pluginPaths: [String] = []
 

@@ -7,8 +7,10 @@ struct Plugins: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the plugins that load and the files that are refused.",
         discussion: """
-            Looks in each --plugin-path, then in AXIOM_PLUGIN_PATH (colon-separated), then beside the axiom \
-            executable. Exits 0 when nothing was refused, 1 otherwise.
+            Looks beside the axiom executable (the shipped plugins, which take precedence), then in each \
+            --plugin-path, then in AXIOM_PLUGIN_PATH (colon-separated). Each plugin's code runs first in \
+            axiom-plugin-scanner, a child process, so a plugin that crashes or hangs is refused and the others \
+            load. Exits 0 when nothing was refused, 1 otherwise.
             """
     )
 
@@ -44,6 +46,7 @@ struct PluginsReport: Encodable {
         let path: String
         let domains: [String]
         let codes: Int
+        let loadMilliseconds: Double
     }
 
     struct Rejected: Encodable {
@@ -54,11 +57,17 @@ struct PluginsReport: Encodable {
 
     let loaded: [Loaded]
     let rejected: [Rejected]
+    /// Scanner processes started; 0 when every verdict came from the cache.
+    let scannerLaunches: Int
 
     init(_ report: PluginLoadReport) {
         loaded = report.loaded.map {
-            Loaded(id: $0.id, version: $0.version, path: $0.path, domains: $0.domains, codes: $0.codeCount)
+            Loaded(
+                id: $0.id, version: $0.version, path: $0.path, domains: $0.domains, codes: $0.codeCount,
+                loadMilliseconds: Double($0.loadDuration.components.attoseconds) / 1e15
+                    + Double($0.loadDuration.components.seconds) * 1000)
         }
         rejected = report.rejected.map { Rejected(path: $0.path, reason: $0.reason.rawValue, detail: $0.detail) }
+        scannerLaunches = report.scannerLaunches
     }
 }

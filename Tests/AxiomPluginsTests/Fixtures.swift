@@ -26,7 +26,13 @@ struct FixtureDirectory {
         path = String(cString: made)
     }
 
+    /// A directory that already exists (inside another fixture directory), removed with it.
+    init(existing path: String) { self.path = path }
+
     func file(_ name: String) -> String { path + "/" + name }
+
+    /// A verdict cache for the directory's plugins, beside it (inside, it would be listed as a file to load).
+    var cache: String { path + ".verdicts" }
 
     /// Compiles `fixture_plugin.c` with the given `-D` options into `name`, mode 0755, against the ABI header in
     /// `include` (today's by default).
@@ -76,6 +82,7 @@ struct FixtureDirectory {
 
     func remove() {
         _ = try? FileManager.default.removeItem(atPath: path)
+        _ = try? FileManager.default.removeItem(atPath: cache)
     }
 }
 

@@ -38,6 +38,47 @@ struct ObservabilityTests {
         #expect(entries[1].metadata["order"] == "42")
     }
 
+    @Test("a numeric alias is logged and counted under the canonical code it stands for")
+    func numericAliasIsCanonical() throws {
+        let registry = ErrorRegistry()
+        try registry.register(
+            ErrorCatalog(
+                source: "test.billing", domains: ["acme.billing"],
+                descriptors: [
+                    ErrorDescriptor(
+                        code: ErrorCode("acme.billing", "GATEWAY_TIMEOUT"), numericAliases: [504], category: .network)
+                ]))
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        let captured = handler
+        let metrics = TestMetrics()
+        let pipeline = ErrorPipeline(
+            layer: .application, escalatesTo: nil,
+            configuration: PipelineConfiguration(
+                registry: registry,
+                observers: [
+                    LoggingObserver(logger: Logger(label: "x") { _ in captured }), MetricsObserver(factory: metrics),
+                ])
+        ) { Handle() }
+        _ = try pipeline.decide(DomainError(domain: "acme.billing", code: "504", message: "upstream"), operation: "pay")
+        _ = try pipeline.decide(
+            DomainError(domain: "acme.billing", code: "GATEWAY_TIMEOUT", message: "upstream"), operation: "pay")
+
+        #expect(handler.entries.count == 2)
+        for entry in handler.entries {
+            #expect(entry.metadata["code"] == "acme.billing/GATEWAY_TIMEOUT")
+            #expect(entry.metadata["domain"] == "acme.billing")
+            #expect(!"\(entry.message)".contains("504"))
+        }
+        let counted = try metrics.expectCounter(
+            MetricsObserver.label,
+            [
+                ("domain", "acme.billing"), ("code", "GATEWAY_TIMEOUT"), ("disposition", "handle"),
+                ("layer", "application"),
+            ])
+        #expect(counted.totalValue == 2)
+    }
+
     @Test("a sensitive descriptor's error text never reaches the log")
     func sensitivePayload() throws {
         let registry = ErrorRegistry()

@@ -15,6 +15,11 @@
  *   FIXTURE_HTTP_STATUS=n     HTTP status of every code       (default 0: the category's; revision 2 headers)
  *   FIXTURE_DIRTY_PADDING     fill every code's bytes after its last field with 0xAB (what a later revision's
  *                             host must not read as a field)
+ *   FIXTURE_KEY_DOMAIN="d"    the domain the message keys are under (default the code's own domain)
+ *   FIXTURE_EXTRA_KEY="k"     ship one more English text, under key k (a text for someone else's key)
+ *   FIXTURE_CRASH             the entry writes through a null pointer (SIGSEGV)
+ *   FIXTURE_HANG              the entry never returns
+ *   FIXTURE_EXIT              the entry calls exit(0)
  *
  * It compiles against the current header and against the revision-1 header kept in abi-revision-1/, so that
  * the host is tested with plugins of both revisions.
@@ -66,7 +71,7 @@ static const char *const domains[] = {FIXTURE_DOMAIN};
 
 static axiom_plugin_code codes[FIXTURE_CODES];
 static int64_t aliases[FIXTURE_CODES];
-static axiom_plugin_message english[FIXTURE_CODES * 2];
+static axiom_plugin_message english[FIXTURE_CODES * 2 + 1];
 static axiom_plugin_locale locales[1];
 static const axiom_plugin_retry retry = {
     .max_attempts = 3, .backoff = "exponential", .delay_ms = 100, .max_delay_ms = 1000,
@@ -85,7 +90,11 @@ static void build(void) {
     for (int i = 0; i < FIXTURE_CODES; i++) {
         const char *domain = domains[i % domain_count];
         char key[160];
+#ifdef FIXTURE_KEY_DOMAIN
+        snprintf(key, sizeof key, "error.%s.E%03d", FIXTURE_KEY_DOMAIN, i);
+#else
         snprintf(key, sizeof key, "error.%s.E%03d", domain, i);
+#endif
         aliases[i] = 1000 + i;
         codes[i] = (axiom_plugin_code){
             .domain = domain, .code = format("E%03d", i), .numeric_aliases = &aliases[i],
@@ -111,6 +120,9 @@ static void build(void) {
 #endif
 #ifdef FIXTURE_NO_MESSAGES
     locales[0] = (axiom_plugin_locale){.locale = "en", .messages = english, .message_count = 0};
+#elif defined(FIXTURE_EXTRA_KEY)
+    english[FIXTURE_CODES * 2] = (axiom_plugin_message){.key = FIXTURE_EXTRA_KEY, .text = "Hijacked."};
+    locales[0] = (axiom_plugin_locale){.locale = "en", .messages = english, .message_count = FIXTURE_CODES * 2 + 1};
 #else
     locales[0] = (axiom_plugin_locale){.locale = "en", .messages = english, .message_count = FIXTURE_CODES * 2};
 #endif
@@ -135,6 +147,16 @@ static void build(void) {
 }
 
 const axiom_plugin_descriptor *axiom_plugin_entry_v1(void) {
+#ifdef FIXTURE_CRASH
+    *(volatile int *)NULL = 1;
+#endif
+#ifdef FIXTURE_HANG
+    for (volatile int spin = 0;; spin++) {
+    }
+#endif
+#ifdef FIXTURE_EXIT
+    exit(0);
+#endif
     pthread_once(&once, build);
     return &descriptor;
 }

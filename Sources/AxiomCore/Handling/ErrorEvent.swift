@@ -106,8 +106,16 @@ public struct ErrorEvent: Sendable {
         set { updateDetails { $0.escalatedFrom = newValue } }
     }
 
-    /// The error's code.
+    /// The error's code, as the error carries it: a numeric alias stays a number (`acme.billing/504`).
     public var code: ErrorCode { identity.code }
+
+    /// The code under which the event is logged and counted: a registered code's canonical name (a numeric alias
+    /// resolved to it, `acme.billing/GATEWAY_TIMEOUT`), or ``code`` itself when no catalog registers it, so that
+    /// one code never splits into two series or two spellings in the logs.
+    public var canonicalCode: ErrorCode {
+        let descriptor = self.descriptor
+        return descriptor.code == ErrorCatalog.unknownCode ? code : descriptor.code
+    }
     /// The descriptor's category.
     @inlinable public var category: ErrorCategory { descriptorReference._withUnsafeGuaranteedRef { $0.category } }
 

@@ -2,7 +2,8 @@ import CoreMetrics
 import Logging
 import Synchronization
 
-/// Logs each outcome through swift-log: one line with code, category, layer and disposition as metadata.
+/// Logs each outcome through swift-log: one line with code, category, layer and disposition as metadata. The code is
+/// the canonical one (``ErrorEvent/canonicalCode``): a numeric alias is logged under the name it stands for.
 ///
 /// Ignored errors log at debug, recoveries at info, escalations at debug (the next layer logs the rest),
 /// defaults at the descriptor's severity. The error's own text is never logged for sensitive descriptors.
@@ -25,7 +26,7 @@ public struct LoggingObserver: ErrorObserver {
         let level = Self.level(event, resolution)
         guard logger.logLevel <= level else { return }
         logger.log(
-            level: level, "\(event.code) \(resolution)",
+            level: level, "\(event.canonicalCode) \(resolution)",
             metadata: Self.metadata(event, resolution))
     }
 
@@ -39,9 +40,10 @@ public struct LoggingObserver: ErrorObserver {
 
     /// The structured metadata of one outcome.
     public static func metadata(_ event: ErrorEvent, _ resolution: ErrorResolution) -> Logger.Metadata {
+        let code = event.canonicalCode
         var metadata: Logger.Metadata = [
-            "code": "\(event.code)",
-            "domain": "\(event.code.domain)",
+            "code": "\(code)",
+            "domain": "\(code.domain)",
             "category": "\(event.descriptor.category.rawValue)",
             "layer": "\(event.layer)",
             "disposition": "\(resolution.disposition.rawValue)",

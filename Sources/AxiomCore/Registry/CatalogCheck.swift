@@ -41,15 +41,18 @@ public enum CatalogCheck {
             }
         }
 
-        public var description: String {
+        public var description: String { "\(source): \(problem)" }
+
+        /// What is wrong, without the source: for a message that names the source once for several issues.
+        var problem: String {
             let subject = code.map { "\($0): " } ?? ""
             let place = locale.map { " in \($0)" } ?? ""
             return switch kind {
-            case .missingMessage: "\(source): \(subject)message key '\(key)' has no text in en"
-            case .missingRecoverySuggestion: "\(source): \(subject)recovery key '\(key)' has no text in en"
-            case .emptyText: "\(source): text of '\(key)'\(place) is empty"
-            case .missingTitle: "\(source): \(subject)no title '\(key)' in en (the category title is used)"
-            case .missingTranslation: "\(source): '\(key)' has no text\(place) (English is used)"
+            case .missingMessage: "\(subject)message key '\(key)' has no text in en"
+            case .missingRecoverySuggestion: "\(subject)recovery key '\(key)' has no text in en"
+            case .emptyText: "text of '\(key)'\(place) is empty"
+            case .missingTitle: "\(subject)no title '\(key)' in en (the category title is used)"
+            case .missingTranslation: "'\(key)' has no text\(place) (English is used)"
             }
         }
     }
@@ -75,11 +78,29 @@ public enum CatalogCheck {
     /// `error.general.unexpected`, which the built-in catalog provides). Translations are checked for every
     /// locale the catalog ships besides English.
     public static func check(_ catalog: ErrorCatalog, in registry: ErrorRegistry? = nil) -> Report {
+        check(catalog, englishFallback: { key in registry?.message(forKey: key, locale: ErrorCatalog.baseLocale) })
+    }
+
+    /// Checks a catalog's messages, taking a key the catalog lacks from the English texts of only those registered
+    /// catalogs that `englishFrom` accepts. A plugin host passes the framework's own catalogs, so that whether a
+    /// plugin passes does not depend on which other plugins were loaded before it.
+    public static func check(
+        _ catalog: ErrorCatalog, in registry: ErrorRegistry, englishFrom: (ErrorCatalog) -> Bool
+    ) -> Report {
+        let sources = registry.catalogs.filter(englishFrom)
+        return check(
+            catalog,
+            englishFallback: { key in
+                sources.lazy.compactMap { $0.messages[ErrorCatalog.baseLocale]?[key] }.first
+            })
+    }
+
+    private static func check(_ catalog: ErrorCatalog, englishFallback: (String) -> String?) -> Report {
         let base = ErrorCatalog.baseLocale
         let english = catalog.messages[base] ?? [:]
         func hasEnglish(_ key: String) -> Bool {
             if let text = english[key] { return !text.isBlankText }
-            if let text = registry?.message(forKey: key, locale: base) { return !text.isBlankText }
+            if let text = englishFallback(key) { return !text.isBlankText }
             return false
         }
         var errors: [Issue] = []
@@ -137,7 +158,11 @@ public struct CatalogLoadError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         if let registration { return registration.description }
-        return issues.map(\.description).joined(separator: "; ")
+        // One catalog's issues: its source once, then each problem.
+        guard let source = issues.first?.source, issues.allSatisfy({ $0.source == source }) else {
+            return issues.map(\.description).joined(separator: "; ")
+        }
+        return "\(source): " + issues.map(\.problem).joined(separator: "; ")
     }
 }
 
@@ -148,7 +173,22 @@ extension ErrorRegistry {
     /// - Returns: the check's report; its warnings (missing titles, missing translations) do not refuse.
     @discardableResult
     public func registerChecked(_ catalog: ErrorCatalog) throws(CatalogLoadError) -> CatalogCheck.Report {
-        let report = CatalogCheck.check(catalog, in: self)
+        try registerChecked(catalog, report: CatalogCheck.check(catalog, in: self))
+    }
+
+    /// Registers a catalog after checking its messages against its own texts and those of the registered catalogs
+    /// `englishFrom` accepts (see ``CatalogCheck/check(_:in:englishFrom:)``): the answer does not depend on what
+    /// else was registered before.
+    @discardableResult
+    public func registerChecked(
+        _ catalog: ErrorCatalog, englishFrom: (ErrorCatalog) -> Bool
+    ) throws(CatalogLoadError) -> CatalogCheck.Report {
+        try registerChecked(catalog, report: CatalogCheck.check(catalog, in: self, englishFrom: englishFrom))
+    }
+
+    private func registerChecked(
+        _ catalog: ErrorCatalog, report: CatalogCheck.Report
+    ) throws(CatalogLoadError) -> CatalogCheck.Report {
         guard report.passes else { throw CatalogLoadError(registration: nil, issues: report.errors) }
         do {
             try register(catalog)

@@ -1,5 +1,5 @@
-// libFuzzer target: the checks the plugin host makes on a file before `dlopen` (`ELFImage.check`), on any bytes
-// a plugin directory could hold.
+// libFuzzer target: the checks the plugin host makes on a file before `dlopen` (`ELFImage.check`), and the
+// build-id it reads for the verdict cache's key (`ELFImage.buildID`), on any bytes a plugin directory could hold.
 //
 // The check either accepts the file or names a reason and a detail; it never traps. The bytes go to an unlinked
 // temporary file, since the check reads through a file descriptor with pread, as the host does.
@@ -31,6 +31,9 @@ func fuzzPluginELF(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         if let (reason, detail) = ELFImage.check(descriptor: descriptor, size: count, exporting: symbol) {
             precondition(!detail.isEmpty, "a refusal (\(reason)) without a detail")
         }
+    }
+    if let id = ELFImage.buildID(descriptor: descriptor, size: count) {
+        precondition(id.count <= count, "a build-id longer than the file")
     }
     return 0
 }

@@ -1,0 +1,228 @@
+import AxiomCore
+import CAxiomPluginScan
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a ``PluginHost`` runs a plugin's code for the first time: in the `axiom-plugin-scanner` child process (the
+/// default), or in its own process (an explicit opt-in, for tests and benchmarks).
+///
+/// Out of process, the scanner calls the plugin's entry and sends the catalog back as plain data; the host registers
+/// that and never maps the plugin itself, so no code of a plugin ever runs in the host. Each verdict is cached on
+/// disk (see ``cacheDirectory``), so a start with unchanged plugins forks no scanner.
+public struct PluginVetting: Sendable {
+    /// Where the plugin's code runs.
+    public enum Mode: Sendable, Hashable {
+        /// In the scanner: a plugin that crashes, hangs or exits is refused and the host goes on.
+        case scanner
+        /// In the host, as `dlopen` and a call of the entry: a crashing plugin takes the host down. For tests and
+        /// benchmarks that measure or check the loader itself, and for hosts that cannot ship the scanner.
+        case inProcess
+    }
+
+    /// Where the plugin's code runs.
+    public var mode: Mode
+    /// The scanner executable, when the application puts it somewhere else than beside its executable. Nil: beside
+    /// the running executable, then `AXIOM_PLUGIN_SCANNER` (read with `secure_getenv`).
+    public var scannerPath: String?
+    /// How long the scanner may take for one plugin before it is killed and the plugin refused.
+    public var timeout: Duration
+    /// The directory of the verdict cache, or nil for no cache (every start scans every plugin).
+    public var cacheDirectory: String?
+
+    /// Creates a vetting configuration.
+    public init(
+        mode: Mode = .scanner, scannerPath: String? = nil, timeout: Duration = .seconds(5),
+        cacheDirectory: String? = PluginVetting.standardCacheDirectory
+    ) {
+        self.mode = mode
+        self.scannerPath = scannerPath
+        self.timeout = timeout
+        self.cacheDirectory = cacheDirectory
+    }
+
+    /// The default: the scanner beside the executable, five seconds per plugin, the standard cache.
+    public static var standard: PluginVetting { PluginVetting() }
+
+    /// Plugins run in the host, uncached: the loader as it was before the scanner. Never the default.
+    public static var inProcess: PluginVetting { PluginVetting(mode: .inProcess, cacheDirectory: nil) }
+
+    /// `AXIOM_PLUGIN_CACHE` if set, else `$XDG_CACHE_HOME/axiom/plugin-verdicts`, else
+    /// `$HOME/.cache/axiom/plugin-verdicts`; nil (no cache) when none is set. All read with `secure_getenv`, and
+    /// only absolute paths are taken.
+    public static var standardCacheDirectory: String? {
+        if let explicit = secureEnvironment("AXIOM_PLUGIN_CACHE"), explicit.hasPrefix("/") { return explicit }
+        if let cache = secureEnvironment("XDG_CACHE_HOME"), cache.hasPrefix("/") {
+            return cache + "/axiom/plugin-verdicts"
+        }
+        if let home = secureEnvironment("HOME"), home.hasPrefix("/") { return home + "/.cache/axiom/plugin-verdicts" }
+        return nil
+    }
+
+    /// The scanner to run: ``scannerPath``, else the one beside the running executable, else
+    /// `AXIOM_PLUGIN_SCANNER`. Nil, with the places looked at, when none is an executable file.
+    func resolveScanner() -> Result<String, PluginRejection.Reason.Failure> {
+        var tried: [String] = []
+        var candidates: [String] = []
+        if let scannerPath {
+            candidates = [scannerPath]
+        } else {
+            if let directory = realPath("/proc/self/exe").map(parentDirectory(of:)) {
+                candidates.append(directory + "/" + PluginScanner.executableName)
+            }
+            if let configured = secureEnvironment("AXIOM_PLUGIN_SCANNER") { candidates.append(configured) }
+        }
+        for candidate in candidates {
+            var info = stat()
+            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
+                return .success(candidate)
+            }
+            tried.append(candidate)
+        }
+        return .failure(
+            PluginRejection.Reason.Failure(
+                .scannerUnavailable,
+                "no \(PluginScanner.executableName) executable at "
+                    + (tried.isEmpty ? "any configured place" : tried.joined(separator: " or "))
+                    + "; build it (swift build --product \(PluginScanner.executableName)), set AXIOM_PLUGIN_SCANNER, or choose PluginVetting.inProcess"
+            ))
+    }
+}
+
+extension PluginRejection.Reason {
+    /// A reason with its detail, before the path is known.
+    struct Failure: Error {
+        var reason: PluginRejection.Reason
+        var detail: String
+        init(_ reason: PluginRejection.Reason, _ detail: String) {
+            self.reason = reason
+            self.detail = detail
+        }
+    }
+}
+
+/// An environment variable, unless the process runs set-user-ID or with capabilities (`secure_getenv`), and
+/// unless empty.
+func secureEnvironment(_ name: String) -> String? {
+    guard let value = axiom_plugin_secure_getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+    return value
+}
+
+/// Runs the scanner on one open plugin file.
+enum ScannerProcess {
+    /// The largest verdict read from a scanner: far above any real catalog (the reader's item bound).
+    static let maxOutput = 64 << 20
+
+    /// Scans the file open at `file` with the scanner at `scanner`, waiting at most `timeout`.
+    static func scan(file: Int32, scanner: String, timeout: Duration) -> PluginVerdict {
+        var pipeEnds: [Int32] = [0, 0]
+        guard axiom_plugin_pipe_cloexec(&pipeEnds) == 0 else {
+            return .refused(.scannerUnavailable, "pipe: \(String(cString: strerror(errno)))")
+        }
+        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        defer { close(readEnd) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 onto a descriptor clears its close-on-exec flag (glibc does so for dup2 of a descriptor onto itself
+        // too), so exactly these two reach the scanner.
+        posix_spawn_file_actions_adddup2(&actions, file, PluginScanner.fileDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, PluginScanner.verdictDescriptor)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own process group, so that a child the plugin forks is killed with it.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+
+        var child: pid_t = 0
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(scanner), nil]
+        defer { for argument in arguments { free(argument) } }
+        let spawned = posix_spawn(&child, scanner, &actions, &attributes, arguments, environ)
+        close(writeEnd)
+        guard spawned == 0 else {
+            return .refused(.scannerUnavailable, "cannot start \(scanner): \(String(cString: strerror(spawned)))")
+        }
+
+        let deadline = ContinuousClock.now + timeout
+        var output: [UInt8] = []
+        var finished = false
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !finished {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { break }
+            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            let ready = poll(&poller, 1, Int32(clamping: milliseconds))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                finished = true
+            } else if output.count + count > maxOutput {
+                break
+            } else {
+                output += buffer[0..<count]
+            }
+        }
+        // The pipe is closed (or the time is up): the scanner exits right after writing. A plugin that closed the
+        // pipe itself and went on running is caught by the same deadline. The child is waited for without being
+        // reaped (WNOWAIT), so that its process group, killed next, cannot be a recycled id yet.
+        var exited = false
+        while ContinuousClock.now < deadline {
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(child), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result == 0 && info._sifields._sigchld.si_pid == child {
+                exited = true
+                break
+            }
+            if result < 0 && errno != EINTR { break }
+            usleep(1000)
+        }
+        // Whatever the plugin left running in the scanner's group, and the scanner itself when it overran.
+        kill(-child, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        if !exited {
+            if output.count > maxOutput - buffer.count {
+                return .refused(.crashedInScanner, "the scanner wrote more than \(maxOutput) bytes; killed")
+            }
+            return .refused(
+                .timedOutInScanner,
+                "the plugin did not return its catalog within \(timeout) in \(PluginScanner.executableName); killed")
+        }
+        return interpret(output: output, status: status)
+    }
+
+    /// The verdict from what the scanner wrote and how it ended.
+    static func interpret(output: [UInt8], status: Int32) -> PluginVerdict {
+        let signal = status & 0x7F
+        let exitCode = (status >> 8) & 0xFF
+        if signal == 0, exitCode == 0, let verdict = PluginVerdict.decode(output) { return verdict }
+        var crash: String?
+        var reader = PluginVerdict.Reader(bytes: output)
+        if (try? reader.text()) == PluginScanner.crashTag { crash = try? reader.text() }
+        if signal != 0 {
+            let place = crash ?? PluginScanner.signalName(signal)
+            return .refused(.crashedInScanner, "\(place) (in \(PluginScanner.executableName); the host is unharmed)")
+        }
+        if let crash {
+            return .refused(.crashedInScanner, "\(crash) (in \(PluginScanner.executableName); the host is unharmed)")
+        }
+        if exitCode == 0 && !output.isEmpty {
+            return .refused(.crashedInScanner, "\(PluginScanner.executableName) returned a malformed verdict")
+        }
+        return .refused(
+            .exitedInScanner,
+            "the process exited with status \(exitCode) while the plugin loaded, before a catalog was returned")
+    }
+}

@@ -1,0 +1,29 @@
+#define _GNU_SOURCE
+#include "axiom_plugin_scan.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *axiom_plugin_secure_getenv(const char *name) { return secure_getenv(name); }
+
+int axiom_plugin_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+size_t axiom_plugin_describe_address(const void *address, char *out, size_t size) {
+    Dl_info info;
+    if (size == 0 || dladdr(address, &info) == 0) return 0;
+    int written = 0;
+    if (info.dli_sname != NULL && info.dli_saddr != NULL) {
+        written = snprintf(out, size, "%s + %zu", info.dli_sname,
+                           (size_t)((const char *)address - (const char *)info.dli_saddr));
+    } else if (info.dli_fname != NULL && info.dli_fbase != NULL) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        written = snprintf(out, size, "%s + 0x%zx", slash != NULL ? slash + 1 : info.dli_fname,
+                           (size_t)((const char *)address - (const char *)info.dli_fbase));
+    }
+    if (written <= 0) return 0;
+    return (size_t)written < size ? (size_t)written : size - 1;
+}

@@ -1,0 +1,114 @@
+import Axiom
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AxiomPlugins
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Mutated copies of a shipped plugin through the whole loader, the scanner included: whatever the bytes, the host
+/// neither crashes nor hangs, and every copy ends as a value (loaded or refused) within the scanner's time limit.
+///
+/// A Swift Testing test rather than a libFuzzer target: what is under test is the boundary between two processes
+/// (the host's checks, then `dlopen` and the entry in the scanner), which a libFuzzer target, one process calling a
+/// function, does not exercise; the in-process parsers have their own targets in `Tests/Fuzz` (`PluginELF`,
+/// `PluginDescriptor`). The seed is fixed, so a failure reproduces; each copy's seed and mutation are in the failure.
+/// Cost: under a minute on two cores (about half the copies reach the scanner, at some 10 ms a process).
+@Suite struct MutationFuzzTests {
+    /// One mutation of `original`: flipped bytes (in the headers, where the checks read, or anywhere), an extreme
+    /// value written over an 8-byte field of the headers, or a truncation.
+    static func mutate(_ original: [UInt8], _ random: inout SplitMix64) -> (bytes: [UInt8], what: String) {
+        var bytes = original
+        switch random.below(4) {
+        case 0:
+            let count = 1 + random.below(8)
+            for _ in 0..<count { bytes[random.below(min(4096, bytes.count))] ^= UInt8(1 << random.below(8)) }
+            return (bytes, "\(count) bits flipped in the first 4 KiB")
+        case 1:
+            let count = 1 + random.below(16)
+            for _ in 0..<count { bytes[random.below(bytes.count)] = UInt8(truncatingIfNeeded: random.next()) }
+            return (bytes, "\(count) bytes replaced anywhere")
+        case 2:
+            let at = random.below(512) & ~7
+            let values: [UInt64] = [0, UInt64.max, UInt64(Int.max), 1 << 32, UInt64(bytes.count), random.next()]
+            let value = values[random.below(values.count)]
+            bytes.setU64(at: at, value)
+            return (bytes, "0x\(String(value, radix: 16)) at offset \(at)")
+        default:
+            let length = random.below(bytes.count)
+            return (Array(bytes.prefix(length)), "truncated to \(length) bytes")
+        }
+    }
+
+    @Test func tenThousandMutatedCopiesOfAShippedPluginNeverTakeTheHostDown() throws {
+        let original = [UInt8](
+            try Data(contentsOf: URL(fileURLWithPath: FixtureDirectory.buildDirectory + "/libAxiomPluginLinuxIO.so")))
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        // Under a sanitizer every scanner process starts the sanitizer's runtime too (several times slower): fewer
+        // copies keep the sanitizer jobs' cost in bounds; the plain test run feeds all ten thousand.
+        let copies = Sanitizers.address || Sanitizers.thread ? 2_000 : 10_000
+        let workers = 4
+        let timeout = Duration.seconds(2)
+        struct Tally {
+            var outcomes: [String: Int] = [:]
+            var slowest: Duration = .zero
+            var slowestWhat = ""
+        }
+        let tally = Mutex(Tally())
+        let registry = ErrorRegistry()
+        let vetting = PluginVetting(timeout: timeout, cacheDirectory: nil)
+        let started = ContinuousClock.now
+
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var random = SplitMix64(seed: 0xA710_F022 &+ UInt64(worker))
+            for index in 0..<(copies / workers) {
+                let (bytes, what) = Self.mutate(original, &random)
+                let path = directory.file("w\(worker)-\(index).so")
+                guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { continue }
+                chmod(path, 0o755)
+                // A host per copy: a new file may reuse a removed one's inode, which one host loads only once.
+                let host = PluginHost(registry: registry, vetting: vetting)
+                let before = ContinuousClock.now
+                let outcome: String
+                switch host.load(file: path) {
+                case .success: outcome = "loaded"
+                case .failure(let rejection): outcome = rejection.reason.rawValue
+                }
+                let took = before.duration(to: .now)
+                unlink(path)
+                tally.withLock { tally in
+                    tally.outcomes[outcome, default: 0] += 1
+                    if took > tally.slowest {
+                        (tally.slowest, tally.slowestWhat) = (took, "worker \(worker) #\(index): \(what)")
+                    }
+                }
+            }
+        }
+
+        let result = tally.withLock { $0 }
+        let total = result.outcomes.values.reduce(0, +)
+        #expect(total == copies)
+        // No copy holds the host longer than the scanner's limit and the time to kill and reap it.
+        #expect(result.slowest < timeout + .seconds(3), "slowest: \(result.slowest), \(result.slowestWhat)")
+        // The mutations reach both sides: refusals before the scanner, and copies that ran in it.
+        let scanned = [
+            "loaded", "crashedInScanner", "dlopenFailed", "domainClash", "timedOutInScanner",
+            "exitedInScanner", "invalidCatalog",
+        ].reduce(0) { $0 + (result.outcomes[$1] ?? 0) }
+        #expect(scanned > copies / 10, "\(result.outcomes)")
+        #expect((result.outcomes["malformedELF"] ?? 0) + (result.outcomes["notELF"] ?? 0) > 0, "\(result.outcomes)")
+        print(
+            "mutation fuzz: \(copies) copies in \(started.duration(to: .now)): \(result.outcomes.sorted { $0.key < $1.key })"
+        )
+    }
+}
+
+extension SplitMix64 {
+    /// A number in `0..<bound`.
+    fileprivate mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
+}

@@ -1,0 +1,220 @@
+import Axiom
+import Foundation
+import Testing
+
+@testable import AxiomPlugins
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who may own what: shipped plugins take precedence, texts belong to their domains, the English check does not
+/// depend on the load order, and nobody but the owner can change the folders that lead to a plugin.
+@Suite struct OwnershipTests {
+    let directory: FixtureDirectory
+    let cache: String
+
+    init() throws {
+        directory = try FixtureDirectory()
+        cache = directory.cache
+    }
+
+    func host(_ registry: ErrorRegistry = ErrorRegistry()) -> PluginHost {
+        PluginHost(registry: registry, vetting: PluginVetting(cacheDirectory: cache))
+    }
+
+    func refusal(_ host: PluginHost, _ path: String) -> PluginRejection? {
+        if case .failure(let rejection) = host.load(file: path) { return rejection }
+        return nil
+    }
+
+    @Test(.disabled(if: Sanitizers.thread, swiftPluginsUnderThreadSanitizer))
+    func aPluginClaimingNWCOnTheSearchPathIsRefusedAndTheShippedNWCStays() throws {
+        defer { directory.remove() }
+        // Named so that it sorts before every shipped file, and found through AXIOM_PLUGIN_PATH's list.
+        try directory.plugin("aaa-nwc.so", ["FIXTURE_ID=\"test.impostor\"", "FIXTURE_DOMAIN=\"nwc\""])
+        let registry = ErrorRegistry()
+        let report = host(registry).load(
+            PluginSearch(environmentPaths: [directory.path], executableDirectory: FixtureDirectory.buildDirectory))
+        #expect(report.loaded.contains { $0.id == "dev.axiom.plugins.nwc" })
+        let refused = try #require(report.rejected.first { $0.path.hasSuffix("aaa-nwc.so") })
+        #expect(refused.reason == .domainClash)
+        #expect(refused.detail.contains("test.impostor") && refused.detail.contains("dev.axiom.plugins.nwc"))
+        #expect(refused.detail.contains("shipped with the application"))
+        #expect(registry.source(ofDomain: "nwc") == "dev.axiom.plugins.nwc")
+        #expect(registry.descriptor(for: ErrorCode("nwc", "E000")) == nil)
+    }
+
+    @Test func theExecutableDirectoryLoadsFirstWhateverTheNames() throws {
+        defer { directory.remove() }
+        let shipped = try FixtureDirectory()
+        defer { shipped.remove() }
+        try shipped.plugin("zzz.so", ["FIXTURE_ID=\"test.shipped\"", "FIXTURE_DOMAIN=\"shop\""])
+        try directory.plugin("aaa.so", ["FIXTURE_ID=\"test.named\"", "FIXTURE_DOMAIN=\"shop\""])
+        let registry = ErrorRegistry()
+        let report = host(registry).load(PluginSearch(paths: [directory.path], executableDirectory: shipped.path))
+        #expect(report.loaded.map(\.id) == ["test.shipped"])
+        #expect(report.rejected.map(\.reason) == [.domainClash])
+        #expect(report.rejected.first?.path == directory.file("aaa.so"))
+        #expect(registry.source(ofDomain: "shop") == "test.shipped")
+    }
+
+    @Test func aShippedPluginNamedAgainLoadsOnceAndIsNotReported() throws {
+        defer { directory.remove() }
+        let shipped = try FixtureDirectory()
+        defer { shipped.remove() }
+        let path = try shipped.plugin("libshop.so", ["FIXTURE_ID=\"test.shop\"", "FIXTURE_DOMAIN=\"shop\""])
+        let report = host().load(PluginSearch(paths: [path], executableDirectory: shipped.path))
+        #expect(report.loaded.map(\.path) == [path])
+        #expect(report.rejected.isEmpty)
+    }
+
+    @Test func aTextForAnotherDomainsKeyIsRefused() throws {
+        defer { directory.remove() }
+        let hijack = try directory.plugin(
+            "texts.so",
+            ["FIXTURE_ID=\"zz.texts\"", "FIXTURE_DOMAIN=\"zz.texts\"", "FIXTURE_EXTRA_KEY=\"error.nwc.RATE_LIMITED\""])
+        let registry = ErrorRegistry()
+        let rejection = try #require(refusal(host(registry), hijack))
+        #expect(rejection.reason == .foreignMessageKey)
+        #expect(rejection.detail.contains("error.nwc.RATE_LIMITED") && rejection.detail.contains("zz.texts"))
+        #expect(registry.message(forKey: "error.nwc.RATE_LIMITED", locale: "en") == nil)
+        #expect(registry.source(ofDomain: "zz.texts") == nil)
+    }
+
+    @Test func codesReferencingAnotherDomainsKeysCannotShipTextsForThem() throws {
+        defer { directory.remove() }
+        let owner = try directory.plugin("alpha.so", ["FIXTURE_ID=\"test.alpha\"", "FIXTURE_DOMAIN=\"alpha\""])
+        let borrower = try directory.plugin(
+            "beta.so", ["FIXTURE_ID=\"test.beta\"", "FIXTURE_DOMAIN=\"beta\"", "FIXTURE_KEY_DOMAIN=\"alpha\""])
+        let registry = ErrorRegistry()
+        let host = host(registry)
+        _ = try host.load(file: owner).get()
+        let rejection = try #require(refusal(host, borrower))
+        #expect(rejection.reason == .foreignMessageKey)
+        #expect(rejection.detail.contains("belongs to test.alpha"))
+        #expect(registry.message(forKey: "error.alpha.E000", locale: "en") == "Fixture error 0.")
+    }
+
+    @Test(arguments: [false, true])
+    func theEnglishCheckGivesOneAnswerWhateverTheOrder(borrowerFirst: Bool) throws {
+        defer { directory.remove() }
+        // The borrower's codes reference the owner's keys and ship no text: loaded after the owner it used to pass
+        // on the owner's texts, loaded before it was refused.
+        let owner = try directory.plugin("alpha.so", ["FIXTURE_ID=\"test.alpha\"", "FIXTURE_DOMAIN=\"alpha\""])
+        let borrower = try directory.plugin(
+            "beta.so",
+            [
+                "FIXTURE_ID=\"test.beta\"", "FIXTURE_DOMAIN=\"beta\"", "FIXTURE_KEY_DOMAIN=\"alpha\"",
+                "FIXTURE_NO_MESSAGES",
+            ])
+        let host = host()
+        let results = (borrowerFirst ? [borrower, owner] : [owner, borrower]).map { host.load(file: $0) }
+        let byPath = Dictionary(
+            uniqueKeysWithValues: zip(borrowerFirst ? [borrower, owner] : [owner, borrower], results))
+        #expect((try? byPath[owner]?.get())?.id == "test.alpha")
+        guard case .failure(let rejection)? = byPath[borrower] else {
+            Issue.record("the borrower loaded")
+            return
+        }
+        #expect(rejection.reason == .invalidCatalog)
+        #expect(rejection.detail.contains("error.alpha.E000"))
+    }
+
+    @Test func aWorldWritableFolderAboveThePluginIsRefusedUnlessSticky() throws {
+        defer { directory.remove() }
+        let parent = directory.file("open")
+        #expect(mkdir(parent, 0o755) == 0)
+        #expect(mkdir(parent + "/plugins", 0o755) == 0)
+        let inner = FixtureDirectory(existing: parent + "/plugins")
+        let path = try inner.plugin("deep.so", ["FIXTURE_ID=\"test.deep\"", "FIXTURE_DOMAIN=\"deep\""])
+        chmod(parent, 0o777)
+        defer { chmod(parent, 0o755) }
+        let rejection = try #require(refusal(host(), path))
+        #expect(rejection.reason == .directoryWritableByOthers)
+        #expect(rejection.detail.contains("/open, a folder above the plugin,"))
+        #expect(rejection.detail.contains("without the sticky bit"))
+        // With the sticky bit, owned by the current user: as /tmp, nobody can move the plugin's folder away.
+        chmod(parent, 0o1777)
+        #expect((try? host().load(file: path).get())?.id == "test.deep")
+    }
+
+    @Test func aGroupWritableFileSaysGroup() throws {
+        defer { directory.remove() }
+        let path = try directory.plugin("group.so")
+        chmod(path, 0o775)
+        let rejection = try #require(refusal(host(), path))
+        #expect(rejection.reason == .fileWritableByOthers)
+        #expect(rejection.detail.contains("writable by its group (mode 775)"))
+    }
+
+    @Test func theScannerMissingRefusesClearlyAndInProcessIsAnOptIn() throws {
+        defer { directory.remove() }
+        let path = try directory.plugin("good.so", ["FIXTURE_ID=\"test.good\"", "FIXTURE_DOMAIN=\"good\""])
+        let missing = PluginHost(
+            registry: ErrorRegistry(),
+            vetting: PluginVetting(scannerPath: directory.file("no-scanner"), cacheDirectory: nil))
+        let rejection = try #require(refusal(missing, path))
+        #expect(rejection.reason == .scannerUnavailable)
+        #expect(rejection.detail.contains("no-scanner") && rejection.detail.contains("inProcess"))
+        let inProcess = PluginHost(registry: ErrorRegistry(), vetting: .inProcess)
+        #expect((try? inProcess.load(file: path).get())?.id == "test.good")
+        #expect(inProcess.scannerLaunchCount == 0)
+    }
+}
+
+@Suite struct DiagnosticTextTests {
+    @Test func anExecutableWithoutTheEntryIsToldToLinkWithShared() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let source = directory.file("main.c")
+        try "int main(void) { return 0; }\n".write(toFile: source, atomically: true, encoding: .utf8)
+        let output = directory.file("program.so")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["cc", "-fPIE", "-pie", source, "-o", output]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        chmod(output, 0o755)
+        guard
+            case .failure(let rejection) = PluginHost(registry: ErrorRegistry(), vetting: .inProcess).load(file: output)
+        else {
+            Issue.record("an executable loaded as a plugin")
+            return
+        }
+        #expect(rejection.reason == .missingEntrySymbol)
+        #expect(rejection.detail.contains("position-independent executable") && rejection.detail.contains("-shared"))
+    }
+
+    @Test func aCatalogRefusalNamesThePluginOnce() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let host = PluginHost(registry: ErrorRegistry(), vetting: PluginVetting(cacheDirectory: nil))
+        for (name, defines) in [
+            ("silent.so", ["FIXTURE_ID=\"test.silent\"", "FIXTURE_DOMAIN=\"silent\"", "FIXTURE_NO_MESSAGES"]),
+            ("odd.so", ["FIXTURE_ID=\"test.odd\"", "FIXTURE_DOMAIN=\"odd\"", "FIXTURE_CATEGORY=\"weather\""]),
+        ] {
+            let path = try directory.plugin(name, defines)
+            guard case .failure(let rejection) = host.load(file: path) else {
+                Issue.record("\(name) loaded")
+                continue
+            }
+            #expect(rejection.reason == .invalidCatalog)
+            let id = name == "silent.so" ? "test.silent" : "test.odd"
+            #expect(rejection.detail.components(separatedBy: id).count == 2, "\(rejection.detail)")
+        }
+    }
+
+    @Test func aNonPIEExecutableReadsAsPlainEnglish() throws {
+        let header = FixtureDirectory.elfHeader(class: 2, machine: 62, type: 2)
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("program.so", header)
+        guard case .failure(let refused) = PluginHost(registry: ErrorRegistry()).load(file: path) else {
+            Issue.record("an executable header loaded")
+            return
+        }
+        #expect(refused.detail == "the file is an executable, not a shared library; link the plugin with -shared")
+    }
+}

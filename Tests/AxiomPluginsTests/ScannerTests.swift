@@ -1,0 +1,256 @@
+import Axiom
+import Foundation
+import Testing
+
+@testable import AxiomPlugins
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plugin's code runs first in `axiom-plugin-scanner`: one that crashes, hangs or exits is refused by name and
+/// the host and the other plugins go on; verdicts are cached.
+@Suite struct ScannerTests {
+    /// A folder with one good plugin and four that must not take the host down: a null write in the entry, an
+    /// endless loop, `exit(0)`, and a truncated copy of the shipped C plugin.
+    static func hostileFolder() throws -> FixtureDirectory {
+        let directory = try FixtureDirectory()
+        try directory.plugin("good.so", ["FIXTURE_ID=\"test.good\"", "FIXTURE_DOMAIN=\"good\""])
+        try directory.plugin("segv.so", ["FIXTURE_ID=\"test.segv\"", "FIXTURE_DOMAIN=\"segv\"", "FIXTURE_CRASH"])
+        try directory.plugin("hang.so", ["FIXTURE_ID=\"test.hang\"", "FIXTURE_DOMAIN=\"hang\"", "FIXTURE_HANG"])
+        try directory.plugin("exit.so", ["FIXTURE_ID=\"test.exit\"", "FIXTURE_DOMAIN=\"exit\"", "FIXTURE_EXIT"])
+        try directory.write("truncated.so", try truncatedShippedPlugin())
+        chmod(directory.file("truncated.so"), 0o755)
+        return directory
+    }
+
+    /// The shipped C plugin cut right after its dynamic section, its section headers dropped (as a stripped file):
+    /// the checks before the scanner read everything they need and pass, and dlopen meets the missing rest.
+    static func truncatedShippedPlugin() throws -> [UInt8] {
+        var bytes = [UInt8](
+            try Data(contentsOf: URL(fileURLWithPath: FixtureDirectory.buildDirectory + "/libAxiomPluginLinuxIO.so")))
+        let dynamic = try #require(bytes.programHeaders.first { bytes.u32(at: $0) == 2 })
+        let end = Int(bytes.u64(at: dynamic + 8) + bytes.u64(at: dynamic + 32))
+        bytes.setU64(at: 40, 0)  // e_shoff
+        for offset in 60..<64 { bytes[offset] = 0 }  // e_shnum, e_shstrndx
+        return Array(bytes.prefix(end))
+    }
+
+    static func name(_ rejection: PluginRejection) -> String { URL(fileURLWithPath: rejection.path).lastPathComponent }
+
+    static func expectHostileRefused(_ rejected: [String: (reason: String, detail: String)]) {
+        #expect(rejected["segv.so"]?.reason == "crashedInScanner")
+        #expect(rejected["segv.so"]?.detail.contains("SIGSEGV in axiom_plugin_entry_v1") == true)
+        #expect(rejected["hang.so"]?.reason == "timedOutInScanner")
+        #expect(rejected["exit.so"]?.reason == "exitedInScanner")
+        // It dies of SIGBUS inside dlopen (its segments reach past the end of the file), or dlopen says no.
+        #expect(["crashedInScanner", "dlopenFailed"].contains(rejected["truncated.so"]?.reason ?? ""))
+        #expect(rejected["good.so"] == nil)
+    }
+
+    @Test func crashingHangingExitingAndTruncatedPluginsAreRefusedByNameAndTheGoodOneLoads() throws {
+        let directory = try Self.hostileFolder()
+        defer { directory.remove() }
+        let registry = ErrorRegistry()
+        let host = PluginHost(
+            registry: registry, vetting: PluginVetting(timeout: .seconds(1), cacheDirectory: directory.cache))
+        let report = host.load(PluginSearch(paths: [directory.path]))
+        #expect(report.loaded.map(\.id) == ["test.good"])
+        #expect(report.loaded.first.map { $0.loadDuration > .zero } == true)
+        Self.expectHostileRefused(
+            Dictionary(uniqueKeysWithValues: report.rejected.map { (Self.name($0), ($0.reason.rawValue, $0.detail)) }))
+        #expect(report.rejected.count == 4)
+        #expect(registry.descriptor(for: ErrorCode("good", "E000"))?.source == "test.good")
+        #expect(registry.source(ofDomain: "segv") == nil)
+        #expect(report.scannerLaunches == 5)
+    }
+
+    @Test func aSecondStartReadsTheCacheAndAChangedFileIsScannedAgain() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        try directory.plugin("a.so", ["FIXTURE_ID=\"test.a\"", "FIXTURE_DOMAIN=\"alpha\""])
+        try directory.plugin("b.so", ["FIXTURE_ID=\"test.b\"", "FIXTURE_DOMAIN=\"beta\""])
+        try directory.plugin("crash.so", ["FIXTURE_ID=\"test.crash\"", "FIXTURE_DOMAIN=\"crash\"", "FIXTURE_CRASH"])
+        let vetting = PluginVetting(cacheDirectory: directory.cache)
+        func start() -> (PluginHost, PluginLoadReport) {
+            let host = PluginHost(registry: ErrorRegistry(), vetting: vetting)
+            return (host, host.load(PluginSearch(paths: [directory.path])))
+        }
+
+        let (first, cold) = start()
+        #expect(cold.loaded.map(\.id) == ["test.a", "test.b"])
+        #expect(cold.rejected.map(\.reason) == [.crashedInScanner])
+        #expect(first.scannerLaunchCount == 3)
+
+        let (second, warm) = start()
+        #expect(second.scannerLaunchCount == 0, "no scanner is forked when every verdict is cached")
+        #expect(warm.loaded.map(\.id) == ["test.a", "test.b"])
+        #expect(warm.rejected.map(\.reason) == [.crashedInScanner])
+        #expect(warm.rejected.first?.detail == cold.rejected.first?.detail)
+        #expect(warm.loaded.map(\.codeCount) == [3, 3])
+
+        // A rebuilt file: another size, build-id and modification time. Only it is scanned again.
+        unlink(directory.file("b.so"))
+        try directory.plugin("b.so", ["FIXTURE_ID=\"test.b\"", "FIXTURE_DOMAIN=\"beta\"", "FIXTURE_CODES=5"])
+        let (third, changed) = start()
+        #expect(third.scannerLaunchCount == 1)
+        #expect(changed.loaded.map(\.codeCount) == [3, 5])
+    }
+
+    @Test func aCorruptCacheEntryIsIgnored() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        try directory.plugin("a.so", ["FIXTURE_ID=\"test.a\"", "FIXTURE_DOMAIN=\"alpha\""])
+        let cache = directory.cache
+        let vetting = PluginVetting(cacheDirectory: cache)
+        _ = PluginHost(registry: ErrorRegistry(), vetting: vetting).load(PluginSearch(paths: [directory.path]))
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache)
+        #expect(entries.count == 1)
+        for (index, damage) in [Array("20:axiom-plugin-cache-1,".utf8), Array("99999999:".utf8), [0xFF, 0x00]]
+            .enumerated()
+        {
+            let entry = cache + "/" + entries[0]
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: entry)))
+            bytes = index == 0 ? damage : Array(bytes.prefix(bytes.count / 2)) + damage
+            try Data(bytes).write(to: URL(fileURLWithPath: entry))
+            let host = PluginHost(registry: ErrorRegistry(), vetting: vetting)
+            let report = host.load(PluginSearch(paths: [directory.path]))
+            #expect(report.loaded.map(\.id) == ["test.a"])
+            #expect(host.scannerLaunchCount == 1, "a damaged entry is a miss, not a verdict")
+        }
+    }
+
+    @Test func theVerdictFormatRoundTripsAndRefusesWhatIsNotWhole() throws {
+        let descriptor = ErrorDescriptor(
+            code: ErrorCode("acme.billing", "GATEWAY_TIMEOUT"), numericAliases: [504, 7], category: .network,
+            severity: .warning, disposition: .recover,
+            retry: RetryPolicy(
+                maxAttempts: 3, backoff: .exponential, delay: .milliseconds(100), maxDelay: .seconds(2), jitter: true,
+                honorsRetryAfter: false),
+            messageKey: "error.acme.billing.GATEWAY_TIMEOUT", recoverySuggestionKey: "x.recovery",
+            presentation: PresentationRule(style: .modal, duration: nil, feedback: .error),
+            escalation: ErrorCode("acme.billing", "DOWN"), isSensitive: true, httpStatus: 504, source: "acme.billing")
+        let verdict = PluginVerdict.accepted(
+            .init(
+                id: "acme.billing", version: "1.2.3", toolchain: "C",
+                catalog: ErrorCatalog(
+                    source: "acme.billing", version: "1.2.3", domains: ["acme.billing"], descriptors: [descriptor],
+                    messages: ["en": ["error.acme.billing.GATEWAY_TIMEOUT": "Gateway timed out, ünïcode"]])))
+        let bytes = verdict.encoded()
+        guard case .accepted(let decoded)? = PluginVerdict.decode(bytes) else {
+            Issue.record("the verdict did not decode")
+            return
+        }
+        #expect(decoded.catalog.descriptors.map(\.description) == [descriptor.description])
+        #expect(decoded.catalog.descriptors[0].retry == descriptor.retry)
+        #expect(decoded.catalog.descriptors[0].presentation == descriptor.presentation)
+        #expect(decoded.catalog.descriptors[0].numericAliases == [504, 7])
+        #expect(decoded.catalog.messages == verdict.catalogMessages)
+        for length in 0..<bytes.count {
+            #expect(PluginVerdict.decode(Array(bytes.prefix(length))) == nil)
+        }
+        #expect(PluginVerdict.decode(bytes + [0x30]) == nil)
+    }
+}
+
+extension PluginVerdict {
+    fileprivate var catalogMessages: [String: [String: String]]? {
+        if case .accepted(let plugin) = self { return plugin.catalog.messages }
+        return nil
+    }
+}
+
+/// `axiom plugins`, the tool: the same refusals, and the shipped plugins beside it load.
+@Suite(.disabled(if: Sanitizers.thread, swiftPluginsUnderThreadSanitizer))
+struct PluginsCommandTests {
+    /// The fields of `axiom plugins --json` the test reads.
+    typealias Report = (loaded: [[String: Any]], rejected: [[String: Any]], scannerLaunches: Int?)
+
+    func run(_ environment: [String: String]) throws -> (status: Int32, report: Report) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: FixtureDirectory.buildDirectory + "/axiom")
+        process.arguments = ["plugins", "--json"]
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "AXIOM_PLUGIN_CACHE")
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (
+            process.terminationStatus,
+            (
+                object["loaded"] as? [[String: Any]] ?? [], object["rejected"] as? [[String: Any]] ?? [],
+                object["scannerLaunches"] as? Int
+            )
+        )
+    }
+
+    @Test func hostilePluginsAreRefusedByNameAndTheOthersLoadTwiceTheSecondTimeFromTheCache() throws {
+        let hostile = try ScannerTests.hostileFolder()
+        defer { hostile.remove() }
+        let impostor = try FixtureDirectory()
+        defer { impostor.remove() }
+        try impostor.plugin("nwc.so", ["FIXTURE_ID=\"test.impostor\"", "FIXTURE_DOMAIN=\"nwc\""])
+        let environment = [
+            "AXIOM_PLUGIN_PATH": hostile.path + ":" + impostor.path, "XDG_CACHE_HOME": hostile.cache,
+        ]
+
+        for start in 0..<2 {
+            let (status, report) = try run(environment)
+            #expect(status == 1)
+            let ids = Set(report.loaded.compactMap { $0["id"] as? String })
+            #expect(report.loaded.allSatisfy { ($0["loadMilliseconds"] as? Double).map { $0 > 0 } == true })
+            #expect(ids.isSuperset(of: ["test.good", "dev.axiom.plugins.nwc", "dev.axiom.plugins.linux-io"]))
+            #expect(!ids.contains("test.impostor"))
+            let rejected = Dictionary(
+                uniqueKeysWithValues: report.rejected.map {
+                    (
+                        URL(fileURLWithPath: $0["path"] as? String ?? "").lastPathComponent,
+                        ($0["reason"] as? String ?? "", $0["detail"] as? String ?? "")
+                    )
+                })
+            ScannerTests.expectHostileRefused(rejected)
+            #expect(rejected["nwc.so"]?.0 == "domainClash")
+            // The first start scans the six plugins on the path and the five shipped; the second only the one
+            // that timed out (a time-out is not cached: it may be the machine's doing).
+            #expect(report.scannerLaunches == (start == 0 ? 11 : 1))
+        }
+    }
+}
+
+/// The verdict reader takes what the scanner's pipe and the cache hold: outside data. Seeded mutations of a real
+/// verdict never trap it, and it never accepts bytes that are not exactly one verdict.
+@Suite struct VerdictReaderTests {
+    @Test func mutatedVerdictsAreReadOrRefusedNeverTrapped() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let path = try directory.plugin("good.so", ["FIXTURE_ID=\"test.good\"", "FIXTURE_DOMAIN=\"good\""])
+        let (verdict, _) = PluginScanner.read(path: path)
+        let original = verdict.encoded()
+        guard case .accepted = PluginVerdict.decode(original) else {
+            Issue.record("the fixture's verdict did not round-trip")
+            return
+        }
+        var random = SplitMix64(seed: 0x7E5D_1C7)
+        var read = 0
+        for _ in 0..<20_000 {
+            var bytes = original
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let at = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 3 {
+                case 0: bytes[at] = UInt8(truncatingIfNeeded: random.next())
+                case 1: bytes[at] = [0x30, 0x39, 0x3A, 0x2C][Int(random.next() % 4)]  // digits and separators
+                default: bytes.removeSubrange(at..<min(bytes.count, at + Int(random.next() % 16)))
+                }
+                if bytes.isEmpty { break }
+            }
+            if PluginVerdict.decode(bytes) != nil { read += 1 }
+        }
+        // Some mutations only change a text's content and still read; most break a length and are refused.
+        #expect(read > 0 && read < 20_000)
+    }
+}
