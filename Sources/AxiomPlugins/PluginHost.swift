@@ -64,7 +64,7 @@ public final class PluginHost: Sendable {
         self.vetting = vetting
         // Only another source that took the framework's domain name can refuse it; the refusals then stay
         // identified, decided as the registry's unknown code.
-        try? registry.registerFrameworkDomain(PluginRejection.builtinDomain)
+        _ = try? registry.registerFrameworkDomain(PluginRejection.builtinDomain)
     }
 
     /// Every plugin this host has loaded, in load order.

@@ -28,6 +28,9 @@ public struct AxiomService: Service {
         public var crashDirectory: String?
         /// Where plugins are searched; nil: none are loaded.
         public var plugins: PluginSearch?
+        /// How their code is vetted before it is registered: the scanner beside the executable, with its
+        /// verdict cache, unless set otherwise.
+        public var pluginVetting: PluginVetting = .standard
         /// The registry plugins register into.
         public var registry: ErrorRegistry
         /// Called with each report an earlier run left, once it is processed.
@@ -152,7 +155,7 @@ public struct AxiomService: Service {
             }
         }
         if let search = configuration.plugins {
-            let loaded = PluginHost(registry: configuration.registry).load(search)
+            let loaded = PluginHost(registry: configuration.registry, vetting: configuration.pluginVetting).load(search)
             report.loadedPlugins = loaded.loaded.count
             report.refusedPlugins = loaded.rejected.count
             for rejection in loaded.rejected {
