@@ -96,8 +96,9 @@ extension FlightRecorder {
     /// the crash report, and the report can be joined to the trace in a collector.
     ///
     /// The announcement is the task's own: a child task (`async let`, a task group, `Task {}`) runs under no
-    /// announcement unless it makes its own. Nested announcements in one task: the innermost wins. Costs two
-    /// atomic operations and a copy of 24 bytes; nothing is allocated. Ids of the wrong length announce nothing.
+    /// announcement unless it makes its own. Nested announcements in one task: the innermost wins. Costs a
+    /// scan for a free slot (starting where the task's address points), a few atomic operations and a copy of
+    /// 24 bytes; nothing is allocated. When all 256 slots are taken, the task runs unannounced. Ids of the wrong length announce nothing.
     /// `AxiomTracing`'s `CrashTrace` and `AxiomHummingbird`'s middleware call it with the active span's ids.
     nonisolated(nonsending) public static func withActiveTrace<Value>(
         traceID: some Collection<UInt8>, spanID: some Collection<UInt8>,
