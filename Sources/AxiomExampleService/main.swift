@@ -221,14 +221,13 @@ router.post("crash") { _, _ -> CrashSummary in
     else {
         throw DomainError(domain: "axiom.crash", code: "reportUnreadable", message: "the child left no report")
     }
-    let record = CrashReportLogRecord(processed)
     var exported = false
     if let telemetry {
         try await telemetry.crashReports.export(processed)
         exported = true
     }
     return CrashSummary(
-        signal: record.signalName, description: processed.report.summary,
+        signal: processed.report.raw.signalName, description: processed.report.summary,
         crashedIn: processed.report.frames.first { $0.function?.contains("settleLedger") == true }?.description,
         traceId: processed.report.raw.activeTrace?.traceIDHex, report: processed.jsonPath, exported: exported)
 }

@@ -100,9 +100,7 @@ public final class CrashReportExporter: Sendable {
         request.body = .bytes(ByteBuffer(bytes: body))
         let response: HTTPClientResponse
         do {
-            let (seconds, attoseconds) = timeout.components
-            response = try await HTTPClient.shared.execute(
-                request, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+            response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
         } catch {
             throw ExportError(status: nil, reason: "\(error)")
         }

@@ -42,19 +42,6 @@ public struct CrashReportLogRecord: Sendable {
         }
     }
 
-    /// The signal's name (`SIGSEGV`), or its number.
-    public var signalName: String {
-        switch report.report.raw.signal {
-        case 4: "SIGILL"
-        case 5: "SIGTRAP"
-        case 6: "SIGABRT"
-        case 7: "SIGBUS"
-        case 8: "SIGFPE"
-        case 11: "SIGSEGV"
-        case let signal: "signal \(signal)"
-        }
-    }
-
     /// The `ExportLogsServiceRequest` holding this one record, for `service.name` = `serviceName` and the
     /// resource attributes `resource`.
     public func exportRequest(serviceName: String, resource: [String: String] = [:]) -> [UInt8] {
@@ -88,7 +75,7 @@ public struct CrashReportLogRecord: Sendable {
         record.string(3, "FATAL")  // severity_text
         record.message(5) { body in body.anyValue(.string(report.report.summary)) }  // body
         // attributes = 6
-        record.keyValue(6, "exception.type", .string(signalName))
+        record.keyValue(6, "exception.type", .string(report.report.raw.signalName))
         record.keyValue(6, "exception.message", .string(report.report.summary))
         let frames = topFrames
         record.keyValue(6, "exception.stacktrace", .string(frames.joined(separator: "\n")))

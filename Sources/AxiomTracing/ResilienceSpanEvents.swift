@@ -37,8 +37,7 @@ public struct ResilienceSpanEvents: Sendable {
             attributes["error.type"] = event.outcome
         }
         if let delay = event.delay {
-            let (seconds, attoseconds) = delay.components
-            attributes["axiom.resilience.delay_ms"] = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+            attributes["axiom.resilience.delay_ms"] = delay.wholeNanoseconds / 1_000_000
         }
         span.addEvent(SpanEvent(name: "axiom.resilience.\(event.name)", attributes: attributes))
     }

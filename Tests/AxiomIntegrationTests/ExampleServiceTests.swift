@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import AxiomTracing
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -32,11 +33,7 @@ struct ExampleServiceTests {
         service.standardError = FileHandle.nullDevice
         try service.run()
         defer { if service.isRunning { service.terminate() } }
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 10 {
-            line.append(first)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = try firstLine(of: output)
         let port = try #require(Int(text.replacingOccurrences(of: "listening on 127.0.0.1:", with: "")), "\(text)")
         let base = "http://127.0.0.1:\(port)"
 
@@ -71,10 +68,7 @@ struct ExampleServiceTests {
             request.request.list("resourceLogs").flatMap { $0.list("scopeLogs") }.flatMap { $0.list("logRecords") }
         }
         let fatal = try #require(records.first { $0["severityText"] as? String == "FATAL" })
-        let bytes = stride(from: 0, to: traceID.count, by: 2).map { offset -> UInt8 in
-            let start = traceID.index(traceID.startIndex, offsetBy: offset)
-            return UInt8(traceID[start..<traceID.index(start, offsetBy: 2)], radix: 16) ?? 0
-        }
+        let bytes = try #require(TraceIdentifiers(traceID: traceID, spanID: "").traceIDBytes)
         #expect(fatal["traceId"] as? String == base64(bytes))
         let spans = requests.filter { $0.signal == "traces" }.flatMap { request in
             request.request.list("resourceSpans").flatMap { $0.list("scopeSpans") }.flatMap { $0.list("spans") }

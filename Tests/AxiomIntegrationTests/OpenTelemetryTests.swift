@@ -30,11 +30,7 @@ final class OTLPReceiver: Sendable {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 10 {
-            line.append(first)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = try firstLine(of: output)
         guard text.hasPrefix("port "), let port = Int(text.dropFirst(5)) else {
             process.terminate()
             throw TestFailure("the OTLP receiver did not start: \(text)")

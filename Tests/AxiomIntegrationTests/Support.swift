@@ -126,3 +126,13 @@ func get(_ port: Int, _ path: String, headers: [(String, String)] = []) async th
     for header in response.headers { fields[header.name.lowercased()] = header.value }
     return Answer(status: Int(response.status.code), headers: fields, body: String(buffer: buffer))
 }
+
+/// The first line a child process writes to `pipe`, without its newline (the line a test waits for to know the
+/// child is listening).
+func firstLine(of pipe: Pipe) throws -> String {
+    var line = Data()
+    while let byte = try pipe.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 10 {
+        line.append(first)
+    }
+    return String(decoding: line, as: UTF8.self)
+}
