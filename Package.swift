@@ -277,7 +277,8 @@ if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_F
 if Context.environment["AXIOM_FUZZ"] == nil {
     package.targets += [
         benchmark("CrashBenchmarks", ["AxiomCrash", "CAxiomCrash"]),
-        benchmark("AxiomBenchmarks", ["Axiom", "CAxiomFlightRecorder"]),
+        benchmark(
+            "AxiomBenchmarks", ["Axiom", "CAxiomFlightRecorder", .product(name: "CoreMetrics", package: "swift-metrics")]),
         benchmark("RuntimeBenchmarks", ["Axiom"]),
         benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),

@@ -1,6 +1,8 @@
 import Axiom
 import Benchmark
 import CAxiomFlightRecorder
+import CoreMetrics
+import Synchronization
 
 // Handler dispatch and descriptor lookup, each beside its baseline in the same run.
 // Run: swift package --allow-writing-to-package-directory benchmark --target AxiomBenchmarks
@@ -51,9 +53,12 @@ let benchmarks: @Sendable () -> Void = {
         Escalate(.category(.api))
         Handle(.code(BenchError.fourth.errorCode))
     }
+    // Counted through a backend whose counters are plain atomics, as real backends' are (the no-op backend
+    // would hide the increment, and the cache line every task writes).
+    let metrics = AtomicCounterFactory()
     let observed = ErrorPipeline(
         layer: .application, escalatesTo: nil,
-        configuration: PipelineConfiguration(registry: registry, observers: [MetricsObserver()])
+        configuration: PipelineConfiguration(registry: registry, observers: [MetricsObserver(factory: metrics)])
     ) {
         Ignore(.code(BenchError.first.errorCode))
         Recover(.code(BenchError.second.errorCode), .descriptorPolicy)
@@ -154,4 +159,115 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(registry.descriptor(domain: "bench", numericCode: 3))
         }
     }
+
+    // Scaling across cores: the same errors decided by 1, 2 and 4 tasks at once, counted by the metrics observer.
+    // Each iteration decides `scalingBatch` errors in all, split between the tasks; the custom metric is errors per
+    // second. The ratio benchmark runs a one-task and a two-task batch back to back in each iteration, so both
+    // halves of each ratio see the same machine state.
+    let scalingConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal, errorsPerSecond], timeUnits: .milliseconds, warmupIterations: 2,
+        scalingFactor: .one, maxDuration: .seconds(4), maxIterations: 60)
+    for tasks in [1, 2, 4] {
+        Benchmark(
+            "Scaling: decide \(scalingBatch) errors from \(tasks) task\(tasks == 1 ? "" : "s"), metrics observer on",
+            configuration: scalingConfiguration
+        ) { benchmark async in
+            let seconds = await decideConcurrently(observed, tasks: tasks, total: scalingBatch)
+            benchmark.measurement(errorsPerSecond, Int(Double(scalingBatch) / seconds))
+        }
+    }
+    // The ratio's baseline, in the same iteration: bare throw+catch from one task and from two, which shows what
+    // the machine gives two tasks at that moment (other load, a vCPU that is not a whole core).
+    Benchmark(
+        "Scaling: errors per second, 2 tasks ÷ 1 task (×100), metrics observer on, beside bare throw+catch",
+        configuration: .init(
+            metrics: [scalingRatio, baselineScalingRatio], warmupIterations: 2, scalingFactor: .one,
+            maxDuration: .seconds(8), maxIterations: 40)
+    ) { benchmark async in
+        let bareOne = await throwConcurrently(tasks: 1, total: scalingBatch)
+        let bareTwo = await throwConcurrently(tasks: 2, total: scalingBatch)
+        let one = await decideConcurrently(observed, tasks: 1, total: scalingBatch)
+        let two = await decideConcurrently(observed, tasks: 2, total: scalingBatch)
+        benchmark.measurement(scalingRatio, Int((100 * one / two).rounded()))
+        benchmark.measurement(baselineScalingRatio, Int((100 * bareOne / bareTwo).rounded()))
+    }
+    blackHole(metrics.total)
+}
+
+let scalingBatch = 200_000
+let errorsPerSecond = BenchmarkMetric.custom("errors per second", polarity: .prefersLarger, useScalingFactor: false)
+let scalingRatio = BenchmarkMetric.custom(
+    "decide: 2 tasks ÷ 1 task, errors/s ×100", polarity: .prefersLarger, useScalingFactor: false)
+let baselineScalingRatio = BenchmarkMetric.custom(
+    "bare throw+catch: 2 tasks ÷ 1 task, errors/s ×100", polarity: .prefersLarger, useScalingFactor: false)
+
+/// Decides `total` errors split between `tasks` tasks started together; returns the seconds from the first start
+/// to the last end.
+func decideConcurrently<H: ErrorHandler>(_ pipeline: ErrorPipeline<H>, tasks: Int, total: Int) async -> Double {
+    let start = ContinuousClock.now
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<tasks {
+            group.addTask {
+                for _ in 0..<(total / tasks) {
+                    do {
+                        try fail(.fourth)
+                    } catch {
+                        blackHole(try? pipeline.decide(error, operation: "bench"))
+                    }
+                }
+            }
+        }
+    }
+    return (ContinuousClock.now - start).seconds
+}
+
+/// Throws and catches `total` errors split between `tasks` tasks, deciding nothing: the scaling baseline.
+func throwConcurrently(tasks: Int, total: Int) async -> Double {
+    let start = ContinuousClock.now
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<tasks {
+            group.addTask {
+                for _ in 0..<(total / tasks) {
+                    do {
+                        try fail(.fourth)
+                    } catch {
+                        blackHole(error)
+                    }
+                }
+            }
+        }
+    }
+    return (ContinuousClock.now - start).seconds
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}
+
+/// A swift-metrics backend whose counters are relaxed atomic integers, as a real backend's are (swift-prometheus's
+/// counter is one). Other kinds of metric are not used by the benchmarks and go nowhere.
+final class AtomicCounterFactory: MetricsFactory, Sendable {
+    private let counters = Mutex<[AtomicCounter]>([])
+
+    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+        let counter = AtomicCounter()
+        counters.withLock { $0.append(counter) }
+        return counter
+    }
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+        NOOPMetricsHandler.instance
+    }
+    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler { NOOPMetricsHandler.instance }
+    func destroyCounter(_ handler: any CounterHandler) {}
+    func destroyRecorder(_ handler: any RecorderHandler) {}
+    func destroyTimer(_ handler: any TimerHandler) {}
+
+    /// Every count so far, summed (read once, at the end, so that nothing optimises the counting away).
+    var total: Int64 { counters.withLock { $0.reduce(0) { $0 + $1.value.load(ordering: .relaxed) } } }
+}
+
+final class AtomicCounter: CounterHandler, Sendable {
+    let value = Atomic<Int64>(0)
+    func increment(by amount: Int64) { value.add(amount, ordering: .relaxed) }
+    func reset() { value.store(0, ordering: .relaxed) }
 }

@@ -1,9 +1,17 @@
-// The ring of recent errors is a set of seqlocked slots. A writer takes the next ticket
-// (fetch_add), claims the slot ticket % capacity by moving its sequence from an even value
-// to an odd one (a compare-exchange: a slot still being written by a writer one lap behind
-// is not waited for; the newer event is dropped), writes, and publishes the even value
-// 2 * (ticket + 1). A reader (the crash handler) accepts a slot only if its sequence is the
-// one the ticket it expects would publish, before and after copying.
+// The recent errors are kept in AXIOM_RECENT_ERROR_SHARDS rings, one per group of threads: a
+// thread is given a shard the first time it records (round robin) and always writes there, so
+// threads on different cores write different cache lines and no counter is shared between them
+// (one global ticket was the one write every decided error in the process made to the same line).
+//
+// Each shard is a set of seqlocked slots. A writer takes the shard's next ticket (fetch_add),
+// claims the slot ticket % capacity by moving its sequence from an even value to an odd one (a
+// compare-exchange: a slot still being written by a writer one lap behind is not waited for; the
+// newer event is dropped), writes, and publishes the even value 2 * (ticket + 1). A reader (the
+// crash handler) accepts a slot only if its sequence is the one the ticket it expects would
+// publish, before and after copying. The reader merges the shards newest first by the entry's
+// time, then by shard: a thread's own errors keep their order (one shard, one ticket sequence);
+// errors of different threads within one tick of the coarse clock (a few milliseconds) are
+// ordered by shard, not by the instant they happened.
 #define _GNU_SOURCE
 #include "axiom_flight_recorder.h"
 
@@ -16,13 +24,33 @@
 #include <string.h>
 #include <time.h>
 
+#define CACHE_LINE 64
+
 struct slot {
     _Atomic uint64_t sequence;
     struct axiom_recent_error error;
+} __attribute__((aligned(CACHE_LINE)));
+
+struct shard {
+    // Alone on its line: the shard's writers touch it on every record, nobody else does.
+    _Alignas(CACHE_LINE) _Atomic uint64_t next_ticket;
+    struct slot ring[AXIOM_RECENT_ERROR_CAPACITY];
 };
 
-static struct slot ring[AXIOM_RECENT_ERROR_CAPACITY];
-static _Atomic uint64_t next_ticket;
+static struct shard shards[AXIOM_RECENT_ERROR_SHARDS];
+static _Atomic uint32_t next_shard;
+// The calling thread's shard + 1 (0: not given one yet). Initial-exec: one load from the thread
+// pointer, no call.
+static __thread uint32_t thread_shard __attribute__((tls_model("initial-exec")));
+
+static inline struct shard *current_shard(void) {
+    uint32_t shard = thread_shard;
+    if (__builtin_expect(shard == 0, 0)) {
+        shard = atomic_fetch_add_explicit(&next_shard, 1, memory_order_relaxed) % AXIOM_RECENT_ERROR_SHARDS + 1;
+        thread_shard = shard;
+    }
+    return &shards[shard - 1];
+}
 
 struct plugin_list {
     size_t length;
@@ -40,8 +68,9 @@ void axiom_flight_recorder_record_error(const uint8_t *domain, size_t domain_len
                                         size_t code_length, const uint8_t *layer, size_t layer_length,
                                         const uint8_t *operation, size_t operation_length, uint32_t attempt,
                                         uint8_t resolution) {
-    uint64_t ticket = atomic_fetch_add_explicit(&next_ticket, 1, memory_order_relaxed);
-    struct slot *slot = &ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
+    struct shard *shard = current_shard();
+    uint64_t ticket = atomic_fetch_add_explicit(&shard->next_ticket, 1, memory_order_relaxed);
+    struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
     uint64_t sequence = atomic_load_explicit(&slot->sequence, memory_order_relaxed);
     // Acquire: the claim reads the previous writer's release of this slot, so its writes of the
     // slot happen before ours.
@@ -71,34 +100,90 @@ void axiom_flight_recorder_record_error(const uint8_t *domain, size_t domain_len
     atomic_store_explicit(&slot->sequence, 2 * ticket + 2, memory_order_release);
 }
 
-// The copy may overlap a writer: that is the seqlock's point, and the sequence check after the
-// copy throws such a slot away. ThreadSanitizer cannot know that, so it does not watch this reader.
+// The copies may overlap a writer: that is the seqlock's point, and the sequence check after
+// each copy throws such a slot away. ThreadSanitizer cannot know that, so it does not watch
+// these readers.
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-__attribute__((no_sanitize("thread")))
+#define NO_SANITIZE_THREAD __attribute__((no_sanitize("thread")))
 #endif
 #endif
+#ifndef NO_SANITIZE_THREAD
+#define NO_SANITIZE_THREAD
+#endif
+
+// Copies the slot of `ticket` in `shard` into `out` if it holds that ticket's entry, whole;
+// `length` bytes of it (the whole entry, or only its leading time fields). Byte by byte through a
+// volatile pointer: no libc call, and the copy is not elided.
+NO_SANITIZE_THREAD
+static int copy_slot(const struct shard *shard, uint64_t ticket, void *out, size_t length) {
+    const struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
+    uint64_t expected = 2 * ticket + 2;
+    if (atomic_load_explicit(&slot->sequence, memory_order_acquire) != expected) return 0;
+    const volatile uint8_t *from = (const volatile uint8_t *)&slot->error;
+    uint8_t *to = (uint8_t *)out;
+    for (size_t i = 0; i < length; i++) to[i] = from[i];
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&slot->sequence, memory_order_relaxed) == expected;
+}
+
+// When an entry was recorded: its first two fields.
+struct stamp {
+    int64_t seconds;
+    int64_t nanoseconds;
+};
+_Static_assert(offsetof(struct axiom_recent_error, seconds) == 0 && offsetof(struct axiom_recent_error, nanoseconds) == 8,
+               "an entry starts with its time");
+
+// A k-way merge, newest first, with one cursor and the time of one candidate per shard: no
+// allocation, no lock, about a kilobyte of stack (the crash handler runs on its alternate stack).
+// The result is written from the end of `out` backwards, then moved to its start, so that it
+// reads oldest first. An entry overwritten between the look at its time and its copy is left out.
+NO_SANITIZE_THREAD
 size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t capacity) {
-    uint64_t end = atomic_load_explicit(&next_ticket, memory_order_acquire);
-    uint64_t start = end > AXIOM_RECENT_ERROR_CAPACITY ? end - AXIOM_RECENT_ERROR_CAPACITY : 0;
-    if (end - start > capacity) start = end - capacity;
+    uint64_t cursor[AXIOM_RECENT_ERROR_SHARDS];  // the candidate's ticket, or the next one to look at + 1
+    uint64_t first[AXIOM_RECENT_ERROR_SHARDS];   // the oldest ticket the shard may still hold
+    struct stamp stamp[AXIOM_RECENT_ERROR_SHARDS];
+    uint8_t has_candidate[AXIOM_RECENT_ERROR_SHARDS];
+    for (size_t s = 0; s < AXIOM_RECENT_ERROR_SHARDS; s++) {
+        uint64_t end = atomic_load_explicit(&shards[s].next_ticket, memory_order_acquire);
+        first[s] = end > AXIOM_RECENT_ERROR_CAPACITY ? end - AXIOM_RECENT_ERROR_CAPACITY : 0;
+        cursor[s] = end;
+        has_candidate[s] = 0;
+    }
     size_t count = 0;
-    for (uint64_t ticket = start; ticket < end; ticket++) {
-        struct slot *slot = &ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
-        uint64_t expected = 2 * ticket + 2;
-        if (atomic_load_explicit(&slot->sequence, memory_order_acquire) != expected) continue;
-        // Byte by byte through a volatile pointer: no libc call, and the copy is not elided.
-        const volatile uint8_t *from = (const volatile uint8_t *)&slot->error;
-        uint8_t *to = (uint8_t *)&out[count];
-        for (size_t i = 0; i < sizeof(struct axiom_recent_error); i++) to[i] = from[i];
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&slot->sequence, memory_order_relaxed) != expected) continue;
-        count++;
+    while (count < capacity) {
+        // Each shard's candidate is its newest entry not taken yet, skipping slots being written.
+        int best = -1;
+        for (size_t s = 0; s < AXIOM_RECENT_ERROR_SHARDS; s++) {
+            while (!has_candidate[s] && cursor[s] > first[s]) {
+                cursor[s]--;
+                has_candidate[s] = (uint8_t)copy_slot(&shards[s], cursor[s], &stamp[s], sizeof(struct stamp));
+            }
+            if (!has_candidate[s]) continue;
+            if (best < 0 || stamp[s].seconds > stamp[best].seconds ||
+                (stamp[s].seconds == stamp[best].seconds && stamp[s].nanoseconds > stamp[best].nanoseconds))
+                best = (int)s;
+        }
+        if (best < 0) break;
+        has_candidate[best] = 0;
+        if (copy_slot(&shards[best], cursor[best], &out[capacity - 1 - count], sizeof(struct axiom_recent_error)))
+            count++;
+    }
+    if (count < capacity) {
+        uint8_t *to = (uint8_t *)out;
+        const uint8_t *from = (const uint8_t *)(out + (capacity - count));
+        for (size_t i = 0; i < count * sizeof(struct axiom_recent_error); i++) to[i] = from[i];
     }
     return count;
 }
 
-uint64_t axiom_flight_recorder_error_count(void) { return atomic_load_explicit(&next_ticket, memory_order_relaxed); }
+uint64_t axiom_flight_recorder_error_count(void) {
+    uint64_t count = 0;
+    for (size_t s = 0; s < AXIOM_RECENT_ERROR_SHARDS; s++)
+        count += atomic_load_explicit(&shards[s].next_ticket, memory_order_relaxed);
+    return count;
+}
 
 int axiom_flight_recorder_set_plugins(const uint8_t *bytes, size_t length) {
     struct plugin_list *list = malloc(sizeof(*list) + length);

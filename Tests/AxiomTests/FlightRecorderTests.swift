@@ -1,4 +1,5 @@
 import Axiom
+import Foundation
 import Testing
 
 /// The ring of recently decided errors that the crash reporter copies into a report. It is one per process and
@@ -91,5 +92,45 @@ struct FlightRecorderTests {
                 }
             }
         }
+    }
+
+    /// Each thread writes into its own shard; a report merges the shards by time. Two threads, one after the other
+    /// (a pause longer than the coarse clock's tick between them): the merged list has the first thread's errors,
+    /// in the order it decided them, before the second's, in theirs.
+    @Test("errors of several threads come back merged by time, each thread's in its own order")
+    func shardsMergeInOrder() async throws {
+        let pipeline = ErrorPipeline(
+            layer: .context, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: Self.registry, observers: [])
+        ) {
+            Ignore(.code(RingError.refused.errorCode))
+        }
+        let token = UInt32.random(in: 0...UInt32.max)
+        func decide(on thread: String, count: Int) async {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                Thread {
+                    for index in 0..<count {
+                        _ = try? pipeline.decide(RingError.refused, operation: "m\(token)-\(thread)-\(index)")
+                    }
+                    done.resume()
+                }.start()
+            }
+        }
+        // More than a shard holds from the first thread, so its shard wraps.
+        await decide(on: "a", count: 40)
+        try await Task.sleep(for: .milliseconds(30))
+        await decide(on: "b", count: 12)
+        let ours = FlightRecorder.recentErrors().filter { $0.operation.hasPrefix("m\(token)-") }
+        let order = ours.map { entry -> (String, Int) in
+            let parts = entry.operation.split(separator: "-")
+            return (String(parts[1]), Int(parts[2])!)
+        }
+        // Other suites write at the same time, so some of ours may have been pushed out; what is left is in order.
+        #expect(!order.isEmpty)
+        #expect(order.last.map { $0.0 == "b" && $0.1 == 11 } == true, "\(order)")
+        for (earlier, later) in zip(order, order.dropFirst()) {
+            #expect(earlier.0 < later.0 || (earlier.0 == later.0 && earlier.1 < later.1), "\(order)")
+        }
+        #expect(ours.count <= FlightRecorder.capacity)
     }
 }

@@ -303,7 +303,11 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     func finish(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
         FlightRecorder.record(event, resolution, layer: layer)
         if !hasObservers { return }
-        for observer in configuration.observers { observer.observe(event, resolution: resolution) }
+        // In place: iterating the array would retain its buffer and each observer, reference counts that every
+        // task deciding through this pipeline shares (one cache line written from every core, per error).
+        configuration.observers.withUnsafeBufferPointer { observers in
+            for index in observers.indices { observers[index].observe(event, resolution: resolution) }
+        }
     }
 }
 

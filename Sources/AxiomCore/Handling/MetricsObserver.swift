@@ -12,7 +12,9 @@ import Synchronization
 /// Counters are created once per series and cached, so counting allocates nothing after the first event of a
 /// kind. A registered code finds its counter without a lock and without reading a string: the cache is a
 /// lock-free table keyed by the descriptor's address (registered descriptors are immortal), the disposition and
-/// the layer. Unregistered codes take a locked dictionary.
+/// the layer. Unregistered codes take a locked dictionary. Counting writes nothing but the backend's counter: the
+/// observer holds each series' handler unretained (it keeps them alive itself), so threads that count the same
+/// series share no reference count, only the counter the backend gives them.
 public final class MetricsObserver: ErrorObserver {
     /// The counter's label.
     public static let label = "axiom_errors_total"
@@ -50,14 +52,25 @@ public final class MetricsObserver: ErrorObserver {
         }
     }
 
-    /// What the fast table knows of a descriptor: its counter, or that it stands for unregistered codes.
+    /// What the fast table knows of a descriptor: its series, or that it stands for unregistered codes.
     enum FastCounter: Sendable {
-        case counter(Counter)
+        /// Held unretained: `State.counters` keeps every series for the observer's life.
+        case counter(Unmanaged<Series>)
         case unregistered
     }
 
+    /// One series: the backend's handler, made once (swift-metrics' `Counter` wraps the same handler; holding the
+    /// handler itself spares a call and a reference count per event).
+    final class Series: Sendable {
+        let handler: any CounterHandler
+        init(_ handler: any CounterHandler) { self.handler = handler }
+
+        @inline(__always)
+        func increment() { handler.increment(by: 1) }
+    }
+
     private struct State {
-        var counters: [Key: Counter] = [:]
+        var counters: [Key: Series] = [:]
         var unregisteredDomains: Set<String> = []
     }
 
@@ -82,7 +95,7 @@ public final class MetricsObserver: ErrorObserver {
             descriptor: UInt(bitPattern: event.descriptorReference.toOpaque()), disposition: resolution.disposition,
             layer: event.layer)
         switch fast.lookup(key, hash: key.slotHash) {
-        case .counter(let counter)?: counter.increment()
+        case .counter(let series)?: series._withUnsafeGuaranteedRef { $0.increment() }
         case .unregistered?: counter(domain: event.code.domain, code: nil, key).increment()
         case nil: countFirst(event, key)
         }
@@ -98,10 +111,10 @@ public final class MetricsObserver: ErrorObserver {
             return
         }
         let found = fast.value(for: key) {
-            .counter(counter(domain: descriptor.code.domain, code: descriptor.code.code, key))
+            .counter(Unmanaged.passUnretained(counter(domain: descriptor.code.domain, code: descriptor.code.code, key)))
         }
-        if case .counter(let counter)? = found {
-            counter.increment()
+        if case .counter(let series)? = found {
+            series._withUnsafeGuaranteedRef { $0.increment() }
         } else {
             // The fast table is full: the series is counted through the locked map, each time.
             counter(domain: descriptor.code.domain, code: descriptor.code.code, key).increment()
@@ -110,7 +123,7 @@ public final class MetricsObserver: ErrorObserver {
 
     /// The counter of a series, made on first use. A registered code comes here once per series; an unregistered
     /// one every time, since its series depends on its domain. A nil `code` is the unregistered series of `domain`.
-    private func counter(domain: String, code: String?, _ fastKey: FastKey) -> Counter {
+    private func counter(domain: String, code: String?, _ fastKey: FastKey) -> Series {
         state.withTrackedLock { state in
             var domain = domain
             if code == nil && !state.unregisteredDomains.contains(domain) {
@@ -124,14 +137,15 @@ public final class MetricsObserver: ErrorObserver {
                 domain: domain, code: code ?? Self.unregisteredCode, disposition: fastKey.disposition,
                 layer: fastKey.layer)
             if let counter = state.counters[key] { return counter }
-            let counter = Counter(
-                label: Self.label,
-                dimensions: [
-                    ("domain", key.domain), ("code", key.code), ("disposition", key.disposition.rawValue),
-                    ("layer", key.layer.name),
-                ], factory: factory)
-            state.counters[key] = counter
-            return counter
+            let series = Series(
+                factory.makeCounter(
+                    label: Self.label,
+                    dimensions: [
+                        ("domain", key.domain), ("code", key.code), ("disposition", key.disposition.rawValue),
+                        ("layer", key.layer.name),
+                    ]))
+            state.counters[key] = series
+            return series
         }
     }
 
