@@ -97,15 +97,14 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Every decided error is written into the crash reporter's flight-recorder ring (dispatch above includes it).
-    let ringDomain = Array("bench".utf8)
-    let ringCode = Array("FOURTH".utf8)
+    let ringCode = Array("bench/FOURTH".utf8)
     let ringLayer = Array("application".utf8)
     let ringOperation = Array("bench".utf8)
     Benchmark("Component: flight-recorder ring write (one decided error)") { benchmark in
         for _ in benchmark.scaledIterations {
             axiom_flight_recorder_record_error(
-                ringDomain, ringDomain.count, ringCode, ringCode.count, ringLayer, ringLayer.count, ringOperation,
-                ringOperation.count, 1, UInt8(AXIOM_RECENT_ERROR_HANDLED))
+                ringCode, ringCode.count, ringLayer, ringLayer.count, ringOperation, ringOperation.count, 1,
+                UInt8(AXIOM_RECENT_ERROR_HANDLED))
         }
         blackHole(axiom_flight_recorder_error_count())
     }

@@ -64,10 +64,9 @@ static uint8_t copy_bounded(char *to, size_t capacity, const uint8_t *from, size
     return (uint8_t)n;
 }
 
-void axiom_flight_recorder_record_error(const uint8_t *domain, size_t domain_length, const uint8_t *code,
-                                        size_t code_length, const uint8_t *layer, size_t layer_length,
-                                        const uint8_t *operation, size_t operation_length, uint32_t attempt,
-                                        uint8_t resolution) {
+void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
+                                        size_t layer_length, const uint8_t *operation, size_t operation_length,
+                                        uint32_t attempt, uint8_t resolution) {
     struct shard *shard = current_shard();
     uint64_t ticket = atomic_fetch_add_explicit(&shard->next_ticket, 1, memory_order_relaxed);
     struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
@@ -89,11 +88,7 @@ void axiom_flight_recorder_record_error(const uint8_t *domain, size_t domain_len
     error->nanoseconds = now.tv_nsec;
     error->attempt = attempt;
     error->resolution = resolution;
-    // `domain/code`, cut at the field's end.
-    size_t used = copy_bounded(error->code, sizeof(error->code), domain, domain_length);
-    if (used < sizeof(error->code)) error->code[used++] = '/';
-    used += copy_bounded(error->code + used, sizeof(error->code) - used, code, code_length);
-    error->code_length = (uint8_t)used;
+    error->code_length = copy_bounded(error->code, sizeof(error->code), code, code_length);
     error->layer_length = copy_bounded(error->layer, sizeof(error->layer), layer, layer_length);
     error->operation_length = copy_bounded(error->operation, sizeof(error->operation), operation, operation_length);
 

@@ -215,6 +215,73 @@ struct RegistryTests {
         #expect(registry.descriptor(for: ErrorCode("payments", "NOPE")) == nil)
     }
 
+    /// A small plain error value (an enum without payloads, a struct of one integer) is remembered by its bytes once
+    /// resolved. What it resolves to must stay what its code says, case by case, value by value.
+    enum PaymentFailure: IdentifiableError {
+        case declined, busy, unknown
+        var errorCode: ErrorCode {
+            switch self {
+            case .declined: ErrorCode("payments", "DECLINED")
+            case .busy: ErrorCode("payments", "BUSY")
+            case .unknown: ErrorCode("payments", "NOT_REGISTERED")
+            }
+        }
+    }
+
+    struct NumberedFailure: IdentifiableError {
+        let number: Int
+        var errorCode: ErrorCode { ErrorCode("numbered", number.isMultiple(of: 2) ? "EVEN" : "ODD") }
+    }
+
+    @Test("small plain error values resolve case by case, and the same way on every later lookup")
+    func plainValuesResolveByValue() throws {
+        let registry = ErrorRegistry()
+        try registry.register(Self.paymentsCatalog())
+        for _ in 0..<3 {
+            #expect(registry.descriptor(for: PaymentFailure.declined as any Error).code.code == "DECLINED")
+            #expect(registry.descriptor(for: PaymentFailure.busy as any Error).code.code == "BUSY")
+            #expect(registry.descriptor(for: PaymentFailure.unknown as any Error) === registry.unknownDescriptor)
+            #expect(registry.identity(of: PaymentFailure.unknown).code == ErrorCode("payments", "NOT_REGISTERED"))
+        }
+    }
+
+    @Test("a value that resolved to nothing resolves once its code's catalog is registered")
+    func plainValueMissThenRegister() throws {
+        let registry = ErrorRegistry()
+        #expect(registry.descriptor(for: PaymentFailure.declined as any Error) === registry.unknownDescriptor)
+        try registry.register(Self.paymentsCatalog())
+        #expect(
+            registry.descriptor(for: PaymentFailure.declined as any Error).code == ErrorCode("payments", "DECLINED"))
+    }
+
+    @Test("more small values than the registry remembers still resolve, each by its own code")
+    func plainValuesPastTheCacheLimit() throws {
+        let registry = ErrorRegistry()
+        try registry.register(
+            ErrorCatalog(
+                source: "numbered", domains: ["numbered"],
+                descriptors: [
+                    ErrorDescriptor(code: ErrorCode("numbered", "EVEN"), category: .api),
+                    ErrorDescriptor(code: ErrorCode("numbered", "ODD"), category: .network),
+                ]))
+        for round in 0..<2 {
+            for number in 0..<10_000 {
+                let descriptor = registry.descriptor(for: NumberedFailure(number: number) as any Error)
+                #expect(
+                    descriptor.code.code == (number.isMultiple(of: 2) ? "EVEN" : "ODD"), "round \(round), \(number)")
+            }
+        }
+    }
+
+    @Test("an identity taught for a type replaces what its values had resolved to")
+    func taughtIdentityReplacesRememberedValues() throws {
+        let registry = ErrorRegistry()
+        try registry.register(Self.paymentsCatalog())
+        #expect(registry.descriptor(for: PaymentFailure.declined as any Error).code.code == "DECLINED")
+        registry.registerIdentity(of: PaymentFailure.self) { _ in ErrorCode("payments", "BUSY") }
+        #expect(registry.descriptor(for: PaymentFailure.declined as any Error).code.code == "BUSY")
+    }
+
     @Test("the closest known codes are suggested for an unknown one")
     func suggestions() {
         let near = ErrorRegistry().suggestions(domain: "axiom.client", code: "invalidstate")

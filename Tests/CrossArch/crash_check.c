@@ -71,11 +71,10 @@ __attribute__((noinline)) void crash_after_setup(const char *directory) {
     pthread_barrier_wait(&ready);
     struct timespec settle = {0, 50 * 1000 * 1000};
     nanosleep(&settle, NULL);
-    static const char *codes[] = {"DECLINED", "TIMED_OUT", "DECLINED"};
+    static const char *codes[] = {"check/DECLINED", "check/TIMED_OUT", "check/DECLINED"};
     for (int i = 0; i < 3; i++)
-        axiom_flight_recorder_record_error((const uint8_t *)"check", 5, (const uint8_t *)codes[i], strlen(codes[i]),
-                                           (const uint8_t *)"client", 6, (const uint8_t *)"charge", 6, 1,
-                                           AXIOM_RECENT_ERROR_HANDLED);
+        axiom_flight_recorder_record_error((const uint8_t *)codes[i], strlen(codes[i]), (const uint8_t *)"client", 6,
+                                           (const uint8_t *)"charge", 6, 1, AXIOM_RECENT_ERROR_HANDLED);
     crash_here();
 }
 

@@ -40,6 +40,11 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     @usableFromInline let hasObservers: Bool
     @usableFromInline let capturesStacks: Bool
     @usableFromInline let isInstrumented: Bool
+    /// The observers, each in a box of its own type, reached unretained (`observerBoxes` keeps them): calling an
+    /// observer through its existential from an array copies it, a retain and a release on an object that every
+    /// task deciding through this pipeline shares, so one cache line written from every core, per error.
+    @usableFromInline let observerBoxes: [ObserverBox]
+    @usableFromInline let observerReferences: [Unmanaged<ObserverBox>]
 
     /// Creates a pipeline for `layer`. Escalations go to `escalatesTo`; without one the layer is terminal.
     public init(
@@ -53,6 +58,8 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         self.hasObservers = !configuration.observers.isEmpty
         self.capturesStacks = configuration.stackCapturer != nil
         self.isInstrumented = configuration.instrument != nil
+        self.observerBoxes = configuration.observers.map(makeObserverBox)
+        self.observerReferences = observerBoxes.map { Unmanaged.passUnretained($0) }
     }
 
     /// Runs an operation; when it throws, decides the error's fate and carries it out.
@@ -305,10 +312,34 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         if !hasObservers { return }
         // In place: iterating the array would retain its buffer and each observer, reference counts that every
         // task deciding through this pipeline shares (one cache line written from every core, per error).
-        configuration.observers.withUnsafeBufferPointer { observers in
-            for index in observers.indices { observers[index].observe(event, resolution: resolution) }
+        observerReferences.withUnsafeBufferPointer { boxes in
+            for box in boxes { box._withUnsafeGuaranteedRef { $0.observe(event, resolution) } }
         }
     }
+}
+
+/// An observer, called through a class's method rather than through its existential.
+@usableFromInline
+class ObserverBox: @unchecked Sendable {
+    // @unchecked: a non-final class cannot be checked; the only subclass holds one `let` of a Sendable type.
+    @usableFromInline
+    func observe(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {}
+}
+
+final class TypedObserverBox<Observer: ErrorObserver>: ObserverBox, @unchecked Sendable {
+    // @unchecked: `observer` is a `let` of a Sendable type.
+    let observer: Observer
+    init(_ observer: Observer) { self.observer = observer }
+
+    override func observe(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
+        observer.observe(event, resolution: resolution)
+    }
+}
+
+/// `observer` in a box of its dynamic type.
+func makeObserverBox(_ observer: any ErrorObserver) -> ObserverBox {
+    func box<Observer: ErrorObserver>(_ observer: Observer) -> ObserverBox { TypedObserverBox(observer) }
+    return box(observer)
 }
 
 /// A fallback value that is not of the operation's result type.

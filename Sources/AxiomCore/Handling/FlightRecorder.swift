@@ -65,15 +65,16 @@ public enum FlightRecorder {
         case .escalated: code = UInt8(AXIOM_RECENT_ERROR_ESCALATED)
         case .handled: code = UInt8(AXIOM_RECENT_ERROR_HANDLED)
         }
+        // The descriptor and the layer's name are immortal and carry their bytes ready: only the operation's
+        // bytes are found here.
         descriptor._withUnsafeGuaranteedRef { descriptor in
-            withBytes(descriptor.code.domain) { domain in
-                withBytes(descriptor.code.code) { value in
-                    withBytes(layer.name) { layerName in
+            layer.storage._withUnsafeGuaranteedRef { layerName in
+                descriptor.recordedName.withUnsafeBufferPointer { name in
+                    layerName.bytes.withUnsafeBufferPointer { layerBytes in
                         withBytes(event.operation) { operation in
                             axiom_flight_recorder_record_error(
-                                domain.baseAddress, domain.count, value.baseAddress, value.count,
-                                layerName.baseAddress, layerName.count, operation.baseAddress, operation.count,
-                                attempt, code)
+                                name.baseAddress, name.count, layerBytes.baseAddress, layerBytes.count,
+                                operation.baseAddress, operation.count, attempt, code)
                         }
                     }
                 }
@@ -82,7 +83,6 @@ public enum FlightRecorder {
     }
 }
 
-/// The string's UTF-8 bytes without a copy (native and small strings are contiguous).
 @inline(__always)
 private func withBytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }

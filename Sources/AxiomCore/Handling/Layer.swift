@@ -8,7 +8,12 @@ public struct Layer: Hashable, Sendable, CustomStringConvertible {
     @usableFromInline
     final class Name: Sendable {
         let value: String
-        init(_ value: String) { self.value = value }
+        /// The name in UTF-8, for the flight recorder.
+        let bytes: [UInt8]
+        init(_ value: String) {
+            self.value = value
+            self.bytes = Array(value.utf8)
+        }
     }
 
     private static let interned = Mutex<[String: Unmanaged<Name>]>([:])

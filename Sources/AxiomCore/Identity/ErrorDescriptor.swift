@@ -33,6 +33,10 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     public let httpStatus: Int?
     /// Who registered it: `builtin`, or a plugin id.
     public let source: String
+    /// `domain/code` in UTF-8, as the flight recorder writes it: made once, so that recording an error copies bytes
+    /// that are ready rather than joining two strings each time.
+    @usableFromInline
+    let recordedName: [UInt8]
 
     /// Creates a descriptor. `source` is assigned by the registry when the catalog is registered.
     public init(
@@ -66,6 +70,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         self.isSensitive = isSensitive
         self.httpStatus = httpStatus
         self.source = source
+        self.recordedName = Array("\(code.domain)/\(code.code)".utf8)
     }
 
     /// The statuses a descriptor may name: client and server errors. The registry refuses a catalog with any other.

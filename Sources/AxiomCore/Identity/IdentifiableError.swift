@@ -2,8 +2,12 @@
 ///
 /// The registry reads `errorCode` through a per-type cache, so conformance costs one dictionary lookup
 /// per error, not a protocol cast.
+///
+/// `errorCode` must depend on the value alone (as a computed property over the cases of an enum does): for a small
+/// plain value (at most 8 bytes and no references, such as an enum without payloads) the registry remembers which
+/// descriptor each value resolved to, and does not ask again.
 public protocol IdentifiableError: Error {
-    /// The error's identity.
+    /// The error's identity. A function of the value alone.
     var errorCode: ErrorCode { get }
     /// How long the remote side asked us to wait before retrying, if it said so.
     var retryAfter: Duration? { get }

@@ -32,6 +32,12 @@ public final class ErrorRegistry: Sendable {
     private let published: PublishedReference<Snapshot>
     private let typeTable: PublishedTable<ObjectIdentifier, Unmanaged<TypeExtractor>>
     private let fastCodes: PublishedTable<RawCodeKey, FastEntry>
+    /// Descriptors of small plain error values already resolved (see ``TypeExtractor/valueKeyBytes``): a value seen
+    /// before costs one lookup, without asking the error for its code. Only registered descriptors are kept (a code
+    /// never changes its descriptor, and they are immortal), at most `valueCacheLimit` of them.
+    private let valueCache: PublishedTable<ValueKey, Unmanaged<ErrorDescriptor>>
+    /// Set once the value cache is full, so that new values then skip its writer's lock.
+    private let valueCacheFull = Atomic(false)
     /// Set once `rememberedMissLimit` misses are remembered, so that unknown codes then skip the writer's lock.
     private let missesFull = Atomic(false)
     private let writer: Mutex<WriterState>
@@ -45,6 +51,7 @@ public final class ErrorRegistry: Sendable {
             [(ObjectIdentifier(CancellationError.self), TypeExtractor.cancellation)], maxCount: Self.typeTableLimit,
             hash: { $0.slotHash })
         fastCodes = PublishedTable(maxCount: Self.fastCodeLimit, hash: { $0.slotHash })
+        valueCache = PublishedTable(maxCount: Self.valueCacheLimit, hash: { $0.slotHash })
         writer = Mutex(WriterState())
         do {
             try register(.builtin)
@@ -152,10 +159,28 @@ public final class ErrorRegistry: Sendable {
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
         let extractor = lookupExtractor(ObjectIdentifier(E.self)) ?? learn(value)
         if extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) { return nil }
-        let code = withUnsafePointer(to: value) { pointer in
-            extractor._withUnsafeGuaranteedRef { $0.identity(at: UnsafeRawPointer(pointer)).code }
+        let keyBytes = extractor._withUnsafeGuaranteedRef { $0.valueKeyBytes }
+        return withUnsafePointer(to: value) { pointer in
+            let raw = UnsafeRawPointer(pointer)
+            // A small plain value seen before: its descriptor, without asking the error for its code.
+            var valueKey: ValueKey?
+            if let keyBytes {
+                let key = ValueKey(type: ObjectIdentifier(E.self), bytes: raw, count: keyBytes)
+                if let known = valueCache.lookup(key, hash: key.slotHash) { return (known, extractor) }
+                valueKey = key
+            }
+            let code = extractor._withUnsafeGuaranteedRef { $0.identity(at: raw).code }
+            guard let found = descriptorReference(for: code) else {
+                return (Unmanaged.passUnretained(snapshot.unknown), extractor)
+            }
+            if let valueKey, !valueCacheFull.load(ordering: .relaxed) { rememberValue(valueKey, found) }
+            return (found, extractor)
         }
-        return (descriptorReference(for: code) ?? Unmanaged.passUnretained(snapshot.unknown), extractor)
+    }
+
+    /// Keeps the descriptor a small plain value resolved to (cold: once per value).
+    private func rememberValue(_ key: ValueKey, _ descriptor: Unmanaged<ErrorDescriptor>) {
+        if valueCache.value(for: key, orAdd: { descriptor }) == nil { valueCacheFull.store(true, ordering: .relaxed) }
     }
 
     /// The descriptor of errors the registry cannot identify.
@@ -243,8 +268,11 @@ public final class ErrorRegistry: Sendable {
         guard extractor._withUnsafeGuaranteedRef({ $0 is ClosureExtractorBase }) else {
             return typeTable.value(for: key) { extractor } ?? extractor
         }
-        // An application's extractor replaces whatever is there; rare, so the table is rebuilt.
+        // An application's extractor replaces whatever is there; rare, so the table is rebuilt, and what the value
+        // cache learned of the type through the old extractor is forgotten.
         typeTable.replaceEntries { entries in [(key, extractor)] + entries.filter { $0.0 != key } }
+        valueCache.replaceEntries { entries in entries.filter { $0.0.type != key } }
+        valueCacheFull.store(false, ordering: .relaxed)
         return extractor
     }
 
@@ -254,6 +282,9 @@ public final class ErrorRegistry: Sendable {
     /// The most codes the fast code table keeps, hits and misses together; past it, lookups take the snapshot's
     /// dictionary, which is as correct and slower.
     static let fastCodeLimit = 1 << 16
+    /// The most small plain values whose descriptor the value cache keeps; past it, values resolve through their
+    /// code as before.
+    static let valueCacheLimit = 4096
 
     /// Adds a code with an immortal key to the fast table, as a hit or as a known miss. Hits never go stale (a
     /// code never changes its descriptor) and are bounded by what is registered; misses are bounded by
@@ -281,6 +312,35 @@ public final class ErrorRegistry: Sendable {
 private struct WriterState: ~Copyable {
     /// Misses in the fast code table.
     var misses = 0
+}
+
+/// A small plain error value: its type and its bytes (at most 8), which are all there is to it.
+struct ValueKey: Hashable, Sendable {
+    let type: ObjectIdentifier
+    let bits: UInt64
+
+    init(type: ObjectIdentifier, bytes: UnsafeRawPointer, count: Int) {
+        self.type = type
+        switch count {
+        case 0: bits = 0
+        case 1: bits = UInt64(bytes.load(as: UInt8.self))
+        case 2: bits = UInt64(bytes.loadUnaligned(as: UInt16.self))
+        case 4: bits = UInt64(bytes.loadUnaligned(as: UInt32.self))
+        case 8: bits = bytes.loadUnaligned(as: UInt64.self)
+        default:
+            var value: UInt64 = 0
+            for index in 0..<min(count, 8) {
+                value |= UInt64(bytes.load(fromByteOffset: index, as: UInt8.self)) << (8 * index)
+            }
+            bits = value
+        }
+    }
+
+    var slotHash: Int {
+        let mixed =
+            (UInt(bitPattern: Int(bitPattern: type)) >> 4 ^ UInt(truncatingIfNeeded: bits)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(bitPattern: mixed ^ (mixed >> 29))
+    }
 }
 
 struct AliasKey: Hashable {

@@ -16,9 +16,20 @@ class TypeExtractor: @unchecked Sendable {
     @usableFromInline
     final let isEnvelope: Bool
 
-    init() { isEnvelope = false }
+    /// How many leading bytes of a value identify it for the registry's cache of resolved values: 0 when every
+    /// value of the type has the same identity, 1 to 8 for a small plain value whose identity is a function of its
+    /// bytes, nil when the registry must ask each time (an envelope, an application's closure, a larger value).
+    final let valueKeyBytes: Int?
 
-    init(envelope: Void) { isEnvelope = true }
+    init(valueKeyBytes: Int?) {
+        isEnvelope = false
+        self.valueKeyBytes = valueKeyBytes
+    }
+
+    init(envelope: Void) {
+        isEnvelope = true
+        valueKeyBytes = nil
+    }
 
     /// The identity of the value `pointer` points at, which is of the type this extractor was made for.
     @usableFromInline
@@ -54,7 +65,7 @@ class TypeExtractor: @unchecked Sendable {
             if type(of: error) is any ErrorEnvelope.Type {
                 extractor = EnvelopeExtractor()
             } else if let identifiable = type(of: error) as? any IdentifiableError.Type {
-                extractor = IdentifiableExtractor(identifiable)
+                extractor = IdentifiableExtractor(identifiable, valueKeyBytes: plainValueSize(identifiable))
             } else {
                 extractor = FixedExtractor(ErrorCode("swift", String(describing: type(of: error))))
             }
@@ -69,9 +80,9 @@ class TypeExtractor: @unchecked Sendable {
 /// `_axiomIdentity(of:)`.
 final class IdentifiableExtractor: TypeExtractor, @unchecked Sendable {
     let type: any IdentifiableError.Type
-    init(_ type: any IdentifiableError.Type) {
+    init(_ type: any IdentifiableError.Type, valueKeyBytes: Int?) {
         self.type = type
-        super.init()
+        super.init(valueKeyBytes: valueKeyBytes)
     }
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { type._axiomIdentity(at: pointer) }
 }
@@ -81,14 +92,14 @@ final class FixedExtractor: TypeExtractor, @unchecked Sendable {
     let identity: ErrorIdentity
     init(_ code: ErrorCode) {
         identity = ErrorIdentity(code: code)
-        super.init()
+        super.init(valueKeyBytes: 0)
     }
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { identity }
 }
 
 /// The extractor of an ``ErrorEnvelope`` type: the registry unwraps such values instead of identifying them.
 final class EnvelopeExtractor: TypeExtractor, @unchecked Sendable {
-    override init() { super.init(envelope: ()) }
+    init() { super.init(envelope: ()) }
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
         ErrorIdentity(code: ErrorCatalog.unknownCode)
     }
@@ -102,9 +113,14 @@ final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendabl
     let extract: @Sendable (E) -> ErrorCode
     init(_ extract: @escaping @Sendable (E) -> ErrorCode) {
         self.extract = extract
-        super.init()
+        super.init(valueKeyBytes: nil)
     }
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
         ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
     }
+}
+
+/// The size of a plain value of `type` (no references, at most 8 bytes: its bytes are all there is to it), or nil.
+private func plainValueSize<T>(_ type: T.Type) -> Int? {
+    _isPOD(T.self) && MemoryLayout<T>.size <= 8 ? MemoryLayout<T>.size : nil
 }

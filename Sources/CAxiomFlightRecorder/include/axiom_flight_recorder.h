@@ -55,12 +55,11 @@ _Static_assert(sizeof(struct axiom_recent_error) == AXIOM_RECENT_ERROR_LENGTH, "
 
 /// Records one decided error in the calling thread's shard: no allocation, no lock, no write
 /// to memory that threads of other shards write. A string is given as bytes and a length (not
-/// NUL-terminated). When AXIOM_RECENT_ERROR_CAPACITY other threads of the same shard are writing
+/// NUL-terminated); `code` is `domain/code`. When AXIOM_RECENT_ERROR_CAPACITY other threads of the same shard are writing
 /// at the same moment, this one's event is dropped rather than waited for.
-void axiom_flight_recorder_record_error(const uint8_t *domain, size_t domain_length, const uint8_t *code,
-                                        size_t code_length, const uint8_t *layer, size_t layer_length,
-                                        const uint8_t *operation, size_t operation_length, uint32_t attempt,
-                                        uint8_t resolution);
+void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
+                                        size_t layer_length, const uint8_t *operation, size_t operation_length,
+                                        uint32_t attempt, uint8_t resolution);
 
 /// Copies the newest recorded errors of all shards, oldest first, into `out` (at most
 /// `capacity`); returns how many. Entries are ordered by their time, then by shard: one thread's
