@@ -206,6 +206,7 @@ enum DescriptorReader {
                     locale.messages, locale.message_count, stride: layout.message, fieldsEnd: layout.message,
                     "messages of \(name)", budget
                 ) { entry, _ in entry }
+                messages[name, default: [:]].reserveCapacity(entries.count)
                 for entry in entries {
                     let key = try required(entry.key, "a message key of locale \(name)")
                     messages[name, default: [:]][key] = try required(entry.text, "text of \(name)/\(key)")
@@ -347,6 +348,11 @@ enum DescriptorReader {
     private static func known<T: RawRepresentable & CaseIterable>(
         _ pointer: UnsafePointer<CChar>?, _ what: String, of label: @autoclosure () -> String
     ) throws -> T where T.RawValue == String {
+        // The usual case, a known name, is found by its bytes: no string is made or validated for it.
+        if let pointer {
+            let bytes = UnsafeRawBufferPointer(start: pointer, count: strnlen(pointer, maxTextLength + 1))
+            for candidate in T.allCases where candidate.rawValue.utf8.elementsEqual(bytes) { return candidate }
+        }
         let value = try required(pointer, "\(what) of \(label())")
         guard let known = T(rawValue: value) else {
             let expected = T.allCases.map(\.rawValue).joined(separator: ", ")

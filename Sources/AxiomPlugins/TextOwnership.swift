@@ -9,12 +9,16 @@ enum TextOwnership {
     /// Nil when every key the catalog ships a text for is its own; else what is not, for the refusal.
     static func foreignKeys(of catalog: ErrorCatalog, in registry: ErrorRegistry) -> String? {
         let ownPrefixes = catalog.domains.map { "error.\($0)." }
-        var referenced: Set<String> = []
-        for descriptor in catalog.descriptors {
-            referenced.insert(descriptor.messageKey)
-            referenced.insert(descriptor.messageKey + ".title")
-            if let key = descriptor.recoverySuggestionKey { referenced.insert(key) }
-        }
+        // Built only for a key outside the plugin's own domains (most catalogs have none).
+        lazy var referenced: Set<String> = {
+            var keys: Set<String> = []
+            for descriptor in catalog.descriptors {
+                keys.insert(descriptor.messageKey)
+                keys.insert(descriptor.messageKey + ".title")
+                if let key = descriptor.recoverySuggestionKey { keys.insert(key) }
+            }
+            return keys
+        }()
         let others = registry.catalogs.filter { $0.source != catalog.source }.flatMap { other in
             other.domains.map { (prefix: "error.\($0).", source: other.source) }
         }

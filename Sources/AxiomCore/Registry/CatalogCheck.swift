@@ -87,11 +87,12 @@ public enum CatalogCheck {
     public static func check(
         _ catalog: ErrorCatalog, in registry: ErrorRegistry, englishFrom: (ErrorCatalog) -> Bool
     ) -> Report {
-        let sources = registry.catalogs.filter(englishFrom)
+        let tables = registry.catalogs.filter(englishFrom).compactMap { $0.messages[ErrorCatalog.baseLocale] }
         return check(
             catalog,
             englishFallback: { key in
-                sources.lazy.compactMap { $0.messages[ErrorCatalog.baseLocale]?[key] }.first
+                for table in tables { if let text = table[key] { return text } }
+                return nil
             })
     }
 

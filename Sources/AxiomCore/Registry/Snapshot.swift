@@ -68,8 +68,13 @@ final class Snapshot: Sendable {
             owners[domain] = source
         }
 
+        // Room for the new entries at once (names and aliases spelled as text): the copy of the tables is then
+        // the only rehash, rather than one per doubling.
+        let aliasCount = catalog.descriptors.reduce(0) { $0 + $1.numericAliases.count }
         var byCode = self.byCode
+        byCode.reserveCapacity(byCode.count + catalog.descriptors.count + aliasCount)
         var byAlias = self.byAlias
+        byAlias.reserveCapacity(byAlias.count + aliasCount)
         let declared = Set(catalog.domains)
         for original in catalog.descriptors {
             let descriptor = original.owned(by: source)
@@ -79,22 +84,22 @@ final class Snapshot: Sendable {
             if let status = descriptor.httpStatus, !ErrorDescriptor.httpStatusRange.contains(status) {
                 throw refuse(.invalidCatalog, "HTTP status \(status) of \(code) is not a client or server error")
             }
-            if let existing = byCode[code] { throw refuse(.duplicateCode, code.description, existing: existing.source) }
-            byCode[code] = descriptor
+            // One hash per code: a refused catalog discards these tables whole.
+            if let existing = byCode.updateValue(descriptor, forKey: code) {
+                throw refuse(.duplicateCode, code.description, existing: existing.source)
+            }
             for number in descriptor.numericAliases {
                 let key = AliasKey(domain: code.domain, number: number)
-                if let existing = byAlias[key] {
+                if let existing = byAlias.updateValue(descriptor, forKey: key) {
                     throw refuse(
                         .duplicateAlias, "\(code.domain)/\(number) (\(existing.code.code))", existing: existing.source)
                 }
-                byAlias[key] = descriptor
                 // A numeric code that arrives as text ("-32003") resolves through the same table as names.
                 let text = ErrorCode(code.domain, String(number))
-                if let existing = byCode[text], existing !== descriptor {
+                if let existing = byCode.updateValue(descriptor, forKey: text), existing !== descriptor {
                     throw refuse(
                         .duplicateAlias, "\(code.domain)/\(number) (\(existing.code.code))", existing: existing.source)
                 }
-                byCode[text] = descriptor
             }
         }
 
