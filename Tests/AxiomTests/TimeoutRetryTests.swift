@@ -96,3 +96,36 @@ final class WaitLog: Sendable {
     func append(_ code: ErrorCode, _ wait: Duration) { storage.withLock { $0.append((code, wait)) } }
     var values: [(ErrorCode, Duration)] { storage.withLock { $0 } }
 }
+
+/// The system clocks take their own path through the timeout stage (a coarse clock reading per call), which only
+/// the real clock can exercise: these two tests wait a few tens of milliseconds of real time.
+@Suite("Timeout stage on the system clock")
+struct TimeoutSystemClockTests {
+    @Test("a call over the limit is cut off no earlier than the limit, and soon after it")
+    func neverEarly() async throws {
+        let clock = ContinuousClock()
+        let stage = TimeoutStage(.milliseconds(40), clock: clock)
+        let start = clock.now
+        // In a task of its own: the timeout cancels the calling task, which must not be the test's.
+        let task = Task {
+            try await stage.run("slow") { () async throws -> Int in
+                try await Task.sleep(for: .seconds(30))
+                return 1
+            }
+        }
+        await #expect(throws: TimeoutError.self) { try await task.value }
+        let elapsed = start.duration(to: clock.now)
+        #expect(elapsed >= .milliseconds(40), "\(elapsed)")
+        #expect(elapsed < .seconds(10), "\(elapsed)")
+    }
+
+    @Test("calls within the limit keep their values and their tasks uncancelled")
+    func withinTheLimit() async throws {
+        let stage = TimeoutStage(.seconds(30), clock: SuspendingClock())
+        for index in 0..<100 {
+            let (value, cancelled) = try await stage.run("fast") { (index, Task.isCancelled) }
+            #expect(value == index)
+            #expect(!cancelled)
+        }
+    }
+}
