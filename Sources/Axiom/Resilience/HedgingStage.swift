@@ -9,6 +9,10 @@
 /// Attempts run concurrently, each in a child task of a task group, and carry their own attempt numbers
 /// (`context.attempt`, then the next ones), so the stages inside and the error event tell them apart. Use it
 /// for idempotent reads whose latency matters; its happy path pays a task group (a few microseconds).
+///
+/// A hedge is a retry made early, so a ``RetryBudget`` given to the stage pays for each hedge: when it is spent
+/// the hedge is not started (counted as a `budgetExhausted` event by the telemetry) and the attempts already
+/// running decide the call. Each call the stage starts (attempt 1) deposits in the budget.
 public struct HedgingStage: OperationMiddleware {
     /// How many attempts may start besides the first.
     public let maxHedges: Int
@@ -21,13 +25,17 @@ public struct HedgingStage: OperationMiddleware {
     public let shouldHedge: @Sendable (any Error) -> Bool
     /// Where hedges are counted (`axiom_resilience_events_total{event="hedge", outcome="delay"|"failure"}`).
     public let telemetry: ResilienceTelemetry?
+    /// The retry budget each hedge is taken from, shared with the retry stages given it; nil: no limit but
+    /// ``maxHedges``.
+    public let budget: RetryBudget?
 
     /// Creates the stage.
     ///
     /// - Throws: ``ResilienceConfigurationError`` when `maxHedges` is below 1 or `delay` is negative.
     public init(
         maxHedges: Int = 1, delay: Duration, clock: some Clock<Duration> = ContinuousClock(),
-        shouldHedge: @escaping @Sendable (any Error) -> Bool = { _ in true }, telemetry: ResilienceTelemetry? = nil
+        shouldHedge: @escaping @Sendable (any Error) -> Bool = { _ in true }, telemetry: ResilienceTelemetry? = nil,
+        budget: RetryBudget? = nil
     ) throws(ResilienceConfigurationError) {
         guard maxHedges >= 1 else {
             throw ResilienceConfigurationError(
@@ -42,6 +50,14 @@ public struct HedgingStage: OperationMiddleware {
         self.clock = RuntimeClock(clock)
         self.shouldHedge = shouldHedge
         self.telemetry = telemetry
+        self.budget = budget
+    }
+
+    /// Whether the budget, if any, pays for a hedge that `reason` (`delay` or `failure`) would start.
+    func mayHedge(_ context: OperationContext, _ reason: String) -> Bool {
+        guard let budget, !budget.tryRetry() else { return true }
+        telemetry?.event("budgetExhausted", stage: "hedging", operation: context.name, outcome: reason)
+        return false
     }
 
     enum Event<Output: Sendable>: Sendable {
@@ -55,7 +71,8 @@ public struct HedgingStage: OperationMiddleware {
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await withoutActuallyEscaping(next) { next in
+        if let budget, context.attempt == 1 { budget.recordCall() }
+        return try await withoutActuallyEscaping(next) { next in
             try await withThrowingTaskGroup(of: Event<Output>.self) { group in
                 var started = 0
                 var running = 0
@@ -91,7 +108,7 @@ public struct HedgingStage: OperationMiddleware {
                         running -= 1
                         lastError = error
                         if error is CancellationError || Task.isCancelled || !shouldHedge(error) { throw error }
-                        if started < limit {
+                        if started < limit, mayHedge(context, "failure") {
                             telemetry?.event("hedge", stage: "hedging", operation: context.name, outcome: "failure")
                             start()
                         } else if running == 0 {
@@ -100,7 +117,7 @@ public struct HedgingStage: OperationMiddleware {
                     case .timer(let after):
                         // Only the timer of the latest attempt counts: an attempt started early (a failure)
                         // restarts the delay.
-                        if after == started, running > 0, started < limit {
+                        if after == started, running > 0, started < limit, mayHedge(context, "delay") {
                             telemetry?.event("hedge", stage: "hedging", operation: context.name, outcome: "delay")
                             start()
                         }

@@ -5,8 +5,10 @@ import Logging
 /// telemetry in this framework's terms.
 ///
 /// - `axiom_resilience_events_total{pipeline, stage, event, operation, outcome}`: a counter of resilience events:
-///   `retry` (outcome: the failed attempt's code), `timeout`, `rejection` (a limiter's, outcome its code; the
-///   breaker's, outcome its state), `hedge` (outcome: `delay` or `failure`, what started it); the breaker's
+///   `retry` (outcome: the failed attempt's code), `timeout` (outcome: `axiom.resilience/timeout` or
+///   `attemptTimeout`), `rejection` (a limiter's, outcome its code; the breaker's, outcome its state), `hedge`
+///   (outcome: `delay` or `failure`, what started it), `budgetExhausted` (a retry or hedge the ``RetryBudget``
+///   refused; outcome: the failed attempt's code, or what would have started the hedge); the breaker's
 ///   transitions are counted by the breaker itself (`axiom_circuit_breaker_transitions_total`);
 /// - `axiom_resilience_attempt_duration_seconds{pipeline, operation, outcome}`: a timer of each attempt the
 ///   retry stage makes (outcome `success` or the code it failed with);
@@ -91,7 +93,7 @@ public final class ResilienceTelemetry: Sendable {
 
 /// One resilience event, as ``ResilienceTelemetry/onEvent`` hears it.
 public struct ResilienceEvent: Sendable, Hashable {
-    /// `retry`, `timeout`, `rejection` or `hedge`.
+    /// `retry`, `timeout`, `rejection`, `hedge` or `budgetExhausted`.
     public var name: String
     /// The chain that reported.
     public var pipeline: String
@@ -100,8 +102,8 @@ public struct ResilienceEvent: Sendable, Hashable {
     public var stage: String
     /// The operation's name.
     public var operation: String
-    /// The failed attempt's code (a retry), the refusal's code or the breaker's state (a rejection), what
-    /// started a hedge (`delay` or `failure`).
+    /// The failed attempt's code (a retry, or a retry the budget refused), the refusal's code or the breaker's
+    /// state (a rejection), what started a hedge or would have (`delay` or `failure`).
     public var outcome: String
     /// The attempt that failed, from 1, for a retry.
     public var attempt: Int?

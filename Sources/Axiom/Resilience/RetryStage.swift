@@ -28,8 +28,11 @@ public struct RetryAttempt: Sendable {
 /// with its wait (Polly's `OnRetry`). Waits happen on the injected clock; cancellation ends the stage at once with
 /// `CancellationError`.
 ///
-/// ``init(policy:clock:random:metrics:shouldRetry:onRetry:)`` makes a stage that applies one policy to every
-/// error, whatever the registry says: ``ReconnectionPolicy`` runs its tries through such a stage.
+/// A ``RetryBudget`` given to the stage caps retries across calls: when it is spent, a retry the policy allows
+/// is not made and the error passes on as it is (counted as a `budgetExhausted` event by the telemetry).
+///
+/// ``init(policy:clock:random:metrics:shouldRetry:onRetry:telemetry:budget:)`` makes a stage that applies one
+/// policy to every error, whatever the registry says: ``ReconnectionPolicy`` runs its tries through such a stage.
 ///
 /// In a chain, the standard order (Microsoft's resilience pipeline) puts the retry inside a total timeout and
 /// outside the breaker and a per-attempt timeout: limiter → total timeout → retry → breaker → attempt timeout.
@@ -54,6 +57,9 @@ public struct RetryStage: OperationMiddleware {
     public let shouldRetry: (@Sendable (RetryAttempt) -> Bool)?
     /// Random source for jittered policies.
     public let random: RandomSource
+    /// The retry budget the stage draws from, shared with the other stages and handlers given it; nil: retries
+    /// are limited by their policies alone. Each call the stage starts (attempt 1) deposits in it.
+    public let budget: RetryBudget?
     @usableFromInline
     let retries: Counter
 
@@ -63,11 +69,12 @@ public struct RetryStage: OperationMiddleware {
         defaultPolicy: RetryPolicy? = nil, random: RandomSource = RandomSource(),
         metrics: any MetricsFactory = MetricsSystem.factory,
         shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil,
+        budget: RetryBudget? = nil
     ) {
         self.init(
             registry: registry, runtimeClock: RuntimeClock(clock), defaultPolicy: defaultPolicy, random: random,
-            metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry, telemetry: telemetry)
+            metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry, telemetry: telemetry, budget: budget)
     }
 
     /// Creates a stage that applies `policy` to every error but cancellation, whatever the registry says.
@@ -76,12 +83,13 @@ public struct RetryStage: OperationMiddleware {
         policy: RetryPolicy, clock: some Clock<Duration> = ContinuousClock(), random: RandomSource = RandomSource(),
         metrics: any MetricsFactory = MetricsSystem.factory,
         shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil,
+        budget: RetryBudget? = nil
     ) {
         self.init(
             registry: ErrorRegistry.shared, runtimeClock: RuntimeClock(clock), defaultPolicy: policy,
             fixedPolicy: policy, random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry,
-            telemetry: telemetry)
+            telemetry: telemetry, budget: budget)
     }
 
     /// Creates the stage on an already wrapped clock.
@@ -89,17 +97,20 @@ public struct RetryStage: OperationMiddleware {
         registry: ErrorRegistry = .shared, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy? = nil,
         random: RandomSource = RandomSource(), metrics: any MetricsFactory = MetricsSystem.factory,
         shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil,
+        budget: RetryBudget? = nil
     ) {
         self.init(
             registry: registry, runtimeClock: runtimeClock, defaultPolicy: defaultPolicy, fixedPolicy: nil,
-            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry, telemetry: telemetry)
+            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry, telemetry: telemetry,
+            budget: budget)
     }
 
     init(
         registry: ErrorRegistry, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy?, fixedPolicy: RetryPolicy?,
         random: RandomSource, metrics: any MetricsFactory, shouldRetry: (@Sendable (RetryAttempt) -> Bool)?,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?, telemetry: ResilienceTelemetry?
+        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?, telemetry: ResilienceTelemetry?,
+        budget: RetryBudget?
     ) {
         self.registry = registry
         self.clock = runtimeClock
@@ -110,6 +121,7 @@ public struct RetryStage: OperationMiddleware {
         self.onRetry = onRetry
         self.telemetry = telemetry
         self.reports = telemetry != nil
+        self.budget = budget
         self.retries = Counter(label: "axiom_retries_total", factory: metrics)
     }
 
@@ -118,6 +130,7 @@ public struct RetryStage: OperationMiddleware {
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
+        if let budget, context.attempt == 1 { budget.recordCall() }
         if reports { return try await runReporting(context: context, next: next) }
         var context = context
         var state = RetryBackoffState()
@@ -178,6 +191,11 @@ public struct RetryStage: OperationMiddleware {
         let failed = RetryAttempt(
             error: error, identity: identity, policy: policy, attempt: attempt, operation: operation)
         if let shouldRetry, !shouldRetry(failed) { throw error }
+        if let budget, !budget.tryRetry() {
+            telemetry?.event(
+                "budgetExhausted", stage: "retry", operation: operation, outcome: "\(identity.code)", attempt: attempt)
+            throw error
+        }
         retries.increment()
         let wait = policy.wait(forRetry: attempt, retryAfter: identity.retryAfter, state: &state, random: random)
         onRetry?(failed, wait)

@@ -2,7 +2,8 @@
 ///
 /// The call runs inline, on the caller's task: the stage notes a deadline with the stage's shared timer (one
 /// task per stage, not one per call) and the timer cancels the task of a call still running past it. The happy
-/// path costs two short critical sections and no allocation. Cancellation is cooperative: the stage returns
+/// path costs a coarse clock reading (on the system clocks), two short critical sections and no allocation; the
+/// timer's precision is a kernel tick (1 to 4 ms), and a call is never cut off before its limit. Cancellation is cooperative: the stage returns
 /// once the cancelled work has stopped, so nothing the work does outlives the call. A call that finishes with a
 /// value though it was cancelled keeps its value. Time is measured on the injected clock.
 ///
@@ -22,6 +23,8 @@ public struct TimeoutStage: OperationMiddleware {
     public let telemetry: ResilienceTelemetry?
     @usableFromInline
     let scheduler: DeadlineScheduler
+    /// `.operation`, or `.attempt` inside an ``AttemptTimeoutStage``: which identity its timeouts have.
+    let scope: TimeoutError.Scope
 
     /// Creates the stage.
     public init(
@@ -32,17 +35,23 @@ public struct TimeoutStage: OperationMiddleware {
 
     /// Creates the stage on an already wrapped clock.
     public init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
+        self.init(limit, runtimeClock: runtimeClock, telemetry: telemetry, scope: .operation)
+    }
+
+    init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry?, scope: TimeoutError.Scope) {
         self.limit = limit
         self.clock = runtimeClock
         self.telemetry = telemetry
+        self.scope = scope
         self.scheduler = DeadlineScheduler(clock: runtimeClock, limit: limit)
     }
 
     /// The error of a call the timer cancelled, counted.
     @usableFromInline
     func timedOut(_ context: OperationContext) -> TimeoutError {
-        telemetry?.event("timeout", stage: "timeout", operation: context.name, outcome: "\(TimeoutError.code)")
-        return TimeoutError(operation: context.name, limit: limit)
+        let error = TimeoutError(operation: context.name, limit: limit, scope: scope)
+        telemetry?.event("timeout", stage: "timeout", operation: context.name, outcome: "\(error.errorCode)")
+        return error
     }
 
     @inlinable @inline(__always)
@@ -67,8 +76,11 @@ public struct TimeoutStage: OperationMiddleware {
 ///
 /// Each attempt runs in a child task (an `async let`, allocated from the caller's task allocator), so the
 /// timeout cancels the attempt alone, not the caller's task; a retry stage outside it then sees a
-/// ``TimeoutError`` it may retry. The child task costs a hop to the global executor and back per call, which
-/// ``TimeoutStage`` avoids: use that one where a timed-out call is final.
+/// ``TimeoutError`` it may retry. Its timeouts are `axiom.resilience/attemptTimeout`, whose descriptor has a retry
+/// policy (3 calls in all, exponential from 200 ms with jitter, at most 5 s), so a `RetryStage` that follows the
+/// registry retries them; a ``TimeoutStage``'s `axiom.resilience/timeout` is never retried. The child task costs a
+/// hop to the global executor and back per call, which ``TimeoutStage`` avoids: use that one where a timed-out
+/// call is final.
 public struct AttemptTimeoutStage: OperationMiddleware {
     /// The longest one attempt may take.
     public let limit: Duration
@@ -85,7 +97,7 @@ public struct AttemptTimeoutStage: OperationMiddleware {
     /// Creates the stage on an already wrapped clock.
     public init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
         self.limit = limit
-        self.inner = TimeoutStage(limit, runtimeClock: runtimeClock, telemetry: telemetry)
+        self.inner = TimeoutStage(limit, runtimeClock: runtimeClock, telemetry: telemetry, scope: .attempt)
     }
 
     @inlinable

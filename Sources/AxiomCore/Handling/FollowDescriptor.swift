@@ -4,9 +4,15 @@
 /// A `recover` descriptor whose retries are used up passes, so a later handler (or the layer's end) decides.
 /// A `default` descriptor passes too: the last line belongs to the terminal layer, so an inner layer
 /// escalates it and the application's layer handles it.
+///
+/// Given a ``RetryBudget``, each retry is taken from it; a retry the budget refuses is not made and the event
+/// passes.
 public struct FollowDescriptor: ErrorHandler {
+    /// The budget retries are taken from; nil: the descriptors' policies alone limit them.
+    public let budget: RetryBudget?
+
     /// Creates the handler.
-    public init() {}
+    public init(budget: RetryBudget? = nil) { self.budget = budget }
 
     public func decide(_ event: ErrorEvent) -> ErrorDecision {
         let descriptor = event.descriptor
@@ -14,7 +20,9 @@ public struct FollowDescriptor: ErrorHandler {
         case .ignore:
             return .ignore
         case .recover:
-            guard let policy = descriptor.retry, policy.allowsRetry(after: event.attempt) else { return .pass }
+            guard let policy = descriptor.retry, policy.allowsRetry(after: event.attempt),
+                budget?.tryRetry() ?? true
+            else { return .pass }
             return .recover(.retry(after: Recover.wait(policy, event)))
         case .escalate:
             guard let target = descriptor.escalation else { return .escalate(translatedTo: nil) }

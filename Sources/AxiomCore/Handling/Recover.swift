@@ -9,10 +9,11 @@ public struct Recover: ErrorHandler {
 
         /// Retry while `policy` allows (its `maxAttempts` counts every call of the operation, the chain's
         /// retries included), waiting its backoff with its jitter, or the error's `Retry-After` if the policy
-        /// honours it; every wait capped at its `maxDelay`.
-        public static func retry(_ policy: RetryPolicy) -> Strategy {
+        /// honours it; every wait capped at its `maxDelay`. With a `budget`, each retry is taken from it, and a
+        /// retry it refuses is not made: the error passes on.
+        public static func retry(_ policy: RetryPolicy, budget: RetryBudget? = nil) -> Strategy {
             Strategy { event in
-                guard policy.allowsRetry(after: event.attempt) else { return nil }
+                guard policy.allowsRetry(after: event.attempt), budget?.tryRetry() ?? true else { return nil }
                 return .retry(after: Recover.wait(policy, event))
             }
         }
@@ -22,6 +23,16 @@ public struct Recover: ErrorHandler {
         public static let descriptorPolicy = Strategy { event in
             guard let policy = event.descriptor.retry, policy.allowsRetry(after: event.attempt) else { return nil }
             return .retry(after: Recover.wait(policy, event))
+        }
+
+        /// ``descriptorPolicy``, each retry taken from `budget`: a retry the budget refuses is not made.
+        public static func descriptorPolicy(budget: RetryBudget) -> Strategy {
+            Strategy { event in
+                guard let policy = event.descriptor.retry, policy.allowsRetry(after: event.attempt),
+                    budget.tryRetry()
+                else { return nil }
+                return .retry(after: Recover.wait(policy, event))
+            }
         }
 
         /// Run `prepare` (refresh a token, reconnect), then retry, at most `maxAttempts` attempts in all.

@@ -43,24 +43,47 @@ public struct CircuitOpenError: IdentifiableError, Sendable, CustomStringConvert
     }
 }
 
-/// An operation that did not finish within its time limit. It was cancelled and has stopped.
+/// An operation, or one attempt of it, that did not finish within its time limit. It was cancelled and has
+/// stopped.
+///
+/// The two limits have two identities, because only one is worth retrying: an attempt that timed out
+/// (`axiom.resilience/attemptTimeout`, from `AttemptTimeoutStage`) may well succeed on the next try, and its
+/// descriptor's retry policy says so; an operation that timed out as a whole (`axiom.resilience/timeout`, from
+/// `TimeoutStage`) has spent its time, and its descriptor has no retry policy.
 public struct TimeoutError: IdentifiableError, Sendable, CustomStringConvertible {
-    /// The identity of every timeout.
+    /// What the limit bounded.
+    public enum Scope: String, Sendable, Hashable {
+        /// The whole operation, retries and their waits included: never retried.
+        case operation
+        /// One attempt: retried as the attempt-timeout code's policy says.
+        case attempt
+    }
+
+    /// The identity of a whole operation's timeout.
     public static let code = ErrorCode(CircuitOpenError.domain, "timeout")
+    /// The identity of one attempt's timeout.
+    public static let attemptCode = ErrorCode(CircuitOpenError.domain, "attemptTimeout")
 
     /// The operation that timed out.
     public let operation: String
     /// The limit it exceeded.
     public let limit: Duration
+    /// Whether the limit bounded the operation or one attempt.
+    public let scope: Scope
 
     /// Creates the error.
-    public init(operation: String, limit: Duration) {
+    public init(operation: String, limit: Duration, scope: Scope = .operation) {
         self.operation = operation
         self.limit = limit
+        self.scope = scope
     }
 
-    public var errorCode: ErrorCode { Self.code }
-    public var description: String { "\(operation) did not finish within \(limit)" }
+    public var errorCode: ErrorCode { scope == .attempt ? Self.attemptCode : Self.code }
+    public var description: String {
+        scope == .attempt
+            ? "an attempt of \(operation) did not finish within \(limit)"
+            : "\(operation) did not finish within \(limit)"
+    }
 }
 
 /// The error a `FaultInjector` (in `Axiom`) throws when no other error was given.
@@ -189,6 +212,19 @@ extension CircuitOpenError {
                 turkish: BuiltinTexts(
                     "Bu işlem çok uzun sürüyor.", recovery: "Bağlantınızı kontrol edip yeniden deneyin.",
                     title: "Zaman aşımı")),
+            // One attempt ran out of time: usually transient (a slow replica, a lost packet), so retried, with
+            // jitter so that a fleet's retries do not arrive together.
+            BuiltinCode(
+                name: "attemptTimeout", category: .network, severity: .warning, disposition: .recover,
+                retry: RetryPolicy(
+                    maxAttempts: 3, backoff: .exponential, delay: .milliseconds(200), maxDelay: .seconds(5),
+                    jitter: true),
+                english: BuiltinTexts(
+                    "A request took too long and is being tried again.", recovery: "Check your connection.",
+                    title: "Retrying"),
+                turkish: BuiltinTexts(
+                    "Bir istek çok uzun sürdü ve yeniden deneniyor.", recovery: "Bağlantınızı kontrol edin.",
+                    title: "Yeniden deneniyor")),
             BuiltinCode(
                 name: "concurrencyLimited", category: .network, severity: .warning, disposition: .handle,
                 english: BuiltinTexts(
@@ -222,6 +258,7 @@ extension CircuitOpenError {
     /// One value of every code, for the tests that check each code against the catalog.
     static let samples: [any IdentifiableError] = [
         CircuitOpenError(key: "x", state: .open, retryAfter: nil), TimeoutError(operation: "x", limit: .seconds(1)),
+        TimeoutError(operation: "x", limit: .seconds(1), scope: .attempt),
         InjectedFault(sequence: 1),
         ResilienceConfigurationError(component: "x", option: "y", reason: "z"),
         ConcurrencyLimitError(key: "x", limit: 1, queueLimit: 0), RateLimitError(key: "x", retryAfter: .seconds(1)),
