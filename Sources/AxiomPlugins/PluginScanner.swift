@@ -29,6 +29,11 @@ public enum PluginScanner {
     /// Runs the scanner: reads the plugin on descriptor 3, writes its verdict to descriptor 4, and exits. Called
     /// by the `axiom-plugin-scanner` executable only; it never returns.
     public static func main() -> Never {
+        // Dies with the host: a plugin that never returns must not keep running once nobody waits for it.
+        let arguments = CommandLine.arguments
+        guard arguments.count == 2, let host = Int(arguments[1]), axiom_plugin_die_with_parent(host) == 0 else {
+            _exit(2)
+        }
         // A plugin that crashes here is expected: no core file for each one.
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)

@@ -144,7 +144,10 @@ enum ScannerProcess {
         posix_spawnattr_setsigmask(&attributes, &noSignals)
 
         var child: pid_t = 0
-        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(scanner), nil]
+        // The host's pid: the scanner dies with the host (a plugin that loops must not outlive a host that was
+        // killed before its deadline). The scan blocks the spawning thread until the scanner is reaped, so the
+        // thread whose exit the kernel watches lives as long as the scanner should.
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(scanner), strdup(String(getpid())), nil]
         defer { for argument in arguments { free(argument) } }
         let spawned = posix_spawn(&child, scanner, &actions, &attributes, arguments, environ)
         close(writeEnd)

@@ -1,4 +1,7 @@
 #define _GNU_SOURCE
+#include <sys/prctl.h>
+#include <signal.h>
+#include <unistd.h>
 #include "axiom_plugin_scan.h"
 
 #include <dlfcn.h>
@@ -26,4 +29,10 @@ size_t axiom_plugin_describe_address(const void *address, char *out, size_t size
     }
     if (written <= 0) return 0;
     return (size_t)written < size ? (size_t)written : size - 1;
+}
+
+int axiom_plugin_die_with_parent(long parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
+    // The parent may have died between the spawn and the prctl: then no signal will come.
+    return getppid() == (pid_t)parent ? 0 : -1;
 }

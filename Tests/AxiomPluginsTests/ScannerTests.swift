@@ -65,6 +65,55 @@ import Glibc
         #expect(report.scannerLaunches == 5)
     }
 
+    /// A host killed while its scanner runs a plugin that never returns: the scanner dies with it, rather than
+    /// spinning for ever (the host's deadline and its kill of the scanner's group died with the host). A shell stands
+    /// in for the host: it starts the scanner as the host does (plugin on descriptor 3, verdict pipe on 4, the
+    /// host's pid as the one argument), prints its pid, and is killed.
+    @Test func aScannerDiesWithItsHost() throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        try directory.plugin("hang.so", ["FIXTURE_ID=\"test.hang\"", "FIXTURE_DOMAIN=\"hang\"", "FIXTURE_HANG"])
+        let host = Process()
+        host.executableURL = URL(fileURLWithPath: "/bin/sh")
+        host.arguments = [
+            "-c", #"exec 3<"$1"; "$2" $$ 4>/dev/null >/dev/null 2>&1 & echo $!; wait"#, "sh", directory.file("hang.so"),
+            FixtureDirectory.buildDirectory + "/axiom-plugin-scanner",
+        ]
+        let output = Pipe()
+        host.standardOutput = output
+        try host.run()
+        let line = try #require(firstLine(of: output))
+        let scanner = try #require(pid_t(line))
+        func alive() -> Bool {
+            // Gone, or a zombie waiting for whoever adopted it: either way it runs nothing.
+            guard let stat = try? String(contentsOfFile: "/proc/\(scanner)/stat", encoding: .utf8) else { return false }
+            return !stat.contains(") Z ")
+        }
+        usleep(200_000)
+        #expect(alive(), "the scanner should be running the plugin's endless entry")
+        kill(host.processIdentifier, SIGKILL)
+        var waited = 0
+        while alive() && waited < 100 {
+            usleep(50_000)
+            waited += 1
+        }
+        #expect(!alive(), "the scanner outlived its host")
+        if alive() { kill(scanner, SIGKILL) }
+        host.waitUntilExit()
+    }
+
+    /// The first line a child wrote, without its newline.
+    func firstLine(of pipe: Pipe) -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            let byte = pipe.fileHandleForReading.readData(ofLength: 1)
+            guard let first = byte.first else { break }
+            if first == 0x0A { break }
+            bytes.append(first)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
     @Test func aSecondStartReadsTheCacheAndAChangedFileIsScannedAgain() throws {
         let directory = try FixtureDirectory()
         defer { directory.remove() }
