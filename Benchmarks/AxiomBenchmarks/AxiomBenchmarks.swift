@@ -159,88 +159,10 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // Scaling across cores: the same errors decided by 1, 2 and 4 tasks at once, counted by the metrics observer.
-    // Each iteration decides `scalingBatch` errors in all, split between the tasks; the custom metric is errors per
-    // second. The ratio benchmark runs a one-task and a two-task batch back to back in each iteration, so both
-    // halves of each ratio see the same machine state.
-    let scalingConfiguration = Benchmark.Configuration(
-        metrics: [.wallClock, .mallocCountTotal, errorsPerSecond], timeUnits: .milliseconds, warmupIterations: 2,
-        scalingFactor: .one, maxDuration: .seconds(4), maxIterations: 60)
-    for tasks in [1, 2, 4] {
-        Benchmark(
-            "Scaling: decide \(scalingBatch) errors from \(tasks) task\(tasks == 1 ? "" : "s"), metrics observer on",
-            configuration: scalingConfiguration
-        ) { benchmark async in
-            let seconds = await decideConcurrently(observed, tasks: tasks, total: scalingBatch)
-            benchmark.measurement(errorsPerSecond, Int(Double(scalingBatch) / seconds))
-        }
-    }
-    // The ratio's baseline, in the same iteration: bare throw+catch from one task and from two, which shows what
-    // the machine gives two tasks at that moment (other load, a vCPU that is not a whole core).
-    Benchmark(
-        "Scaling: errors per second, 2 tasks ÷ 1 task (×100), metrics observer on, beside bare throw+catch",
-        configuration: .init(
-            metrics: [scalingRatio, baselineScalingRatio], warmupIterations: 2, scalingFactor: .one,
-            maxDuration: .seconds(8), maxIterations: 40)
-    ) { benchmark async in
-        let bareOne = await throwConcurrently(tasks: 1, total: scalingBatch)
-        let bareTwo = await throwConcurrently(tasks: 2, total: scalingBatch)
-        let one = await decideConcurrently(observed, tasks: 1, total: scalingBatch)
-        let two = await decideConcurrently(observed, tasks: 2, total: scalingBatch)
-        benchmark.measurement(scalingRatio, Int((100 * one / two).rounded()))
-        benchmark.measurement(baselineScalingRatio, Int((100 * bareOne / bareTwo).rounded()))
-    }
+    // Scaling across cores is measured by Benchmarks/hot-path-profile --scaling, in a plain release binary: this
+    // process counts every malloc through the benchmark's interposer, a count all threads share, so here even bare
+    // throw+catch gains nothing from a second task.
     blackHole(metrics.total)
-}
-
-let scalingBatch = 200_000
-let errorsPerSecond = BenchmarkMetric.custom("errors per second", polarity: .prefersLarger, useScalingFactor: false)
-let scalingRatio = BenchmarkMetric.custom(
-    "decide: 2 tasks ÷ 1 task, errors/s ×100", polarity: .prefersLarger, useScalingFactor: false)
-let baselineScalingRatio = BenchmarkMetric.custom(
-    "bare throw+catch: 2 tasks ÷ 1 task, errors/s ×100", polarity: .prefersLarger, useScalingFactor: false)
-
-/// Decides `total` errors split between `tasks` tasks started together; returns the seconds from the first start
-/// to the last end.
-func decideConcurrently<H: ErrorHandler>(_ pipeline: ErrorPipeline<H>, tasks: Int, total: Int) async -> Double {
-    let start = ContinuousClock.now
-    await withTaskGroup(of: Void.self) { group in
-        for _ in 0..<tasks {
-            group.addTask {
-                for _ in 0..<(total / tasks) {
-                    do {
-                        try fail(.fourth)
-                    } catch {
-                        blackHole(try? pipeline.decide(error, operation: "bench"))
-                    }
-                }
-            }
-        }
-    }
-    return (ContinuousClock.now - start).seconds
-}
-
-/// Throws and catches `total` errors split between `tasks` tasks, deciding nothing: the scaling baseline.
-func throwConcurrently(tasks: Int, total: Int) async -> Double {
-    let start = ContinuousClock.now
-    await withTaskGroup(of: Void.self) { group in
-        for _ in 0..<tasks {
-            group.addTask {
-                for _ in 0..<(total / tasks) {
-                    do {
-                        try fail(.fourth)
-                    } catch {
-                        blackHole(error)
-                    }
-                }
-            }
-        }
-    }
-    return (ContinuousClock.now - start).seconds
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }
 
 /// A swift-metrics backend whose counters are relaxed atomic integers, as a real backend's are (swift-prometheus's
