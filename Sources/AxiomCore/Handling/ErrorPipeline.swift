@@ -40,11 +40,10 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     @usableFromInline let hasObservers: Bool
     @usableFromInline let capturesStacks: Bool
     @usableFromInline let isInstrumented: Bool
-    /// The observers, each in a box of its own type, reached unretained (`observerBoxes` keeps them): calling an
-    /// observer through its existential from an array copies it, a retain and a release on an object that every
-    /// task deciding through this pipeline shares, so one cache line written from every core, per error.
+    /// The observers, each in a box of its own type, called unretained: calling an observer through its existential
+    /// from an array copies it, a retain and a release on an object that every task deciding through this pipeline
+    /// shares, so one cache line written from every core, per error.
     @usableFromInline let observerBoxes: [ObserverBox]
-    @usableFromInline let observerReferences: [Unmanaged<ObserverBox>]
 
     /// Creates a pipeline for `layer`. Escalations go to `escalatesTo`; without one the layer is terminal.
     public init(
@@ -59,7 +58,6 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         self.capturesStacks = configuration.stackCapturer != nil
         self.isInstrumented = configuration.instrument != nil
         self.observerBoxes = configuration.observers.map(makeObserverBox)
-        self.observerReferences = observerBoxes.map { Unmanaged.passUnretained($0) }
     }
 
     /// Runs an operation; when it throws, decides the error's fate and carries it out.
@@ -312,8 +310,11 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         if !hasObservers { return }
         // In place: iterating the array would retain its buffer and each observer, reference counts that every
         // task deciding through this pipeline shares (one cache line written from every core, per error).
-        observerReferences.withUnsafeBufferPointer { boxes in
-            for box in boxes { box._withUnsafeGuaranteedRef { $0.observe(event, resolution) } }
+        // The array's elements read as unretained references (the same bits): the array keeps them alive.
+        observerBoxes.withUnsafeBufferPointer { boxes in
+            boxes.withMemoryRebound(to: Unmanaged<ObserverBox>.self) { references in
+                for reference in references { reference._withUnsafeGuaranteedRef { $0.observe(event, resolution) } }
+            }
         }
     }
 }
