@@ -308,9 +308,8 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     func finish(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
         FlightRecorder.record(event, resolution, layer: layer)
         if !hasObservers { return }
-        // In place: iterating the array would retain its buffer and each observer, reference counts that every
-        // task deciding through this pipeline shares (one cache line written from every core, per error).
-        // The array's elements read as unretained references (the same bits): the array keeps them alive.
+        // The array's elements read in place as unretained references (the same bits): the array keeps them alive,
+        // and no reference count that every task deciding through this pipeline shares is written.
         observerBoxes.withUnsafeBufferPointer { boxes in
             boxes.withMemoryRebound(to: Unmanaged<ObserverBox>.self) { references in
                 for reference in references { reference._withUnsafeGuaranteedRef { $0.observe(event, resolution) } }
