@@ -36,10 +36,10 @@ final class EventRecorder: ErrorObserver {
     private let events = Mutex<[(ErrorEvent, ErrorResolution)]>([])
 
     func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        events.withLock { $0.append((event, resolution)) }
+        events.withTrackedLock { $0.append((event, resolution)) }
     }
 
-    var recorded: [(event: ErrorEvent, resolution: ErrorResolution)] { events.withLock { $0 } }
+    var recorded: [(event: ErrorEvent, resolution: ErrorResolution)] { events.withTrackedLock { $0 } }
 }
 
 @inline(never)

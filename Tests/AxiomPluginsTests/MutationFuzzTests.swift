@@ -81,7 +81,7 @@ import Glibc
                 }
                 let took = before.duration(to: .now)
                 unlink(path)
-                tally.withLock { tally in
+                tally.withTrackedLock { tally in
                     tally.outcomes[outcome, default: 0] += 1
                     if took > tally.slowest {
                         (tally.slowest, tally.slowestWhat) = (took, "worker \(worker) #\(index): \(what)")
@@ -90,7 +90,7 @@ import Glibc
             }
         }
 
-        let result = tally.withLock { $0 }
+        let result = tally.withTrackedLock { $0 }
         let total = result.outcomes.values.reduce(0, +)
         #expect(total == copies)
         // No copy holds the host longer than the scanner's limit and the time to kill and reap it.
