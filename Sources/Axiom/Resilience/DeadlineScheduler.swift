@@ -90,15 +90,16 @@ final class DeadlineScheduler: Sendable {
         let index: Int
     }
 
-    let clock: RuntimeClock
     let limit: Duration
     let time: DeadlineTime
     /// `limit` in nanoseconds, padded by the time scale's resolution.
     let span: Int64
     private let state: Mutex<State>
 
+    /// The stage's clock, which the timer sleeps on.
+    var clock: RuntimeClock { time.clock }
+
     init(clock: RuntimeClock, limit: Duration) {
-        self.clock = clock
         self.limit = limit
         self.time = DeadlineTime(clock)
         let (span, overflow) = max(limit.wholeNanoseconds, 0).addingReportingOverflow(time.padding)

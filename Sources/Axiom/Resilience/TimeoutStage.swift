@@ -3,9 +3,10 @@
 /// The call runs inline, on the caller's task: the stage notes a deadline with the stage's shared timer (one
 /// task per stage, not one per call) and the timer cancels the task of a call still running past it. The happy
 /// path costs a coarse clock reading (on the system clocks), two short critical sections and no allocation; the
-/// timer's precision is a kernel tick (1 to 4 ms), and a call is never cut off before its limit. Cancellation is cooperative: the stage returns
-/// once the cancelled work has stopped, so nothing the work does outlives the call. A call that finishes with a
-/// value though it was cancelled keeps its value. Time is measured on the injected clock.
+/// timer's precision is a kernel tick (1 to 4 ms), and a call is never cut off before its limit. Cancellation is
+/// cooperative: the stage returns once the cancelled work has stopped, so nothing the work does outlives the call.
+/// A call that finishes with a value though it was cancelled keeps its value. Time is measured on the injected
+/// clock.
 ///
 /// Cancelling a task cannot be undone: after a ``TimeoutError`` the task that ran the call is cancelled. Use
 /// this stage as the total timeout, around the retry stage (limiter → total timeout → retry → breaker →

@@ -20,10 +20,8 @@ public struct FollowDescriptor: ErrorHandler {
         case .ignore:
             return .ignore
         case .recover:
-            guard let policy = descriptor.retry, policy.allowsRetry(after: event.attempt),
-                budget?.tryRetry() ?? true
-            else { return .pass }
-            return .recover(.retry(after: Recover.wait(policy, event)))
+            guard let retry = Recover.plannedRetry(descriptor.retry, event, budget: budget) else { return .pass }
+            return .recover(retry)
         case .escalate:
             guard let target = descriptor.escalation else { return .escalate(translatedTo: nil) }
             return .escalate(

@@ -12,27 +12,18 @@ public struct Recover: ErrorHandler {
         /// honours it; every wait capped at its `maxDelay`. With a `budget`, each retry is taken from it, and a
         /// retry it refuses is not made: the error passes on.
         public static func retry(_ policy: RetryPolicy, budget: RetryBudget? = nil) -> Strategy {
-            Strategy { event in
-                guard policy.allowsRetry(after: event.attempt), budget?.tryRetry() ?? true else { return nil }
-                return .retry(after: Recover.wait(policy, event))
-            }
+            Strategy { event in Recover.plannedRetry(policy, event, budget: budget) }
         }
 
         /// Retry as the error's descriptor says; nothing when it is not retryable or its attempts (counted for
         /// the whole operation) are used up.
         public static let descriptorPolicy = Strategy { event in
-            guard let policy = event.descriptor.retry, policy.allowsRetry(after: event.attempt) else { return nil }
-            return .retry(after: Recover.wait(policy, event))
+            Recover.plannedRetry(event.descriptor.retry, event, budget: nil)
         }
 
         /// ``descriptorPolicy``, each retry taken from `budget`: a retry the budget refuses is not made.
         public static func descriptorPolicy(budget: RetryBudget) -> Strategy {
-            Strategy { event in
-                guard let policy = event.descriptor.retry, policy.allowsRetry(after: event.attempt),
-                    budget.tryRetry()
-                else { return nil }
-                return .retry(after: Recover.wait(policy, event))
-            }
+            Strategy { event in Recover.plannedRetry(event.descriptor.retry, event, budget: budget) }
         }
 
         /// Run `prepare` (refresh a token, reconnect), then retry, at most `maxAttempts` attempts in all.
@@ -80,5 +71,13 @@ public struct Recover: ErrorHandler {
     /// policy's `maxDelay`) and the policy's jitter.
     static func wait(_ policy: RetryPolicy, _ event: ErrorEvent) -> Duration {
         policy.wait(forRetry: event.attempt, retryAfter: event.identity.retryAfter, random: .shared)
+    }
+
+    /// A retry of `event` when `policy` allows one more attempt and `budget` (if any) pays for it, then taken from
+    /// it; nil otherwise. The one place the handlers decide a policy's retry (`Recover`'s strategies and
+    /// `FollowDescriptor`).
+    static func plannedRetry(_ policy: RetryPolicy?, _ event: ErrorEvent, budget: RetryBudget?) -> Recovery? {
+        guard let policy, policy.allowsRetry(after: event.attempt), budget?.tryRetry() ?? true else { return nil }
+        return .retry(after: wait(policy, event))
     }
 }
