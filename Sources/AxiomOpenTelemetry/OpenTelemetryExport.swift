@@ -121,7 +121,9 @@ public struct OpenTelemetryExport: Service {
             endpoint: otel.logs.otlpExporter.endpoint, serviceName: configuration.serviceName,
             resource: otel.resourceAttributes, headers: otel.logs.otlpExporter.headers,
             timeout: otel.logs.otlpExporter.timeout)
-        // Shut down in reverse: traces, then metrics, then logs, so the other two can still log while they flush.
+        // Shut down in reverse: first the striped error counts go to the metrics backend, then traces, then metrics
+        // (whose last export then has those counts), then logs, so the others can still log while they flush.
+        if otel.metrics.enabled { services.append(StripedCountsFlush()) }
         self.services = services
     }
 
@@ -150,5 +152,14 @@ public struct OpenTelemetryExport: Service {
                 services: services.map { .init(service: $0) },
                 logger: Logger(label: "axiom.opentelemetry", factory: { _ in SwiftLogNoOpLogHandler() })))
         try await group.run()
+    }
+}
+
+/// Adds the counts that `MetricsObserver`s hold per thread to the metrics backend when graceful shutdown begins:
+/// the first service of the export to be shut down, so the metrics reader's last export has them.
+struct StripedCountsFlush: Service {
+    func run() async throws {
+        try? await gracefulShutdown()
+        MetricsObserver.flushAll()
     }
 }

@@ -52,6 +52,8 @@ static inline struct shard *current_shard(void) {
     return &shards[shard - 1];
 }
 
+uint32_t axiom_flight_recorder_thread_shard(void) { return (uint32_t)(current_shard() - shards); }
+
 struct plugin_list {
     size_t length;
     uint8_t bytes[];

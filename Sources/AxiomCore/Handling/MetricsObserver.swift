@@ -1,3 +1,4 @@
+import CAxiomFlightRecorder
 import CoreMetrics
 import Logging
 import Synchronization
@@ -12,9 +13,20 @@ import Synchronization
 /// Counters are created once per series and cached, so counting allocates nothing after the first event of a
 /// kind. A registered code finds its counter without a lock and without reading a string: the cache is a
 /// lock-free table keyed by the descriptor's address (registered descriptors are immortal), the disposition and
-/// the layer. Unregistered codes take a locked dictionary. Counting writes nothing but the backend's counter: the
-/// observer holds each series' handler unretained (it keeps them alive itself), so threads that count the same
-/// series share no reference count, only the counter the backend gives them.
+/// the layer. Unregistered codes take a locked dictionary. The observer holds each series' handler unretained (it
+/// keeps them alive itself), so threads that count the same series share no reference count.
+///
+/// ## Counting from many cores
+///
+/// A series is counted straight into the backend's counter, so a count can be read as soon as the event is
+/// observed. A backend's counter is one atomic value, though, and threads on different cores that keep
+/// incrementing the same one pass its cache line back and forth on every count. So once threads have taken turns
+/// at a series ``turnsBeforeStriping`` times, the series is *striped*: each thread counts into a stripe of its own
+/// (one per flight-recorder shard, each on its own cache line), and the stripes' sums reach the backend's counter
+/// every `flushInterval` (one second by default), at ``flush()``, and when the observer is released. No count is
+/// lost; a striped series' counts reach the backend up to one interval late, which a metrics exporter that reads
+/// every ten seconds or more does not see. A test that counts from many tasks and reads the counters at once
+/// calls ``flush()`` first.
 public final class MetricsObserver: ErrorObserver {
     /// The counter's label.
     public static let label = "axiom_errors_total"
@@ -24,6 +36,11 @@ public final class MetricsObserver: ErrorObserver {
     public static let otherDomain = "other"
     /// How many domains of unregistered codes get a series of their own.
     public static let maximumUnregisteredDomains = 64
+    /// How many times threads take turns at counting a series before it is striped.
+    public static let turnsBeforeStriping = 1024
+    /// How many series may be striped (each takes about a kilobyte); later ones keep counting straight into the
+    /// backend.
+    public static let maximumStripedSeries = 1024
 
     private struct Key: Hashable {
         let domain: String
@@ -60,13 +77,153 @@ public final class MetricsObserver: ErrorObserver {
     }
 
     /// One series: the backend's handler, made once (swift-metrics' `Counter` wraps the same handler; holding the
-    /// handler itself spares a call and a reference count per event).
-    final class Series: Sendable {
+    /// handler itself spares a call and a reference count per event), and its stripes once it has any.
+    final class Series: @unchecked Sendable {
+        // @unchecked: `flushed` is read and written only under the striping state's lock (`Striping.flush`); every
+        // other field is a `let` of a Sendable type or an atomic. The stripes' memory is initialized before its
+        // address is published (release) and read only through atomics.
         let handler: any CounterHandler
-        init(_ handler: any CounterHandler) { self.handler = handler }
+        private unowned(unsafe) let striping: Striping
+        /// The shard + 1 of the thread that counted last; written only when another thread counts.
+        private let lastCounter = Atomic<Int>(0)
+        /// How many times the counting thread changed.
+        private let turns = Atomic<Int>(0)
+        /// The address of the stripes, 0 until the series is striped.
+        private let stripesAddress = Atomic<UInt>(0)
+        /// How much of the stripes' sum the backend has been given.
+        var flushed: Int64 = 0
+
+        /// Stripes per series: one per flight-recorder shard, each alone on a cache line.
+        static let stripeCount = Int(AXIOM_RECENT_ERROR_STRIPES)
+        static let stripeStride = 64
+
+        init(_ handler: any CounterHandler, striping: Striping) {
+            self.handler = handler
+            self.striping = striping
+        }
+
+        deinit {
+            let address = stripesAddress.load(ordering: .acquiring)
+            if address != 0 { UnsafeMutableRawPointer(bitPattern: address)!.deallocate() }
+        }
 
         @inline(__always)
-        func increment() { handler.increment(by: 1) }
+        func increment() {
+            let stripes = stripesAddress.load(ordering: .acquiring)
+            let shard = Int(axiom_flight_recorder_thread_shard())
+            if stripes != 0 {
+                Self.stripe(shard, of: stripes).pointee.wrappingAdd(1, ordering: .relaxed)
+                return
+            }
+            // A load of a line that changes only when another thread counts: shared by the cores, not passed
+            // between them, while one thread counts.
+            if lastCounter.load(ordering: .relaxed) != shard &+ 1 { tookTurn(shard) }
+            handler.increment(by: 1)
+        }
+
+        private func tookTurn(_ shard: Int) {
+            lastCounter.store(shard &+ 1, ordering: .relaxed)
+            if turns.wrappingAdd(1, ordering: .relaxed).newValue == MetricsObserver.turnsBeforeStriping {
+                striping.stripe(self)
+            }
+        }
+
+        private static func stripe(_ index: Int, of stripes: UInt) -> UnsafeMutablePointer<Atomic<Int64>> {
+            UnsafeMutablePointer(bitPattern: stripes &+ UInt(index &* stripeStride))!
+        }
+
+        /// Gives the series its stripes (once; under the striping state's lock).
+        func makeStripes() {
+            guard stripesAddress.load(ordering: .relaxed) == 0 else { return }
+            let memory = UnsafeMutableRawPointer.allocate(
+                byteCount: Self.stripeCount * Self.stripeStride, alignment: Self.stripeStride)
+            for index in 0..<Self.stripeCount {
+                (memory + index * Self.stripeStride).bindMemory(to: Atomic<Int64>.self, capacity: 1)
+                    .initialize(to: Atomic(0))
+            }
+            stripesAddress.store(UInt(bitPattern: memory), ordering: .releasing)
+        }
+
+        /// Adds what the stripes counted since the last flush to the backend's counter (under the striping state's
+        /// lock).
+        func flushStripes() {
+            let stripes = stripesAddress.load(ordering: .acquiring)
+            guard stripes != 0 else { return }
+            var sum: Int64 = 0
+            for index in 0..<Self.stripeCount {
+                sum &+= Self.stripe(index, of: stripes).pointee.load(ordering: .relaxed)
+            }
+            let delta = sum &- flushed
+            flushed = sum
+            if delta != 0 { handler.increment(by: delta) }
+        }
+    }
+
+    /// The striped series, and the task that flushes them every interval.
+    final class Striping: Sendable {
+        /// Every observer's striping that has striped a series, for ``MetricsObserver/flushAll()``.
+        private struct Reference: Sendable { weak var striping: Striping? }
+        private static let active = Mutex<[Reference]>([])
+
+        static func flushAll() {
+            let all = active.withTrackedLock { references in
+                references.removeAll { $0.striping == nil }
+                return references.compactMap(\.striping)
+            }
+            for striping in all { striping.flush() }
+        }
+
+        private struct State {
+            var series: [Series] = []
+            var flusher: Task<Void, Never>?
+            var stopped = false
+        }
+        private let state = Mutex(State())
+        let interval: Duration
+        let clock: RuntimeClock
+
+        init(interval: Duration, clock: RuntimeClock) {
+            self.interval = interval
+            self.clock = clock
+        }
+
+        /// Stripes `series`, unless the observer has striped as many as it may; starts the flusher with the first.
+        func stripe(_ series: Series) {
+            state.withTrackedLock { state in
+                guard !state.stopped, state.series.count < MetricsObserver.maximumStripedSeries else { return }
+                series.makeStripes()
+                state.series.append(series)
+                guard state.flusher == nil else { return }
+                Self.active.withTrackedLock { $0.append(Reference(striping: self)) }
+                let (interval, clock) = (interval, clock)
+                state.flusher = Task.detached(priority: .utility) { [weak self] in
+                    while true {
+                        do { try await clock.sleep(for: interval) } catch { return }
+                        guard let self else { return }
+                        self.flush()
+                    }
+                }
+            }
+        }
+
+        func flush() {
+            state.withTrackedLock { state in
+                for series in state.series { series.flushStripes() }
+            }
+        }
+
+        /// The observer is going: its last counts go to the backend, the flusher ends.
+        func stop() {
+            state.withTrackedLock { state in
+                for series in state.series { series.flushStripes() }
+                state.stopped = true
+                state.series = []
+                state.flusher?.cancel()
+                state.flusher = nil
+            }
+        }
+
+        var stripedCount: Int { state.withTrackedLock { $0.series.count } }
     }
 
     private struct State {
@@ -77,18 +234,38 @@ public final class MetricsObserver: ErrorObserver {
     private let factory: any MetricsFactory
     private let state = Mutex(State())
     private let fast: PublishedTable<FastKey, FastCounter>
+    private let striping: Striping
 
-    /// Counts through `factory` (the bootstrapped one by default).
-    public convenience init(factory: any MetricsFactory = MetricsSystem.factory) {
-        self.init(factory: factory, fastSeriesLimit: 1 << 16)
+    /// Counts through `factory` (the bootstrapped one by default). Striped series reach the backend every
+    /// `flushInterval` on `clock` (see "Counting from many cores").
+    public convenience init(
+        factory: any MetricsFactory = MetricsSystem.factory, flushInterval: Duration = .seconds(1),
+        clock: some Clock<Duration> = ContinuousClock()
+    ) {
+        self.init(
+            factory: factory, fastSeriesLimit: 1 << 16, flushInterval: flushInterval, clock: RuntimeClock(clock))
     }
 
     /// Counts through `factory`, keeping at most `fastSeriesLimit` series in the lock-free table; the others are
     /// counted through the locked map.
-    init(factory: any MetricsFactory, fastSeriesLimit: Int) {
+    init(
+        factory: any MetricsFactory, fastSeriesLimit: Int, flushInterval: Duration = .seconds(1),
+        clock: RuntimeClock = .continuous
+    ) {
         self.factory = factory
         fast = PublishedTable(maxCount: fastSeriesLimit, hash: { $0.slotHash })
+        striping = Striping(interval: flushInterval, clock: clock)
     }
+
+    deinit { striping.stop() }
+
+    /// Adds the counts that striped series hold per thread to the backend's counters now. Counting is otherwise
+    /// immediate until a series is striped, then up to one flush interval late (see "Counting from many cores").
+    public func flush() { striping.flush() }
+
+    /// ``flush()`` for every metrics observer of the process that has striped series: for a shutdown, before the
+    /// metrics exporter's last export (`AxiomOpenTelemetry`'s export does it on graceful shutdown).
+    public static func flushAll() { Striping.flushAll() }
 
     public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
         let key = FastKey(
@@ -143,7 +320,8 @@ public final class MetricsObserver: ErrorObserver {
                     dimensions: [
                         ("domain", key.domain), ("code", key.code), ("disposition", key.disposition.rawValue),
                         ("layer", key.layer.name),
-                    ]))
+                    ]),
+                striping: striping)
             state.counters[key] = series
             return series
         }
@@ -151,4 +329,6 @@ public final class MetricsObserver: ErrorObserver {
 
     /// How many series this observer has made (for tests of its bounds).
     var seriesCount: Int { state.withTrackedLock { $0.counters.count } }
+    /// How many of them are striped.
+    var stripedSeriesCount: Int { striping.stripedCount }
 }
