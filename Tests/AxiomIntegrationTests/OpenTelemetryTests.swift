@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Axiom
 import AxiomCrash
 import AxiomOpenTelemetry
+import AxiomTesting
 import AxiomTracing
 import Foundation
 import Logging
@@ -120,8 +121,17 @@ struct OpenTelemetryTests {
             ErrorCatalog(
                 source: "test.otlp", domains: ["otlp"],
                 descriptors: [
-                    ErrorDescriptor(code: ErrorCode("otlp", "BROKEN"), category: .api, disposition: .handle)
+                    ErrorDescriptor(code: ErrorCode("otlp", "BROKEN"), category: .api, disposition: .handle),
+                    ErrorDescriptor(code: ErrorCode("otlp", "BUSY"), category: .api, disposition: .handle),
                 ]))
+        // A series two threads keep counting is striped; its flusher waits an hour, so only the export's flush on
+        // graceful shutdown can bring the striped counts to the collector.
+        let striped = MetricsObserver(factory: export.metricsFactory, flushInterval: .seconds(3_600))
+        let busy = ErrorPipeline(
+            layer: .application, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: registry, observers: [striped])
+        ) { FollowDescriptor() }
+        let rounds = 2 * MetricsObserver.turnsBeforeStriping
         let pipeline = ErrorPipeline(
             layer: .application, escalatesTo: nil,
             configuration: PipelineConfiguration(
@@ -141,9 +151,14 @@ struct OpenTelemetryTests {
                 _ = try? pipeline.decide(DomainError(domain: "otlp", code: "BROKEN"), operation: "charge")
             }
             try await export.crashReports.export(crash)
+            takeTurnsOnTwoThreads(rounds: rounds) {
+                _ = try? busy.decide(DomainError(domain: "otlp", code: "BUSY"), operation: "poll")
+            }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
+        // Released only now: its release flushes too, and must not be what brought the counts.
+        withExtendedLifetime(striped) {}
 
         let (requests, errors) = try await receiver.received()
         #expect(errors.isEmpty, "\(errors)")
@@ -205,6 +220,11 @@ struct OpenTelemetryTests {
         #expect(point.stringAttribute("disposition") == "handle")
         #expect(point.stringAttribute("layer") == "application")
         #expect(point["asInt"] as? String == "1" || point["asDouble"] as? Double == 1)
+        // The striped series: every count, in the last export (sums are cumulative).
+        let busyCounts = points.filter { $0.stringAttribute("code") == "BUSY" }.compactMap { point in
+            (point["asInt"] as? String).flatMap(Int.init) ?? (point["asDouble"] as? Double).map { Int($0) }
+        }
+        #expect(busyCounts.max() == 2 * rounds, "\(busyCounts)")
     }
 
     @Test func aCollectorThatRefusesTheReportIsAClearErrorAndNotRetried() async throws {

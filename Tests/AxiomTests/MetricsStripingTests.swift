@@ -1,8 +1,5 @@
 import AxiomTesting
-import CAxiomFlightRecorder
-import Foundation
 import MetricsTestKit
-import Synchronization
 import Testing
 
 @testable import AxiomCore
@@ -37,41 +34,6 @@ struct MetricsStripingTests {
         ) { Ignore(.any) }
     }
 
-    /// Decides `rounds` errors on each of two threads that take turns, one error each turn: every error is a turn.
-    /// The threads are real ones with different shards (a thread that shares a shard with the other is replaced).
-    static func takeTurns(rounds: Int, _ decide: @escaping @Sendable () -> Void) {
-        let turn = Atomic<Int>(0)
-        let shards = Mutex<[UInt32]>([])
-        let done = DispatchGroup()
-        for player in 0..<2 {
-            done.enter()
-            let thread = Thread {
-                // Both threads learn their shard first; a player whose shard the other has stands aside for a
-                // fresh thread (rare: only when the shards are all given out).
-                var shard = axiom_flight_recorder_thread_shard()
-                while shards.withLock({ $0.contains(shard) }) {
-                    let fresh = DispatchSemaphore(value: 0)
-                    let box = Mutex<UInt32>(0)
-                    Thread {
-                        box.withLock { $0 = axiom_flight_recorder_thread_shard() }
-                        fresh.signal()
-                    }.start()
-                    fresh.wait()
-                    shard = box.withLock { $0 }
-                }
-                shards.withLock { $0.append(shard) }
-                for _ in 0..<rounds {
-                    while turn.load(ordering: .acquiring) % 2 != player { sched_yield() }
-                    decide()
-                    turn.add(1, ordering: .releasing)
-                }
-                done.leave()
-            }
-            thread.start()
-        }
-        done.wait()
-    }
-
     @Test("one thread counting a series counts straight into the backend: each count can be read at once")
     func oneThreadCountsAtOnce() throws {
         let metrics = TestMetrics()
@@ -94,7 +56,7 @@ struct MetricsStripingTests {
         do {
             let observer = MetricsObserver(factory: metrics, flushInterval: .seconds(1), clock: clock)
             let pipeline = Self.pipeline(observer)
-            Self.takeTurns(rounds: rounds) { _ = try? pipeline.decide(StripeError.busy, operation: "poll") }
+            takeTurnsOnTwoThreads(rounds: rounds) { _ = try? pipeline.decide(StripeError.busy, operation: "poll") }
             #expect(observer.stripedSeriesCount == 1)
             let counter = try metrics.expectCounter(MetricsObserver.label, Self.dimensions)
             // Counts made after the series was striped wait in the stripes.
@@ -125,7 +87,7 @@ struct MetricsStripingTests {
         let metrics = TestMetrics()
         let observer = MetricsObserver(factory: metrics, clock: ManualClock())
         let pipeline = Self.pipeline(observer)
-        Self.takeTurns(rounds: MetricsObserver.turnsBeforeStriping) {
+        takeTurnsOnTwoThreads(rounds: MetricsObserver.turnsBeforeStriping) {
             _ = try? pipeline.decide(StripeError.busy, operation: "poll")
         }
         #expect(observer.stripedSeriesCount == 1)

@@ -3,6 +3,12 @@ import CoreMetrics
 import Logging
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Counts each outcome through swift-metrics: `axiom_errors_total{domain, code, disposition, layer}`.
 ///
 /// A registered code counts under its descriptor's code, so a numeric alias and its name share one series.
@@ -84,8 +90,9 @@ public final class MetricsObserver: ErrorObserver {
         // address is published (release) and read only through atomics.
         let handler: any CounterHandler
         private unowned(unsafe) let striping: Striping
-        /// The shard + 1 of the thread that counted last; written only when another thread counts.
-        private let lastCounter = Atomic<Int>(0)
+        /// The thread that counted last (its `pthread_self()`, which no other live thread has); written only when
+        /// another thread counts.
+        private let lastCounter = Atomic<UInt>(0)
         /// How many times the counting thread changed.
         private let turns = Atomic<Int>(0)
         /// The address of the stripes, 0 until the series is striped.
@@ -110,19 +117,21 @@ public final class MetricsObserver: ErrorObserver {
         @inline(__always)
         func increment() {
             let stripes = stripesAddress.load(ordering: .acquiring)
-            let shard = Int(axiom_flight_recorder_thread_shard())
             if stripes != 0 {
-                Self.stripe(shard, of: stripes).pointee.wrappingAdd(1, ordering: .relaxed)
+                // Threads beyond the flight recorder's shards share a stripe: an atomic add, so none is lost.
+                Self.stripe(Int(axiom_flight_recorder_thread_shard()), of: stripes).pointee.wrappingAdd(
+                    1, ordering: .relaxed)
                 return
             }
             // A load of a line that changes only when another thread counts: shared by the cores, not passed
             // between them, while one thread counts.
-            if lastCounter.load(ordering: .relaxed) != shard &+ 1 { tookTurn(shard) }
+            let thread = UInt(pthread_self())
+            if lastCounter.load(ordering: .relaxed) != thread { tookTurn(thread) }
             handler.increment(by: 1)
         }
 
-        private func tookTurn(_ shard: Int) {
-            lastCounter.store(shard &+ 1, ordering: .relaxed)
+        private func tookTurn(_ thread: UInt) {
+            lastCounter.store(thread, ordering: .relaxed)
             if turns.wrappingAdd(1, ordering: .relaxed).newValue == MetricsObserver.turnsBeforeStriping {
                 striping.stripe(self)
             }
