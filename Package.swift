@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "AxiomTests",
             dependencies: [
-                "Axiom", "AxiomCore", "AxiomTesting",
+                "Axiom", "AxiomCore", "AxiomTesting", "CAxiomFlightRecorder",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]

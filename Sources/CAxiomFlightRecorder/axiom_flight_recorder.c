@@ -1,17 +1,38 @@
-// The recent errors are kept in AXIOM_RECENT_ERROR_SHARDS rings, one per group of threads: a
-// thread is given a shard the first time it records (round robin) and always writes there, so
-// threads on different cores write different cache lines and no counter is shared between them
-// (one global ticket was the one write every decided error in the process made to the same line).
+// The recent errors are kept in AXIOM_RECENT_ERROR_SHARDS rings that threads own, one thread each, and one
+// overflow ring that the threads beyond them share:
 //
-// Each shard is a set of seqlocked slots. A writer takes the shard's next ticket (fetch_add),
-// claims the slot ticket % capacity by moving its sequence from an even value to an odd one (a
-// compare-exchange: a slot still being written by a writer one lap behind is not waited for; the
-// newer event is dropped), writes, and publishes the even value 2 * (ticket + 1). A reader (the
-// crash handler) accepts a slot only if its sequence is the one the ticket it expects would
-// publish, before and after copying. The reader merges the shards newest first by the entry's
-// time, then by shard: a thread's own errors keep their order (one shard, one ticket sequence);
-// errors of different threads within one tick of the coarse clock (a few milliseconds) are
-// ordered by shard, not by the instant they happened.
+//   record_error ── owns shard s? ── yes ──▶ shards[s]: one writer, no read-modify-write
+//                       │ no (its first record; or on the overflow ring, every OVERFLOW_RETRY records)
+//                       ▼
+//                   claim a free shard: owned[s] 0 → 1, acquire ── yes ──▶ shards[s]
+//                       │ none free
+//                       ▼
+//                   shards[OVERFLOW]: fetch_add + compare-exchange, many writers
+//   thread exit  ── owned[s] = 0, release (the key's destructor)
+//   crash handler ── merges every ring, newest first, by time then by ring (seqlock reads)
+//
+// Ownership. A thread claims a shard the first time it records (a compare-exchange of the shard's flag from 0 to 1,
+// with acquire; the scan starts round robin) and keeps it until it exits, when a pthread key's destructor gives it
+// back with a release store. The next owner's claim reads that store, so everything the previous owner wrote (its
+// tickets and slots) happens before the new owner's writes: a shard has one writer at a time. That writer needs no
+// read-modify-write, the classic single-writer seqlock: it reads the ticket and stores ticket + 1 (both relaxed),
+// stores the slot's odd sequence 2 * ticket + 1, a release fence, the plain copies, then the even 2 * ticket + 2
+// with release. Whoever wrote the slot before is the owner itself or an earlier owner it synchronized with, so no
+// writer one lap behind can still be in it. A thread that owns no shard (more live recording threads than shards)
+// writes the overflow ring with the many-writer protocol: it takes a ticket with fetch_add and claims the slot by
+// moving its sequence from even to odd with a compare-exchange (a slot still being written by a writer one lap
+// behind is not waited for: the newer event is dropped). The overflow ring is a ring of its own and not one of the
+// owned ones because an owner's plain ticket increment would lose a concurrent fetch_add, and two writers would
+// then share a slot. A thread on it looks for a free shard again every OVERFLOW_RETRY records, so a thread that
+// arrived during a burst of threads does not stay on the shared ring once the burst is over.
+//
+// Reading. The crash handler accepts a slot only if its sequence is the one the ticket it expects would publish,
+// before and after copying (the writer's release fence orders the odd sequence before the copies, so a copy that
+// overlaps a write sees a changed sequence). It merges the rings newest first by the entry's time, then by ring:
+// a thread's own errors keep their order (one ring, one ticket sequence; the overflow ring is the last, so on a
+// tie its entries count as the older ones, the order of a thread that moved from it to a shard of its own);
+// errors of different threads within one tick of the coarse clock (a few milliseconds) are ordered by ring, not
+// by the instant they happened.
 #define _GNU_SOURCE
 #include "axiom_flight_recorder.h"
 
@@ -19,12 +40,18 @@
 #include <elf.h>
 #include <link.h>
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define CACHE_LINE 64
+// The shared ring's index, after the owned ones.
+#define OVERFLOW AXIOM_RECENT_ERROR_SHARDS
+#define RING_COUNT (AXIOM_RECENT_ERROR_SHARDS + 1)
+// How many records a thread writes on the overflow ring between two looks for a free shard.
+#define OVERFLOW_RETRY 64
 
 struct slot {
     _Atomic uint64_t sequence;
@@ -32,24 +59,79 @@ struct slot {
 } __attribute__((aligned(CACHE_LINE)));
 
 struct shard {
-    // Alone on its line: the shard's writers touch it on every record, nobody else does.
+    // Alone on its line: the shard's writer touches it on every record, the crash handler when it reads.
     _Alignas(CACHE_LINE) _Atomic uint64_t next_ticket;
     struct slot ring[AXIOM_RECENT_ERROR_CAPACITY];
 };
 
-static struct shard shards[AXIOM_RECENT_ERROR_SHARDS];
+static struct shard shards[RING_COUNT];
+// 1 while a thread owns the shard. On a line of their own: claims and give-backs write them, records never do.
+static _Alignas(CACHE_LINE) _Atomic uint32_t owned[AXIOM_RECENT_ERROR_SHARDS];
 static _Atomic uint32_t next_shard;
-// The calling thread's shard + 1 (0: not given one yet). Initial-exec: one load from the thread
-// pointer, no call.
-static __thread uint32_t thread_shard __attribute__((tls_model("initial-exec")));
 
-static inline struct shard *current_shard(void) {
-    uint32_t shard = thread_shard;
-    if (__builtin_expect(shard == 0, 0)) {
-        shard = atomic_fetch_add_explicit(&next_shard, 1, memory_order_relaxed) % AXIOM_RECENT_ERROR_SHARDS + 1;
-        thread_shard = shard;
+// The calling thread's ring + 1: 1 to AXIOM_RECENT_ERROR_SHARDS for a shard it owns, ON_OVERFLOW while it writes
+// the overflow ring and looks for a shard now and then, STAYS_ON_OVERFLOW once it gave its shard back (it is
+// exiting) or could not arrange to give one back; 0 before its first record. Initial-exec: one load from the thread
+// pointer, no call.
+enum { ON_OVERFLOW = OVERFLOW + 1, STAYS_ON_OVERFLOW = OVERFLOW + 2 };
+static __thread uint32_t thread_shard __attribute__((tls_model("initial-exec")));
+// Records left on the overflow ring before the thread looks for a free shard again.
+static __thread uint32_t overflow_countdown __attribute__((tls_model("initial-exec")));
+
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t owner_key;
+static int owner_key_made;
+
+// Runs as the owner exits (its key's value is the shard + 1). A record later in the exit (another key's
+// destructor) goes to the overflow ring: the shard may already be someone else's.
+static void give_back(void *value) {
+    uint32_t shard = (uint32_t)(uintptr_t)value - 1;
+    thread_shard = STAYS_ON_OVERFLOW;
+    atomic_store_explicit(&owned[shard], 0, memory_order_release);
+}
+
+// A child of fork() has one thread, the one that forked: every other owner is gone, so their shards are free.
+static void give_back_in_child(void) {
+    for (uint32_t s = 0; s < AXIOM_RECENT_ERROR_SHARDS; s++)
+        if (thread_shard != s + 1) atomic_store_explicit(&owned[s], 0, memory_order_relaxed);
+}
+
+static void make_owner_key(void) {
+    owner_key_made = pthread_key_create(&owner_key, give_back) == 0;
+    if (owner_key_made) pthread_atfork(NULL, NULL, give_back_in_child);
+}
+
+// Makes the calling thread the owner of a free shard, if there is one; else puts it on the overflow ring.
+static void claim_shard(void) {
+    pthread_once(&key_once, make_owner_key);
+    if (!owner_key_made) {
+        // A shard that could not be given back at exit would be lost for good.
+        thread_shard = STAYS_ON_OVERFLOW;
+        return;
     }
-    return &shards[shard - 1];
+    uint32_t start = atomic_fetch_add_explicit(&next_shard, 1, memory_order_relaxed);
+    for (uint32_t i = 0; i < AXIOM_RECENT_ERROR_SHARDS; i++) {
+        uint32_t s = (start + i) % AXIOM_RECENT_ERROR_SHARDS;
+        uint32_t expected = 0;
+        // Acquire: the previous owner's writes to the shard happen before ours.
+        if (atomic_load_explicit(&owned[s], memory_order_relaxed) != 0 ||
+            !atomic_compare_exchange_strong_explicit(&owned[s], &expected, 1, memory_order_acquire,
+                                                     memory_order_relaxed))
+            continue;
+        // Once per thread; allocates (glibc) only when the key is not among the process's first 32.
+        if (pthread_setspecific(owner_key, (void *)(uintptr_t)(s + 1)) != 0) {
+            atomic_store_explicit(&owned[s], 0, memory_order_release);
+            break;
+        }
+        thread_shard = s + 1;
+        return;
+    }
+    thread_shard = ON_OVERFLOW;
+    overflow_countdown = OVERFLOW_RETRY;
+}
+
+int axiom_flight_recorder_thread_owns_shard(void) {
+    return thread_shard - 1 < AXIOM_RECENT_ERROR_SHARDS;
 }
 
 uint32_t axiom_flight_recorder_thread_shard(void) { return (uint32_t)(current_shard() - shards); }
@@ -66,22 +148,10 @@ static uint8_t copy_bounded(char *to, size_t capacity, const uint8_t *from, size
     return (uint8_t)n;
 }
 
-void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
-                                        size_t layer_length, const uint8_t *operation, size_t operation_length,
-                                        uint32_t attempt, uint8_t resolution) {
-    struct shard *shard = current_shard();
-    uint64_t ticket = atomic_fetch_add_explicit(&shard->next_ticket, 1, memory_order_relaxed);
-    struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
-    uint64_t sequence = atomic_load_explicit(&slot->sequence, memory_order_relaxed);
-    // Acquire: the claim reads the previous writer's release of this slot, so its writes of the
-    // slot happen before ours.
-    if ((sequence & 1) ||
-        !atomic_compare_exchange_strong_explicit(&slot->sequence, &sequence, 2 * ticket + 1, memory_order_acquire,
-                                                 memory_order_relaxed))
-        return;
-    atomic_thread_fence(memory_order_release);
-
-    struct axiom_recent_error *error = &slot->error;
+__attribute__((always_inline)) static inline void fill(struct axiom_recent_error *error, const uint8_t *code,
+                                                       size_t code_length, const uint8_t *layer, size_t layer_length,
+                                                       const uint8_t *operation, size_t operation_length,
+                                                       uint32_t attempt, uint8_t resolution) {
     // The coarse clock (the kernel's last tick, a few milliseconds old at most) costs a third of the
     // precise one; the ring's order, not the clock, says which error came first.
     struct timespec now = {0, 0};
@@ -93,7 +163,52 @@ void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length,
     error->code_length = copy_bounded(error->code, sizeof(error->code), code, code_length);
     error->layer_length = copy_bounded(error->layer, sizeof(error->layer), layer, layer_length);
     error->operation_length = copy_bounded(error->operation, sizeof(error->operation), operation, operation_length);
+}
 
+// The overflow ring's writers, and a thread's first record: many writers, so atomic read-modify-writes.
+__attribute__((noinline)) static void record_unowned(const uint8_t *code, size_t code_length, const uint8_t *layer,
+                                                     size_t layer_length, const uint8_t *operation,
+                                                     size_t operation_length, uint32_t attempt, uint8_t resolution) {
+    if (thread_shard == 0 || (thread_shard == ON_OVERFLOW && --overflow_countdown == 0)) {
+        claim_shard();
+        if (axiom_flight_recorder_thread_owns_shard()) {
+            axiom_flight_recorder_record_error(code, code_length, layer, layer_length, operation, operation_length,
+                                               attempt, resolution);
+            return;
+        }
+    }
+    struct shard *shard = &shards[OVERFLOW];
+    uint64_t ticket = atomic_fetch_add_explicit(&shard->next_ticket, 1, memory_order_relaxed);
+    struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
+    uint64_t sequence = atomic_load_explicit(&slot->sequence, memory_order_relaxed);
+    // Acquire: the claim reads the previous writer's release of this slot, so its writes of the
+    // slot happen before ours.
+    if ((sequence & 1) ||
+        !atomic_compare_exchange_strong_explicit(&slot->sequence, &sequence, 2 * ticket + 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return;
+    atomic_thread_fence(memory_order_release);
+    fill(&slot->error, code, code_length, layer, layer_length, operation, operation_length, attempt, resolution);
+    atomic_store_explicit(&slot->sequence, 2 * ticket + 2, memory_order_release);
+}
+
+void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
+                                        size_t layer_length, const uint8_t *operation, size_t operation_length,
+                                        uint32_t attempt, uint8_t resolution) {
+    uint32_t index = thread_shard - 1;
+    if (__builtin_expect(index >= AXIOM_RECENT_ERROR_SHARDS, 0)) {
+        record_unowned(code, code_length, layer, layer_length, operation, operation_length, attempt, resolution);
+        return;
+    }
+    // The only writer of this shard: plain loads and stores of the ticket and the sequence.
+    struct shard *shard = &shards[index];
+    uint64_t ticket = atomic_load_explicit(&shard->next_ticket, memory_order_relaxed);
+    atomic_store_explicit(&shard->next_ticket, ticket + 1, memory_order_relaxed);
+    struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
+    atomic_store_explicit(&slot->sequence, 2 * ticket + 1, memory_order_relaxed);
+    // A reader that sees any of the copies below then sees the odd sequence (or a later one) after its copy.
+    atomic_thread_fence(memory_order_release);
+    fill(&slot->error, code, code_length, layer, layer_length, operation, operation_length, attempt, resolution);
     atomic_store_explicit(&slot->sequence, 2 * ticket + 2, memory_order_release);
 }
 
@@ -132,17 +247,17 @@ struct stamp {
 _Static_assert(offsetof(struct axiom_recent_error, seconds) == 0 && offsetof(struct axiom_recent_error, nanoseconds) == 8,
                "an entry starts with its time");
 
-// A k-way merge, newest first, with one cursor and the time of one candidate per shard: no
+// A k-way merge, newest first, with one cursor and the time of one candidate per ring: no
 // allocation, no lock, about a kilobyte of stack (the crash handler runs on its alternate stack).
 // The result is written from the end of `out` backwards, then moved to its start, so that it
 // reads oldest first. An entry overwritten between the look at its time and its copy is left out.
 NO_SANITIZE_THREAD
 size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t capacity) {
-    uint64_t cursor[AXIOM_RECENT_ERROR_SHARDS];  // the candidate's ticket, or the next one to look at + 1
-    uint64_t first[AXIOM_RECENT_ERROR_SHARDS];   // the oldest ticket the shard may still hold
-    struct stamp stamp[AXIOM_RECENT_ERROR_SHARDS];
-    uint8_t has_candidate[AXIOM_RECENT_ERROR_SHARDS];
-    for (size_t s = 0; s < AXIOM_RECENT_ERROR_SHARDS; s++) {
+    uint64_t cursor[RING_COUNT];  // the candidate's ticket, or the next one to look at + 1
+    uint64_t first[RING_COUNT];   // the oldest ticket the ring may still hold
+    struct stamp stamp[RING_COUNT];
+    uint8_t has_candidate[RING_COUNT];
+    for (size_t s = 0; s < RING_COUNT; s++) {
         uint64_t end = atomic_load_explicit(&shards[s].next_ticket, memory_order_acquire);
         first[s] = end > AXIOM_RECENT_ERROR_CAPACITY ? end - AXIOM_RECENT_ERROR_CAPACITY : 0;
         cursor[s] = end;
@@ -150,9 +265,10 @@ size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t 
     }
     size_t count = 0;
     while (count < capacity) {
-        // Each shard's candidate is its newest entry not taken yet, skipping slots being written.
+        // Each ring's candidate is its newest entry not taken yet, skipping slots being written. On a tie the
+        // lower ring is taken first, as the newer.
         int best = -1;
-        for (size_t s = 0; s < AXIOM_RECENT_ERROR_SHARDS; s++) {
+        for (size_t s = 0; s < RING_COUNT; s++) {
             while (!has_candidate[s] && cursor[s] > first[s]) {
                 cursor[s]--;
                 has_candidate[s] = (uint8_t)copy_slot(&shards[s], cursor[s], &stamp[s], sizeof(struct stamp));
@@ -177,7 +293,7 @@ size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t 
 
 uint64_t axiom_flight_recorder_error_count(void) {
     uint64_t count = 0;
-    for (size_t s = 0; s < AXIOM_RECENT_ERROR_SHARDS; s++)
+    for (size_t s = 0; s < RING_COUNT; s++)
         count += atomic_load_explicit(&shards[s].next_ticket, memory_order_relaxed);
     return count;
 }

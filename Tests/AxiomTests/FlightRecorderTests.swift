@@ -1,5 +1,7 @@
 import Axiom
+import CAxiomFlightRecorder
 import Foundation
+import Synchronization
 import Testing
 
 /// The ring of recently decided errors that the crash reporter copies into a report. It is one per process and
@@ -133,4 +135,166 @@ struct FlightRecorderTests {
         }
         #expect(ours.count <= FlightRecorder.capacity)
     }
+
+    /// More threads than shards record at once (the threads beyond the shards share the overflow ring), while
+    /// another thread reads: every entry read is one writer's (its code, layer and operation name the same
+    /// thread), and each thread's entries that are left appear in the order it recorded them.
+    @Test("more recording threads than shards: entries stay whole and each thread's stay in order")
+    func moreThreadsThanShards() async throws {
+        let threads = 40
+        let records = 1_000
+        let token = UInt32.random(in: 0...UInt32.max)
+        let ownersAtStart = ThreadCount(0)
+        let start = Barrier(threads)
+        let writing = ThreadCount(threads)
+        async let read: [String] = readOnAThread(token: token, while: writing)
+        await onThreads(threads) { thread in
+            var code = "mix\(token)/T\(thread)"
+            var layer = "L\(thread)-\(token)"
+            var operation = "mix-\(token)-\(thread)"
+            let resolution = UInt8(thread % 4 + 1)
+            func record(_ attempt: Int) {
+                code.withUTF8 { code in
+                    layer.withUTF8 { layer in
+                        operation.withUTF8 { operation in
+                            axiom_flight_recorder_record_error(
+                                code.baseAddress, code.count, layer.baseAddress, layer.count, operation.baseAddress,
+                                operation.count, UInt32(attempt), resolution)
+                        }
+                    }
+                }
+            }
+            record(1)
+            if axiom_flight_recorder_thread_owns_shard() != 0 { ownersAtStart.value.add(1, ordering: .relaxed) }
+            start.wait()
+            for attempt in 2...records { record(attempt) }
+            writing.value.subtract(1, ordering: .releasing)
+        }
+        let problems = await read
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        let final = FlightRecorder.recentErrors()
+        #expect(Self.problems(in: final, token: token).isEmpty, "\(final)")
+        #expect(final.count <= FlightRecorder.capacity)
+        // All 40 were alive at the barrier, so at most 16 of them owned a shard: the others wrote the overflow ring.
+        #expect(ownersAtStart.value.load(ordering: .relaxed) <= Int(AXIOM_RECENT_ERROR_SHARDS))
+    }
+
+    /// A thread's shard is given back when it exits: more short-lived threads than there are shards, one after
+    /// another, each get one, and so does a thread after them; its decided error is read back.
+    @Test("an exited thread's shard is given back to the next thread that records")
+    func shardsAreGivenBack() async throws {
+        let pipeline = ErrorPipeline(
+            layer: .context, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: Self.registry, observers: [])
+        ) {
+            Ignore(.code(RingError.refused.errorCode))
+        }
+        let token = UInt32.random(in: 0...UInt32.max)
+        func decideOnANewThread(_ name: String) async -> (ownsShard: Bool, found: FlightRecorder.Entry?) {
+            await withCheckedContinuation { done in
+                Thread {
+                    // Entries of one tick of the coarse clock are ordered by ring, so 32 others of the same tick
+                    // could hide this one: as in the tests above, look at once and try again in that case.
+                    var found: FlightRecorder.Entry?
+                    for attempt in 0..<5 where found == nil {
+                        let operation = "back-\(token)-\(name)-\(attempt)"
+                        _ = try? pipeline.decide(RingError.refused, operation: operation)
+                        found = FlightRecorder.recentErrors().last { $0.operation == operation }
+                    }
+                    done.resume(returning: (axiom_flight_recorder_thread_owns_shard() != 0, found))
+                }.start()
+            }
+        }
+        var owners = 0
+        for index in 0..<Int(AXIOM_RECENT_ERROR_SHARDS) + 4 {
+            if await decideOnANewThread("\(index)").ownsShard { owners += 1 }
+        }
+        // A tick of the coarse clock after the earlier threads' entries.
+        try await Task.sleep(for: .milliseconds(30))
+        let late = await decideOnANewThread("late")
+        let entry = try #require(late.found)
+        #expect(entry.code == "ring.test/REFUSED")
+        #expect(entry.layer == "context")
+        // Were the shards kept by exited threads, the last four threads and the late one would find none free.
+        // Other suites record at the same time from the cooperative pool's threads (one per core), which can hold
+        // shards too: on a machine with as many cores as shards, all of them could be held by live threads.
+        if ProcessInfo.processInfo.activeProcessorCount <= Int(AXIOM_RECENT_ERROR_SHARDS) / 2 {
+            #expect(owners == Int(AXIOM_RECENT_ERROR_SHARDS) + 4)
+            #expect(late.ownsShard)
+        }
+    }
+
+    /// What is wrong with the entries of `moreThreadsThanShards` (run `token`) in one read of the ring.
+    static func problems(in entries: [FlightRecorder.Entry], token: UInt32) -> [String] {
+        var problems: [String] = []
+        var lastAttempt: [Int: Int] = [:]
+        for entry in entries {
+            let mark = "\(token)"
+            guard entry.code.contains(mark) || entry.layer.contains(mark) || entry.operation.contains(mark) else {
+                continue
+            }
+            guard entry.operation.hasPrefix("mix-\(token)-"),
+                let thread = Int(entry.operation.split(separator: "-")[2]),
+                entry.code == "mix\(token)/T\(thread)", entry.layer == "L\(thread)-\(token)",
+                entry.resolution == ["ignored", "recovered", "escalated", "handled"][thread % 4]
+            else {
+                problems.append("mixed: \(entry)")
+                continue
+            }
+            if let last = lastAttempt[thread], last >= entry.attempt {
+                problems.append("out of order: thread \(thread)'s attempt \(entry.attempt) after \(last)")
+            }
+            lastAttempt[thread] = entry.attempt
+        }
+        return problems
+    }
+}
+
+/// Reads the ring on a thread of its own, again and again while `writing` is above 0; returns what was wrong in
+/// those reads (at most 20).
+private func readOnAThread(token: UInt32, while writing: ThreadCount) async -> [String] {
+    await withCheckedContinuation { done in
+        Thread {
+            var problems: [String] = []
+            while writing.value.load(ordering: .acquiring) > 0 && problems.count < 20 {
+                problems += FlightRecorderTests.problems(in: FlightRecorder.recentErrors(), token: token)
+            }
+            done.resume(returning: problems)
+        }.start()
+    }
+}
+
+/// Runs `body(index)` on `count` new threads at once (real threads, not tasks) and returns when all have ended.
+private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread {
+                body(index)
+                group.leave()
+            }.start()
+        }
+        group.notify(queue: .global()) { finished.resume() }
+    }
+}
+
+/// A number that the test's threads share.
+private final class ThreadCount: Sendable {
+    let value: Atomic<Int>
+    init(_ value: Int) { self.value = Atomic(value) }
+}
+
+/// A pthread barrier: `wait()` returns once `count` threads are waiting.
+private final class Barrier: @unchecked Sendable {  // the barrier synchronizes itself; the pointer never changes
+    private let barrier = UnsafeMutablePointer<pthread_barrier_t>.allocate(capacity: 1)
+
+    init(_ count: Int) { pthread_barrier_init(barrier, nil, UInt32(count)) }
+
+    deinit {
+        pthread_barrier_destroy(barrier)
+        barrier.deallocate()
+    }
+
+    func wait() { pthread_barrier_wait(barrier) }
 }

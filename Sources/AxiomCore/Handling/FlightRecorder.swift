@@ -3,10 +3,12 @@ import CAxiomFlightRecorder
 /// The last decided errors of the process, kept where a crash handler can read them.
 ///
 /// Every pipeline writes the end of each error episode (code, resolution, layer, operation, attempt, wall-clock
-/// time) into a fixed ring of 32 slots in C memory, without a lock or an allocation. The crash reporter
-/// (`AxiomCrash`) copies the ring into its report, so a crash report shows the errors that led up to it.
+/// time) into a ring of fixed slots in C memory, without a lock or an allocation: the deciding thread's own ring,
+/// written with no atomic read-modify-write (16 threads own one at a time; threads beyond them share one more).
+/// The crash reporter (`AxiomCrash`) copies the newest 32 of all rings into its report, so a crash report shows
+/// the errors that led up to it.
 public enum FlightRecorder {
-    /// How many decided errors the ring keeps.
+    /// How many decided errors a report keeps (the newest of all threads).
     public static let capacity = Int(AXIOM_RECENT_ERROR_CAPACITY)
 
     /// How many errors the process's pipelines have decided so far (the ring keeps the last ``capacity``).

@@ -2,25 +2,26 @@
 // fatal-signal handler can read it without taking a lock or allocating.
 //
 //   - the last AXIOM_RECENT_ERROR_CAPACITY errors that the application's pipelines decided
-//     (written by Axiom's ErrorPipeline, one fixed-size slot each, in one ring per group of
-//     threads, merged by time when read);
+//     (written by Axiom's ErrorPipeline, one fixed-size slot each, in a ring that the recording thread
+//     owns, or one that the threads beyond AXIOM_RECENT_ERROR_SHARDS share; merged by time when read);
 //   - the plugins loaded into the process (written by AxiomPlugins, pre-encoded bytes).
 //
 // The crash handler (CAxiomCrash) copies both into the raw report. Nothing here depends on
 // the crash reporter being installed: recording costs the same either way, and is cheap
-// (a coarse clock read, two atomic operations on the thread's own shard and copies of at most
-// 144 bytes).
+// (a coarse clock read, plain loads and stores on the thread's own shard with no atomic
+// read-modify-write, and copies of at most 144 bytes).
 #ifndef AXIOM_FLIGHT_RECORDER_H
 #define AXIOM_FLIGHT_RECORDER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/// How many decided errors a report keeps: the newest of all threads. Each shard (one per
-/// group of threads) keeps as many of its own.
+/// How many decided errors a report keeps: the newest of all threads. Each ring keeps as many of
+/// its own.
 #define AXIOM_RECENT_ERROR_CAPACITY 32
-/// How many rings the threads are spread over, so that threads on different cores do not write
-/// the same memory when they record.
+/// How many rings threads can own, one thread each, so that a thread records with no atomic
+/// read-modify-write and threads on different cores do not write the same memory. A thread owns one
+/// from its first record until it exits; threads beyond this many share one more ring.
 #define AXIOM_RECENT_ERROR_SHARDS 16
 /// Bytes kept of `domain/code`, of the layer's name and of the operation's name (longer ones are cut).
 #define AXIOM_RECENT_ERROR_CODE_LENGTH 64
@@ -53,16 +54,20 @@ struct axiom_recent_error {
 #define AXIOM_RECENT_ERROR_LENGTH 168
 _Static_assert(sizeof(struct axiom_recent_error) == AXIOM_RECENT_ERROR_LENGTH, "recent error layout");
 
-/// Records one decided error in the calling thread's shard: no allocation, no lock, no write
-/// to memory that threads of other shards write. A string is given as bytes and a length (not
-/// NUL-terminated); `code` is `domain/code`. When AXIOM_RECENT_ERROR_CAPACITY other threads of the same shard are writing
-/// at the same moment, this one's event is dropped rather than waited for.
+/// Records one decided error. A string is given as bytes and a length (not NUL-terminated);
+/// `code` is `domain/code`. In the calling thread's own shard, the usual case: no lock, no atomic
+/// read-modify-write, no write to memory that other threads write. A thread's first record claims
+/// a free shard (pthread_setspecific, which allocates, once, only when its key is not among the
+/// process's first 32); the thread gives it back when it exits. A thread that finds none free
+/// writes the shared overflow ring with atomic operations and looks again every 64 records; there,
+/// when AXIOM_RECENT_ERROR_CAPACITY other threads are writing at the same moment, its event is
+/// dropped rather than waited for.
 void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
                                         size_t layer_length, const uint8_t *operation, size_t operation_length,
                                         uint32_t attempt, uint8_t resolution);
 
-/// Copies the newest recorded errors of all shards, oldest first, into `out` (at most
-/// `capacity`); returns how many. Entries are ordered by their time, then by shard: one thread's
+/// Copies the newest recorded errors of all rings, oldest first, into `out` (at most
+/// `capacity`); returns how many. Entries are ordered by their time, then by ring: one thread's
 /// errors keep their order; errors of different threads within one tick of the coarse clock (a
 /// few milliseconds) may appear in either order. Async-signal-safe: a slot being written at
 /// that moment is left out.
@@ -77,6 +82,10 @@ uint32_t axiom_flight_recorder_thread_shard(void);
 
 /// How many errors were recorded since the process started (including those the ring no longer holds).
 uint64_t axiom_flight_recorder_error_count(void);
+
+/// Whether the calling thread owns a shard now (1) or records on the shared overflow ring, or has not
+/// recorded yet (0). For tests and diagnostics.
+int axiom_flight_recorder_thread_owns_shard(void);
 
 /// Replaces the loaded-plugin list with `length` bytes (AXIOM_CRASH_RECORD_PLUGINS's payload:
 /// see axiom_crash_format.h). The bytes are copied. Returns 0, or -1 when out of memory.
