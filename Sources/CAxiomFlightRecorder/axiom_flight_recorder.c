@@ -134,7 +134,10 @@ int axiom_flight_recorder_thread_owns_shard(void) {
     return thread_shard - 1 < AXIOM_RECENT_ERROR_SHARDS;
 }
 
-uint32_t axiom_flight_recorder_thread_shard(void) { return (uint32_t)(current_shard() - shards); }
+uint32_t axiom_flight_recorder_thread_shard(void) {
+    uint32_t index = thread_shard - 1;
+    return index < AXIOM_RECENT_ERROR_SHARDS ? index : OVERFLOW;
+}
 
 struct plugin_list {
     size_t length;

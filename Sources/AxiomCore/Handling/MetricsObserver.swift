@@ -28,7 +28,8 @@ import Musl
 /// observed. A backend's counter is one atomic value, though, and threads on different cores that keep
 /// incrementing the same one pass its cache line back and forth on every count. So once threads have taken turns
 /// at a series ``turnsBeforeStriping`` times, the series is *striped*: each thread counts into a stripe of its own
-/// (one per flight-recorder shard, each on its own cache line), and the stripes' sums reach the backend's counter
+/// (one per flight-recorder shard, so written by that shard's owner alone, and one that threads without a shard
+/// share; each on its own cache line), and the stripes' sums reach the backend's counter
 /// every `flushInterval` (one second by default), at ``flush()``, and when the observer is released. No count is
 /// lost; a striped series' counts reach the backend up to one interval late, which a metrics exporter that reads
 /// every ten seconds or more does not see. A test that counts from many tasks and reads the counters at once
@@ -100,7 +101,8 @@ public final class MetricsObserver: ErrorObserver {
         /// How much of the stripes' sum the backend has been given.
         var flushed: Int64 = 0
 
-        /// Stripes per series: one per flight-recorder shard, each alone on a cache line.
+        /// Stripes per series: one per flight-recorder shard and one for threads without a shard, each alone on a
+        /// cache line.
         static let stripeCount = Int(AXIOM_RECENT_ERROR_STRIPES)
         static let stripeStride = 64
 
@@ -118,9 +120,16 @@ public final class MetricsObserver: ErrorObserver {
         func increment() {
             let stripes = stripesAddress.load(ordering: .acquiring)
             if stripes != 0 {
-                // Threads beyond the flight recorder's shards share a stripe: an atomic add, so none is lost.
-                Self.stripe(Int(axiom_flight_recorder_thread_shard()), of: stripes).pointee.wrappingAdd(
-                    1, ordering: .relaxed)
+                let shard = Int(axiom_flight_recorder_thread_shard())
+                let stripe = Self.stripe(shard, of: stripes)
+                if shard < Int(AXIOM_RECENT_ERROR_SHARDS) {
+                    // The thread owns the shard, so it is the stripe's one writer (a shard changes owner only
+                    // through the recorder's release and acquire): a load and a store, no read-modify-write.
+                    stripe.pointee.store(stripe.pointee.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+                } else {
+                    // Threads without a shard of their own share the last stripe: an atomic add loses none.
+                    stripe.pointee.wrappingAdd(1, ordering: .relaxed)
+                }
                 return
             }
             // A load of a line that changes only when another thread counts: shared by the cores, not passed

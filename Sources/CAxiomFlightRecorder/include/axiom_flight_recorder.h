@@ -73,12 +73,13 @@ void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length,
 /// that moment is left out.
 size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t capacity);
 
-/// The index of the calling thread's shard, from 0 to AXIOM_RECENT_ERROR_STRIPES - 1, giving the
-/// thread one if it has none yet. Other per-thread counts (the metrics observer's stripes) use it,
-/// so that threads on different cores write different memory.
+/// The shard the calling thread owns (0 to AXIOM_RECENT_ERROR_SHARDS - 1), or AXIOM_RECENT_ERROR_SHARDS
+/// when it owns none (it has not recorded yet, or it records on the overflow ring). Claims nothing.
+/// Other per-thread counts (the metrics observer's stripes) use it: a thread that owns shard i is
+/// the only writer of stripe i, the others share the last stripe.
 uint32_t axiom_flight_recorder_thread_shard(void);
 /// How many different values axiom_flight_recorder_thread_shard returns.
-#define AXIOM_RECENT_ERROR_STRIPES AXIOM_RECENT_ERROR_SHARDS
+#define AXIOM_RECENT_ERROR_STRIPES (AXIOM_RECENT_ERROR_SHARDS + 1)
 
 /// How many errors were recorded since the process started (including those the ring no longer holds).
 uint64_t axiom_flight_recorder_error_count(void);
