@@ -74,7 +74,9 @@ static _Atomic uint32_t next_shard;
 // exiting) or could not arrange to give one back; 0 before its first record. Initial-exec: one load from the thread
 // pointer, no call.
 enum { ON_OVERFLOW = OVERFLOW + 1, STAYS_ON_OVERFLOW = OVERFLOW + 2 };
-static __thread uint32_t thread_shard __attribute__((tls_model("initial-exec")));
+// Extern so that the header's inline axiom_flight_recorder_thread_shard can read it where it is called.
+__thread uint32_t axiom_flight_recorder_thread_ring __attribute__((tls_model("initial-exec")));
+#define thread_shard axiom_flight_recorder_thread_ring
 // Records left on the overflow ring before the thread looks for a free shard again.
 static __thread uint32_t overflow_countdown __attribute__((tls_model("initial-exec")));
 
@@ -134,10 +136,6 @@ int axiom_flight_recorder_thread_owns_shard(void) {
     return thread_shard - 1 < AXIOM_RECENT_ERROR_SHARDS;
 }
 
-uint32_t axiom_flight_recorder_thread_shard(void) {
-    uint32_t index = thread_shard - 1;
-    return index < AXIOM_RECENT_ERROR_SHARDS ? index : OVERFLOW;
-}
 
 struct plugin_list {
     size_t length;

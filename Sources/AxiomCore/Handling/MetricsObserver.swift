@@ -91,8 +91,8 @@ public final class MetricsObserver: ErrorObserver {
         // address is published (release) and read only through atomics.
         let handler: any CounterHandler
         private unowned(unsafe) let striping: Striping
-        /// The thread that counted last (its `pthread_self()`, which no other live thread has); written only when
-        /// another thread counts.
+        /// The thread that counted last (its shard + 1, or its `pthread_self()`: no other live thread has either);
+        /// written only when another thread counts.
         private let lastCounter = Atomic<UInt>(0)
         /// How many times the counting thread changed.
         private let turns = Atomic<Int>(0)
@@ -133,8 +133,10 @@ public final class MetricsObserver: ErrorObserver {
                 return
             }
             // A load of a line that changes only when another thread counts: shared by the cores, not passed
-            // between them, while one thread counts.
-            let thread = UInt(pthread_self())
+            // between them, while one thread counts. A thread is known by the shard it owns (no other live thread
+            // owns it), else by its pthread_self(), an address, so never a number as small as a shard's.
+            let shard = axiom_flight_recorder_thread_shard()
+            let thread = shard < AXIOM_RECENT_ERROR_SHARDS ? UInt(shard) &+ 1 : UInt(pthread_self())
             if lastCounter.load(ordering: .relaxed) != thread { tookTurn(thread) }
             handler.increment(by: 1)
         }

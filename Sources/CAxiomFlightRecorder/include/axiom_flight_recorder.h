@@ -77,7 +77,13 @@ size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t 
 /// when it owns none (it has not recorded yet, or it records on the overflow ring). Claims nothing.
 /// Other per-thread counts (the metrics observer's stripes) use it: a thread that owns shard i is
 /// the only writer of stripe i, the others share the last stripe.
-uint32_t axiom_flight_recorder_thread_shard(void);
+/// Inline: one load from the thread pointer, no call.
+static inline uint32_t axiom_flight_recorder_thread_shard(void) {
+    // The calling thread's ring + 1, kept by the recorder; read here, never written.
+    extern __thread uint32_t axiom_flight_recorder_thread_ring __attribute__((tls_model("initial-exec")));
+    uint32_t index = axiom_flight_recorder_thread_ring - 1;
+    return index < AXIOM_RECENT_ERROR_SHARDS ? index : AXIOM_RECENT_ERROR_SHARDS;
+}
 /// How many different values axiom_flight_recorder_thread_shard returns.
 #define AXIOM_RECENT_ERROR_STRIPES (AXIOM_RECENT_ERROR_SHARDS + 1)
 
