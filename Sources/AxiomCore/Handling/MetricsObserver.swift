@@ -25,7 +25,7 @@ import Musl
 /// ## Counting from many cores
 ///
 /// A series is counted straight into the backend's counter, so a count can be read as soon as the event is
-/// observed. A backend's counter is one atomic value, though, and threads on different cores that keep
+/// observed. A backend's counter is one shared value, though, and threads on different cores that keep
 /// incrementing the same one pass its cache line back and forth on every count. So once threads have taken turns
 /// at a series ``turnsBeforeStriping`` times, the series is *striped*: each thread counts into a stripe of its own
 /// (one per flight-recorder shard, so written by that shard's owner alone, and one that threads without a shard
@@ -88,7 +88,8 @@ public final class MetricsObserver: ErrorObserver {
     final class Series: @unchecked Sendable {
         // @unchecked: `flushed` is read and written only under the striping state's lock (`Striping.flush`); every
         // other field is a `let` of a Sendable type or an atomic. The stripes' memory is initialized before its
-        // address is published (release) and read only through atomics.
+        // address is published (release) and read only through atomics. `striping` is unowned: the observer owns
+        // it and every series, and a series uses it only while counting, which the observer's life encloses.
         let handler: any CounterHandler
         private unowned(unsafe) let striping: Striping
         /// The thread that counted last (its shard + 1, or its `pthread_self()`: no other live thread has either);
