@@ -22,15 +22,20 @@ struct FlightRecorderTests {
         return registry
     }()
 
-    @Test("every decided error is recorded, with its code, resolution, layer, operation and attempt")
-    func decidedErrorsAreRecorded() throws {
-        let before = FlightRecorder.recordedCount
-        let pipeline = ErrorPipeline(
-            layer: .context, escalatesTo: nil,
-            configuration: PipelineConfiguration(registry: Self.registry, observers: [])
+    /// A pipeline of `layer` that ignores `RingError.refused`, with no observers.
+    static func ignoringRefused(in layer: Layer) -> ErrorPipeline<Ignore> {
+        ErrorPipeline(
+            layer: layer, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: registry, observers: [])
         ) {
             Ignore(.code(RingError.refused.errorCode))
         }
+    }
+
+    @Test("every decided error is recorded, with its code, resolution, layer, operation and attempt")
+    func decidedErrorsAreRecorded() throws {
+        let before = FlightRecorder.recordedCount
+        let pipeline = Self.ignoringRefused(in: .context)
         // Other suites write too: ours is among the last 32 unless 32 others came in between, so look at once,
         // and try again in the unlikely case they did.
         var found: FlightRecorder.Entry?
@@ -69,12 +74,7 @@ struct FlightRecorderTests {
     /// a mix of two writes), and the ring never holds more than its capacity.
     @Test("concurrent writers and a reader never see a torn entry")
     func concurrentWriters() async throws {
-        let pipeline = ErrorPipeline(
-            layer: .client, escalatesTo: nil,
-            configuration: PipelineConfiguration(registry: Self.registry, observers: [])
-        ) {
-            Ignore(.code(RingError.refused.errorCode))
-        }
+        let pipeline = Self.ignoringRefused(in: .client)
         await withTaskGroup(of: Void.self) { group in
             for writer in 0..<8 {
                 group.addTask {
@@ -101,12 +101,7 @@ struct FlightRecorderTests {
     /// in the order it decided them, before the second's, in theirs.
     @Test("errors of several threads come back merged by time, each thread's in its own order")
     func shardsMergeInOrder() async throws {
-        let pipeline = ErrorPipeline(
-            layer: .context, escalatesTo: nil,
-            configuration: PipelineConfiguration(registry: Self.registry, observers: [])
-        ) {
-            Ignore(.code(RingError.refused.errorCode))
-        }
+        let pipeline = Self.ignoringRefused(in: .context)
         let token = UInt32.random(in: 0...UInt32.max)
         func decide(on thread: String, count: Int) async {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -183,12 +178,7 @@ struct FlightRecorderTests {
     /// another, each get one, and so does a thread after them; its decided error is read back.
     @Test("an exited thread's shard is given back to the next thread that records")
     func shardsAreGivenBack() async throws {
-        let pipeline = ErrorPipeline(
-            layer: .context, escalatesTo: nil,
-            configuration: PipelineConfiguration(registry: Self.registry, observers: [])
-        ) {
-            Ignore(.code(RingError.refused.errorCode))
-        }
+        let pipeline = Self.ignoringRefused(in: .context)
         let token = UInt32.random(in: 0...UInt32.max)
         func decideOnANewThread(_ name: String) async -> (ownsShard: Bool, found: FlightRecorder.Entry?) {
             await withCheckedContinuation { done in

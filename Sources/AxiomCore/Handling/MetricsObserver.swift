@@ -228,15 +228,17 @@ public final class MetricsObserver: ErrorObserver {
         }
 
         func flush() {
-            state.withTrackedLock { state in
-                for series in state.series { series.flushStripes() }
-            }
+            state.withTrackedLock { Self.flush($0) }
+        }
+
+        private static func flush(_ state: State) {
+            for series in state.series { series.flushStripes() }
         }
 
         /// The observer is going: its last counts go to the backend, the flusher ends.
         func stop() {
             state.withTrackedLock { state in
-                for series in state.series { series.flushStripes() }
+                Self.flush(state)
                 state.stopped = true
                 state.series = []
                 state.flusher?.cancel()
