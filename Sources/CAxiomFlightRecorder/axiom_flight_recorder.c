@@ -149,34 +149,76 @@ static uint8_t copy_bounded(char *to, size_t capacity, const uint8_t *from, size
     return (uint8_t)n;
 }
 
-__attribute__((always_inline)) static inline void fill(struct axiom_recent_error *error, const uint8_t *code,
-                                                       size_t code_length, const uint8_t *layer, size_t layer_length,
-                                                       const uint8_t *operation, size_t operation_length,
-                                                       uint32_t attempt, uint8_t resolution) {
-    // The coarse clock (the kernel's last tick, a few milliseconds old at most) costs a third of the
-    // precise one; the ring's order, not the clock, says which error came first.
+// copy_bounded for the operation's name, short as a rule: fixed-size moves that overlap instead of a call.
+__attribute__((always_inline)) static inline uint8_t copy_short(char *to, size_t capacity, const uint8_t *from,
+                                                                size_t length) {
+    size_t n = length < capacity ? length : capacity;
+    if (n >= 8) {
+        uint64_t word;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&word, from + i, 8);
+            memcpy(to + i, &word, 8);
+        }
+        memcpy(&word, from + n - 8, 8);
+        memcpy(to + n - 8, &word, 8);
+    } else if (n >= 4) {
+        uint32_t head, tail;
+        memcpy(&head, from, 4);
+        memcpy(&tail, from + n - 4, 4);
+        memcpy(to, &head, 4);
+        memcpy(to + n - 4, &tail, 4);
+    } else {
+        for (size_t i = 0; i < n; i++) to[i] = (char)from[i];
+    }
+    return (uint8_t)n;
+}
+
+void axiom_recorded_name_init(struct axiom_recorded_name *name, const uint8_t *bytes, size_t length) {
+    memset(name->bytes, 0, sizeof(name->bytes));
+    name->length = copy_bounded((char *)name->bytes, sizeof(name->bytes), bytes, length);
+}
+
+// The fields every record writes first. The coarse clock (the kernel's last tick, a few milliseconds old at
+// most) costs a third of the precise one; the ring's order, not the clock, says which error came first.
+__attribute__((always_inline)) static inline void fill_header(struct axiom_recent_error *error, uint32_t attempt,
+                                                              uint8_t resolution) {
     struct timespec now = {0, 0};
     clock_gettime(CLOCK_REALTIME_COARSE, &now);
     error->seconds = now.tv_sec;
     error->nanoseconds = now.tv_nsec;
     error->attempt = attempt;
     error->resolution = resolution;
-    error->code_length = copy_bounded(error->code, sizeof(error->code), code, code_length);
-    error->layer_length = copy_bounded(error->layer, sizeof(error->layer), layer, layer_length);
-    error->operation_length = copy_bounded(error->operation, sizeof(error->operation), operation, operation_length);
+}
+
+static struct slot *begin_unowned(uint64_t *publish);
+
+// Takes the next slot of the calling thread's ring and marks it being written (odd sequence); returns it, with
+// the sequence that end_record publishes in `publish`, or NULL when the event is dropped.
+__attribute__((always_inline)) static inline struct slot *begin_record(uint64_t *publish) {
+    uint32_t index = thread_shard - 1;
+    if (__builtin_expect(index >= AXIOM_RECENT_ERROR_SHARDS, 0)) return begin_unowned(publish);
+    // The only writer of this shard: plain loads and stores of the ticket and the sequence.
+    struct shard *shard = &shards[index];
+    uint64_t ticket = atomic_load_explicit(&shard->next_ticket, memory_order_relaxed);
+    atomic_store_explicit(&shard->next_ticket, ticket + 1, memory_order_relaxed);
+    struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
+    atomic_store_explicit(&slot->sequence, 2 * ticket + 1, memory_order_relaxed);
+    // A reader that sees any of the copies that follow then sees the odd sequence (or a later one) after its copy.
+    atomic_thread_fence(memory_order_release);
+    *publish = 2 * ticket + 2;
+    return slot;
+}
+
+// Publishes a slot begin_record gave.
+__attribute__((always_inline)) static inline void end_record(struct slot *slot, uint64_t publish) {
+    atomic_store_explicit(&slot->sequence, publish, memory_order_release);
 }
 
 // The overflow ring's writers, and a thread's first record: many writers, so atomic read-modify-writes.
-__attribute__((noinline)) static void record_unowned(const uint8_t *code, size_t code_length, const uint8_t *layer,
-                                                     size_t layer_length, const uint8_t *operation,
-                                                     size_t operation_length, uint32_t attempt, uint8_t resolution) {
+__attribute__((noinline)) static struct slot *begin_unowned(uint64_t *publish) {
     if (thread_shard == 0 || (thread_shard == ON_OVERFLOW && --overflow_countdown == 0)) {
         claim_shard();
-        if (axiom_flight_recorder_thread_owns_shard()) {
-            axiom_flight_recorder_record_error(code, code_length, layer, layer_length, operation, operation_length,
-                                               attempt, resolution);
-            return;
-        }
+        if (axiom_flight_recorder_thread_owns_shard()) return begin_record(publish);
     }
     struct shard *shard = &shards[OVERFLOW];
     uint64_t ticket = atomic_fetch_add_explicit(&shard->next_ticket, 1, memory_order_relaxed);
@@ -187,30 +229,43 @@ __attribute__((noinline)) static void record_unowned(const uint8_t *code, size_t
     if ((sequence & 1) ||
         !atomic_compare_exchange_strong_explicit(&slot->sequence, &sequence, 2 * ticket + 1, memory_order_acquire,
                                                  memory_order_relaxed))
-        return;
+        return NULL;
     atomic_thread_fence(memory_order_release);
-    fill(&slot->error, code, code_length, layer, layer_length, operation, operation_length, attempt, resolution);
-    atomic_store_explicit(&slot->sequence, 2 * ticket + 2, memory_order_release);
+    *publish = 2 * ticket + 2;
+    return slot;
 }
 
 void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
                                         size_t layer_length, const uint8_t *operation, size_t operation_length,
                                         uint32_t attempt, uint8_t resolution) {
-    uint32_t index = thread_shard - 1;
-    if (__builtin_expect(index >= AXIOM_RECENT_ERROR_SHARDS, 0)) {
-        record_unowned(code, code_length, layer, layer_length, operation, operation_length, attempt, resolution);
-        return;
-    }
-    // The only writer of this shard: plain loads and stores of the ticket and the sequence.
-    struct shard *shard = &shards[index];
-    uint64_t ticket = atomic_load_explicit(&shard->next_ticket, memory_order_relaxed);
-    atomic_store_explicit(&shard->next_ticket, ticket + 1, memory_order_relaxed);
-    struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
-    atomic_store_explicit(&slot->sequence, 2 * ticket + 1, memory_order_relaxed);
-    // A reader that sees any of the copies below then sees the odd sequence (or a later one) after its copy.
-    atomic_thread_fence(memory_order_release);
-    fill(&slot->error, code, code_length, layer, layer_length, operation, operation_length, attempt, resolution);
-    atomic_store_explicit(&slot->sequence, 2 * ticket + 2, memory_order_release);
+    uint64_t publish;
+    struct slot *slot = begin_record(&publish);
+    if (!slot) return;
+    struct axiom_recent_error *error = &slot->error;
+    fill_header(error, attempt, resolution);
+    error->code_length = copy_bounded(error->code, sizeof(error->code), code, code_length);
+    error->layer_length = copy_bounded(error->layer, sizeof(error->layer), layer, layer_length);
+    error->operation_length = copy_bounded(error->operation, sizeof(error->operation), operation, operation_length);
+    end_record(slot, publish);
+}
+
+void axiom_flight_recorder_record(const struct axiom_recorded_name *code, const struct axiom_recorded_name *layer,
+                                  const uint8_t *operation, size_t operation_length, uint32_t attempt,
+                                  uint8_t resolution) {
+    _Static_assert(sizeof(((struct axiom_recent_error *)0)->code) == sizeof(code->bytes), "code length");
+    _Static_assert(sizeof(((struct axiom_recent_error *)0)->layer) <= sizeof(layer->bytes), "layer length");
+    uint64_t publish;
+    struct slot *slot = begin_record(&publish);
+    if (!slot) return;
+    struct axiom_recent_error *error = &slot->error;
+    fill_header(error, attempt, resolution);
+    // Fixed sizes, no call: the names are zero-padded (a reader never looks past a field's length anyway).
+    memcpy(error->code, code->bytes, sizeof(error->code));
+    error->code_length = code->length;
+    memcpy(error->layer, layer->bytes, sizeof(error->layer));
+    error->layer_length = layer->length < sizeof(error->layer) ? layer->length : (uint8_t)sizeof(error->layer);
+    error->operation_length = copy_short(error->operation, sizeof(error->operation), operation, operation_length);
+    end_record(slot, publish);
 }
 
 // The copies may overlap a writer: that is the seqlock's point, and the sequence check after

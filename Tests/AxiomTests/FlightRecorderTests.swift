@@ -70,6 +70,44 @@ struct FlightRecorderTests {
         #expect(entry.layer.utf8.count == 24)
     }
 
+    /// Pipelines record with names made ready once (the code's and the layer's, zero-padded to their fields) and
+    /// the operation's bytes copied with fixed-size moves chosen by its length: every length comes back exactly,
+    /// cut where the field ends.
+    @Test("every length of operation, code and layer comes back exactly, cut at its field")
+    func everyLengthComesBackExactly() throws {
+        let token = UInt64.random(in: 0...UInt64.max)
+        let codeLengths = [40, 50, 63, 64, 65, 90]
+        let layerLengths = [0, 1, 23, 24, 25]
+        for length in [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 55, 56, 57, 80] {
+            // The code carries the token and the length, so the entry is ours; the operation is any bytes.
+            let code = "len\(token)/\(length)/".padding(toLength: codeLengths[length % 6], withPad: "c", startingAt: 0)
+            let layer = String(repeating: "y", count: layerLengths[length % 5])
+            let operation = String((0..<length).map { Character(UnicodeScalar(UInt8(65 + $0 % 26))) })
+            var codeName = axiom_recorded_name()
+            var layerName = axiom_recorded_name()
+            var codeBytes = Array(code.utf8)
+            var layerBytes = Array(layer.utf8)
+            axiom_recorded_name_init(&codeName, &codeBytes, codeBytes.count)
+            axiom_recorded_name_init(&layerName, &layerBytes, layerBytes.count)
+            var bytes = Array(operation.utf8)
+            // Read back at once; other suites' writes could push it out of the newest 32, so try again if they did.
+            var found: FlightRecorder.Entry?
+            for _ in 0..<5 where found == nil {
+                axiom_flight_recorder_record(
+                    &codeName, &layerName, &bytes, bytes.count, 7, UInt8(AXIOM_RECENT_ERROR_RECOVERED))
+                found = FlightRecorder.recentErrors().last {
+                    code.hasPrefix($0.code) && $0.code.hasPrefix("len\(token)/\(length)/")
+                }
+            }
+            let entry = try #require(found, "length \(length)")
+            #expect(entry.code == String(code.prefix(64)), "length \(length)")
+            #expect(entry.layer == String(layer.prefix(24)), "length \(length)")
+            #expect(entry.operation == String(operation.prefix(56)), "length \(length)")
+            #expect(entry.attempt == 7)
+            #expect(entry.resolution == "recovered")
+        }
+    }
+
     /// Eight tasks decide errors at once while the ring is read: every entry read is whole (a known shape, not
     /// a mix of two writes), and the ring never holds more than its capacity.
     @Test("concurrent writers and a reader never see a torn entry")

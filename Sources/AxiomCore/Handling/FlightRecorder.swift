@@ -67,20 +67,12 @@ public enum FlightRecorder {
         case .escalated: code = UInt8(AXIOM_RECENT_ERROR_ESCALATED)
         case .handled: code = UInt8(AXIOM_RECENT_ERROR_HANDLED)
         }
-        // The descriptor and the layer's name are immortal and carry their bytes ready: only the operation's
-        // bytes are found here.
-        descriptor._withUnsafeGuaranteedRef { descriptor in
-            layer.storage._withUnsafeGuaranteedRef { layerName in
-                descriptor.recordedName.withUnsafeBufferPointer { name in
-                    layerName.bytes.withUnsafeBufferPointer { layerBytes in
-                        withBytes(event.operation) { operation in
-                            axiom_flight_recorder_record_error(
-                                name.baseAddress, name.count, layerBytes.baseAddress, layerBytes.count,
-                                operation.baseAddress, operation.count, attempt, code)
-                        }
-                    }
-                }
-            }
+        // The descriptor and the layer's name are immortal and carry their bytes ready, padded to the ring's fields:
+        // only the operation's bytes are found here.
+        let name = descriptor._withUnsafeGuaranteedRef { $0.recordedName.pointer }
+        let layerName = layer.storage._withUnsafeGuaranteedRef { $0.recorded.pointer }
+        withBytes(event.operation) { operation in
+            axiom_flight_recorder_record(name, layerName, operation.baseAddress, operation.count, attempt, code)
         }
     }
 }

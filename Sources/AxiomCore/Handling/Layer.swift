@@ -1,3 +1,4 @@
+import CAxiomFlightRecorder
 import Synchronization
 
 /// A layer of the application that errors flow through: client → context → application.
@@ -8,11 +9,11 @@ public struct Layer: Hashable, Sendable, CustomStringConvertible {
     @usableFromInline
     final class Name: Sendable {
         let value: String
-        /// The name in UTF-8, for the flight recorder.
-        let bytes: [UInt8]
+        /// The name in UTF-8, ready for the flight recorder. Names are immortal, and so is this.
+        let recorded: RecordedName
         init(_ value: String) {
             self.value = value
-            self.bytes = Array(value.utf8)
+            self.recorded = RecordedName(value)
         }
     }
 

@@ -1,3 +1,5 @@
+import CAxiomFlightRecorder
+
 /// Everything the runtime needs to decide about one error code.
 ///
 /// Descriptors are immutable and shared: the registry hands out the same instance to every lookup, so an
@@ -33,10 +35,10 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     public let httpStatus: Int?
     /// Who registered it: `builtin`, or a plugin id.
     public let source: String
-    /// `domain/code` in UTF-8, as the flight recorder writes it: made once, so that recording an error copies bytes
-    /// that are ready rather than joining two strings each time.
-    @usableFromInline
-    let recordedName: [UInt8]
+    /// `domain/code` in UTF-8, as the flight recorder writes it: made once, zero-padded to the ring's field, so that
+    /// recording an error copies a fixed number of ready bytes rather than joining two strings each time. Owned by
+    /// the descriptor (allocated in `init`, freed in `deinit`); never written after `init`.
+    let recordedName: RecordedName
 
     /// Creates a descriptor. `source` is assigned by the registry when the catalog is registered.
     public init(
@@ -70,8 +72,10 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         self.isSensitive = isSensitive
         self.httpStatus = httpStatus
         self.source = source
-        self.recordedName = Array("\(code.domain)/\(code.code)".utf8)
+        self.recordedName = RecordedName("\(code.domain)/\(code.code)")
     }
+
+    deinit { recordedName.pointer.deallocate() }
 
     /// The statuses a descriptor may name: client and server errors. The registry refuses a catalog with any other.
     public static let httpStatusRange = 400...599
@@ -89,5 +93,18 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
 
     public var description: String {
         "\(code) [\(category.rawValue), \(severity.rawValue), \(disposition.rawValue), source \(source)]"
+    }
+}
+
+/// A name as the flight recorder copies it: its bytes zero-padded to the ring's longest field, in memory that whoever
+/// made it owns and frees.
+struct RecordedName: @unchecked Sendable {
+    // @unchecked: the memory is written once, here, before the value can be shared, and only read after.
+    let pointer: UnsafeMutablePointer<axiom_recorded_name>
+
+    init(_ name: String) {
+        pointer = .allocate(capacity: 1)
+        var bytes = Array(name.utf8)
+        axiom_recorded_name_init(pointer, &bytes, bytes.count)
     }
 }

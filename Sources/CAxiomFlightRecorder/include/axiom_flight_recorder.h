@@ -66,6 +66,23 @@ void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length,
                                         size_t layer_length, const uint8_t *operation, size_t operation_length,
                                         uint32_t attempt, uint8_t resolution);
 
+/// A name the ring copies on every record (a registered code's `domain/code`, a layer's name),
+/// made once: its bytes zero-padded to the longest a slot keeps, so that a record copies a fixed
+/// number of bytes, with no call and no length arithmetic.
+struct axiom_recorded_name {
+    uint8_t bytes[AXIOM_RECENT_ERROR_CODE_LENGTH];  // the name, cut at 64 bytes, zero-padded
+    uint8_t length;                                 // bytes used
+};
+
+/// Makes `name` hold `bytes` (cut at AXIOM_RECENT_ERROR_CODE_LENGTH).
+void axiom_recorded_name_init(struct axiom_recorded_name *name, const uint8_t *bytes, size_t length);
+
+/// axiom_flight_recorder_record_error with the code and the layer prepared: what the pipelines call.
+/// The layer keeps its first AXIOM_RECENT_ERROR_LAYER_LENGTH bytes, as there.
+void axiom_flight_recorder_record(const struct axiom_recorded_name *code, const struct axiom_recorded_name *layer,
+                                  const uint8_t *operation, size_t operation_length, uint32_t attempt,
+                                  uint8_t resolution);
+
 /// Copies the newest recorded errors of all rings, oldest first, into `out` (at most
 /// `capacity`); returns how many. Entries are ordered by their time, then by ring: one thread's
 /// errors keep their order; errors of different threads within one tick of the coarse clock (a
