@@ -245,6 +245,37 @@ struct RegistryTests {
         }
     }
 
+    /// An error whose code depends on a payload that is more than its bytes (a string), and one of three bytes: the
+    /// registry keeps no descriptor for either by its type, so each value resolves by its own code, every time.
+    struct NamedFailure: IdentifiableError {
+        let name: String
+        var errorCode: ErrorCode { ErrorCode("payments", name) }
+    }
+
+    struct ThreeByteFailure: IdentifiableError {
+        let first: UInt8
+        let second: UInt8
+        let third: UInt8
+        var errorCode: ErrorCode { ErrorCode("payments", third == 0 ? "DECLINED" : "BUSY") }
+    }
+
+    @Test("errors with a payload, or of an odd size, resolve by their own code every time, never by their type")
+    func payloadValuesResolveByTheirCode() throws {
+        let registry = ErrorRegistry()
+        try registry.register(Self.paymentsCatalog())
+        #expect(MemoryLayout<ThreeByteFailure>.size == 3)
+        for _ in 0..<3 {
+            for (name, expected) in [("DECLINED", "DECLINED"), ("BUSY", "BUSY"), ("NOPE", nil)] {
+                let descriptor = registry.descriptor(for: NamedFailure(name: name) as any Error)
+                #expect(expected.map { descriptor.code.code == $0 } ?? (descriptor === registry.unknownDescriptor))
+            }
+            let declined = ThreeByteFailure(first: 1, second: 2, third: 0)
+            let busy = ThreeByteFailure(first: 1, second: 2, third: 3)
+            #expect(registry.descriptor(for: declined as any Error).code.code == "DECLINED")
+            #expect(registry.descriptor(for: busy as any Error).code.code == "BUSY")
+        }
+    }
+
     @Test("a value that resolved to nothing resolves once its code's catalog is registered")
     func plainValueMissThenRegister() throws {
         let registry = ErrorRegistry()

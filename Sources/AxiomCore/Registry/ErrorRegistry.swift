@@ -35,7 +35,8 @@ public final class ErrorRegistry: Sendable {
     /// Descriptors of small plain error values already resolved (see ``TypeExtractor/valueKeyBytes``): a value seen
     /// before costs one lookup, without asking the error for its code. Only registered descriptors are kept (a code
     /// never changes its descriptor, and they are immortal), at most `valueCacheLimit` of them.
-    private let valueCache: PublishedTable<ValueKey, Unmanaged<ErrorDescriptor>>
+    private let valueCache:
+        PublishedTable<ValueKey, (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)>
     /// Set once the value cache is full, so that new values then skip its writer's lock.
     private let valueCacheFull = Atomic(false)
     /// Set once `rememberedMissLimit` misses are remembered, so that unknown codes then skip the writer's lock.
@@ -157,30 +158,55 @@ public final class ErrorRegistry: Sendable {
     private func resolveOpened<E: Error>(
         _ value: E
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
-        let extractor = lookupExtractor(ObjectIdentifier(E.self)) ?? learn(value)
-        if extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) { return nil }
-        let keyBytes = extractor._withUnsafeGuaranteedRef { $0.valueKeyBytes }
-        return withUnsafePointer(to: value) { pointer in
-            let raw = UnsafeRawPointer(pointer)
-            // A small plain value seen before: its descriptor, without asking the error for its code.
-            var valueKey: ValueKey?
-            if let keyBytes {
-                let key = ValueKey(type: ObjectIdentifier(E.self), bytes: raw, count: keyBytes)
-                if let known = valueCache.lookup(key, hash: key.slotHash) { return (known, extractor) }
-                valueKey = key
-            }
-            let code = extractor._withUnsafeGuaranteedRef { $0.identity(at: raw).code }
-            guard let found = descriptorReference(for: code) else {
-                return (Unmanaged.passUnretained(snapshot.unknown), extractor)
-            }
-            if let valueKey, !valueCacheFull.load(ordering: .relaxed) { rememberValue(valueKey, found) }
-            return (found, extractor)
+        // A value seen before: one lookup, keyed by its type and (for a small plain value) its bytes, read in
+        // place. Nothing else is read, and no closure is called.
+        let type = ObjectIdentifier(E.self)
+        let bits = plainBits(of: value)
+        if let known = valueCache.lookup(
+            ValueKey(type: type, bits: bits ?? 0), hash: ValueKey.slotHash(type, bits ?? 0))
+        {
+            return known
         }
+        return resolveSlowly(value, bits: bits)
     }
 
-    /// Keeps the descriptor a small plain value resolved to (cold: once per value).
-    private func rememberValue(_ key: ValueKey, _ descriptor: Unmanaged<ErrorDescriptor>) {
-        if valueCache.value(for: key, orAdd: { descriptor }) == nil { valueCacheFull.store(true, ordering: .relaxed) }
+    /// `resolveOpened` for a value the value cache does not know: its type's extractor, then its code's descriptor;
+    /// the pair is kept for the next value with the same key, when the value's identity is a function of that key.
+    @inline(never)
+    private func resolveSlowly<E: Error>(
+        _ value: E, bits: UInt64?
+    ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
+        let type = ObjectIdentifier(E.self)
+        let extractor = lookupExtractor(type) ?? learn(value)
+        if extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) { return nil }
+        let code = withUnsafePointer(to: value) { pointer in
+            extractor._withUnsafeGuaranteedRef { $0.identity(at: UnsafeRawPointer(pointer)).code }
+        }
+        guard let found = descriptorReference(for: code) else {
+            return (Unmanaged.passUnretained(snapshot.unknown), extractor)
+        }
+        // The key: the value's bytes when the extractor reads nothing else, or none at all when every value of the
+        // type has one identity. Values of any other type are never cached.
+        let keyBytes = extractor._withUnsafeGuaranteedRef { $0.valueKeyBytes }
+        let key: UInt64?
+        switch (keyBytes, bits) {
+        case (0?, _): key = bits ?? 0
+        case (_?, let bits?): key = bits
+        default: key = nil
+        }
+        if let key, !valueCacheFull.load(ordering: .relaxed) {
+            rememberValue(ValueKey(type: type, bits: key), found, extractor)
+        }
+        return (found, extractor)
+    }
+
+    /// Keeps what a value resolved to (cold: once per value).
+    private func rememberValue(
+        _ key: ValueKey, _ descriptor: Unmanaged<ErrorDescriptor>, _ extractor: Unmanaged<TypeExtractor>
+    ) {
+        if valueCache.value(for: key, orAdd: { (descriptor, extractor) }) == nil {
+            valueCacheFull.store(true, ordering: .relaxed)
+        }
     }
 
     /// The descriptor of errors the registry cannot identify.
@@ -319,27 +345,33 @@ struct ValueKey: Hashable, Sendable {
     let type: ObjectIdentifier
     let bits: UInt64
 
-    init(type: ObjectIdentifier, bytes: UnsafeRawPointer, count: Int) {
+    init(type: ObjectIdentifier, bits: UInt64) {
         self.type = type
-        switch count {
-        case 0: bits = 0
-        case 1: bits = UInt64(bytes.load(as: UInt8.self))
-        case 2: bits = UInt64(bytes.loadUnaligned(as: UInt16.self))
-        case 4: bits = UInt64(bytes.loadUnaligned(as: UInt32.self))
-        case 8: bits = bytes.loadUnaligned(as: UInt64.self)
-        default:
-            var value: UInt64 = 0
-            for index in 0..<min(count, 8) {
-                value |= UInt64(bytes.load(fromByteOffset: index, as: UInt8.self)) << (8 * index)
-            }
-            bits = value
-        }
+        self.bits = bits
     }
 
-    var slotHash: Int {
+    var slotHash: Int { Self.slotHash(type, bits) }
+
+    @inline(__always)
+    static func slotHash(_ type: ObjectIdentifier, _ bits: UInt64) -> Int {
         let mixed =
             (UInt(bitPattern: Int(bitPattern: type)) >> 4 ^ UInt(truncatingIfNeeded: bits)) &* 0x9E37_79B9_7F4A_7C15
         return Int(bitPattern: mixed ^ (mixed >> 29))
+    }
+}
+
+/// The bytes of a small plain value (no references, 0, 1, 2, 4 or 8 bytes: its bytes are all there is to it), read
+/// in place as an integer; nil for any other value. Reads the type's layout, never the value's witnesses.
+@inline(__always)
+func plainBits<E>(of value: borrowing E) -> UInt64? {
+    guard _isPOD(E.self) else { return nil }
+    switch MemoryLayout<E>.size {
+    case 0: return 0
+    case 1: return UInt64(unsafeBitCast(copy value, to: UInt8.self))
+    case 2: return UInt64(unsafeBitCast(copy value, to: UInt16.self))
+    case 4: return UInt64(unsafeBitCast(copy value, to: UInt32.self))
+    case 8: return unsafeBitCast(copy value, to: UInt64.self)
+    default: return nil
     }
 }
 
