@@ -158,6 +158,18 @@ public struct ErrorEvent: Sendable {
         self.details = details
     }
 
+    /// The event of an error the registry resolved, with nothing else set.
+    @inlinable
+    init(
+        error: consuming any Error,
+        resolved: (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>), layer: Layer,
+        operation: String
+    ) {
+        self.init(
+            error: error, descriptor: resolved.descriptor, layer: layer, operation: operation,
+            extractor: resolved.extractor, details: nil)
+    }
+
     /// The same episode, now failing with a new error (a recovery that failed) at attempt `attempt` (the next
     /// one when nil).
     @usableFromInline

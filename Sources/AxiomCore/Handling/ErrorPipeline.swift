@@ -105,7 +105,13 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         do {
             return .success(try await body(&attempt))
         } catch {
-            event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: true)
+            // The usual event (resolved directly, no metadata, no stack) is made here; makeEvent, called from this
+            // frame (its stack capture counts on it), makes the others.
+            if let resolved = directResolution(of: error, metadata: metadata) {
+                event = ErrorEvent(error: error, resolved: resolved, layer: layer, operation: operation)
+            } else {
+                event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: true)
+            }
             if attempt != 1 { event.reachedAttempt(attempt) }
         }
         while true {
@@ -178,7 +184,13 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     func decideEpisode(
         _ error: consuming any Error, operation: String, metadata: [String: String]
     ) throws(EscalatedError) -> ErrorOutcome {
-        var event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: false)
+        // As in runEpisode: the usual event made here, the others by makeEvent.
+        var event: ErrorEvent
+        if let resolved = directResolution(of: error, metadata: metadata) {
+            event = ErrorEvent(error: error, resolved: resolved, layer: layer, operation: operation)
+        } else {
+            event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: false)
+        }
         let decision = decide(&event, canRetry: false)
         switch consume decision {
         case .ignore:
@@ -196,6 +208,16 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     }
 
     // MARK: Internals
+
+    /// Descriptor and extractor of an error whose event needs nothing more than them (no metadata, no stack to
+    /// capture, not an envelope): the usual case, made by the caller with no call to ``makeEvent``.
+    @inlinable
+    func directResolution(
+        of error: any Error, metadata: [String: String]
+    ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
+        guard metadata.isEmpty, !capturesStacks else { return nil }
+        return configuration.registry.resolveUnlessEscalated(error)
+    }
 
     // Never inlined, nor is captureStackIfSevere: the capturer skips three frames (its own, that one and this
     // one), so a stack starts at most a frame or two (a protocol witness thunk, `run` or `decide`) before the
