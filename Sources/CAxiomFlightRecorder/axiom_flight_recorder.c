@@ -42,6 +42,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -180,12 +181,19 @@ void axiom_recorded_name_init(struct axiom_recorded_name *name, const uint8_t *b
 
 // The fields every record writes first. The coarse clock (the kernel's last tick, a few milliseconds old at
 // most) costs a third of the precise one; the ring's order, not the clock, says which error came first.
+// The clock writes straight into the slot, whose first two fields are laid out as a struct timespec: copying a
+// timespec from the stack would load 16 bytes that the clock stored as two 8-byte halves, a load the processor
+// cannot forward from those stores, and it waits for them (that wait was most of a record's time).
+_Static_assert(sizeof(struct timespec) == 16 && offsetof(struct axiom_recent_error, seconds) == 0 &&
+                   offsetof(struct axiom_recent_error, nanoseconds) == 8 && sizeof(time_t) == sizeof(int64_t),
+               "the slot's time fields are a struct timespec");
 __attribute__((always_inline)) static inline void fill_header(struct axiom_recent_error *error, uint32_t attempt,
                                                               uint8_t resolution) {
-    struct timespec now = {0, 0};
-    clock_gettime(CLOCK_REALTIME_COARSE, &now);
-    error->seconds = now.tv_sec;
-    error->nanoseconds = now.tv_nsec;
+    struct timespec *now = (struct timespec *)(void *)error;
+    if (clock_gettime(CLOCK_REALTIME_COARSE, now) != 0) {
+        now->tv_sec = 0;
+        now->tv_nsec = 0;
+    }
     error->attempt = attempt;
     error->resolution = resolution;
 }
