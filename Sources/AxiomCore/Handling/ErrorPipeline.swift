@@ -358,8 +358,20 @@ final class TypedObserverBox<Observer: ErrorObserver>: ObserverBox, @unchecked S
     }
 }
 
+/// The metrics observer's box: it calls the observer's own method, with no generic box and no witness between.
+final class MetricsObserverBox: ObserverBox, @unchecked Sendable {
+    // @unchecked: `observer` is a `let` of a Sendable type.
+    let observer: MetricsObserver
+    init(_ observer: MetricsObserver) { self.observer = observer }
+
+    override func observe(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
+        observer.observe(event, resolution: resolution)
+    }
+}
+
 /// `observer` in a box of its dynamic type.
 func makeObserverBox(_ observer: any ErrorObserver) -> ObserverBox {
+    if let metrics = observer as? MetricsObserver { return MetricsObserverBox(metrics) }
     func box<Observer: ErrorObserver>(_ observer: Observer) -> ObserverBox { TypedObserverBox(observer) }
     return box(observer)
 }

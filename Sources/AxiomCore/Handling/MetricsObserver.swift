@@ -120,19 +120,7 @@ public final class MetricsObserver: ErrorObserver {
         @inline(__always)
         func increment() {
             let stripes = stripesAddress.load(ordering: .acquiring)
-            if stripes != 0 {
-                let shard = Int(axiom_flight_recorder_thread_shard())
-                let stripe = Self.stripe(shard, of: stripes)
-                if shard < Int(AXIOM_RECENT_ERROR_SHARDS) {
-                    // The thread owns the shard, so it is the stripe's one writer (a shard changes owner only
-                    // through the recorder's release and acquire): a load and a store, no read-modify-write.
-                    stripe.pointee.store(stripe.pointee.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
-                } else {
-                    // Threads without a shard of their own share the last stripe: an atomic add loses none.
-                    stripe.pointee.wrappingAdd(1, ordering: .relaxed)
-                }
-                return
-            }
+            if stripes != 0 { return incrementStripe(of: stripes) }
             // A load of a line that changes only when another thread counts: shared by the cores, not passed
             // between them, while one thread counts. A thread is known by the shard it owns (no other live thread
             // owns it), else by its pthread_self(), an address, so never a number as small as a shard's.
@@ -142,6 +130,22 @@ public final class MetricsObserver: ErrorObserver {
             handler.increment(by: 1)
         }
 
+        /// `increment` of a striped series. Out of line, so that the unstriped path inlines small.
+        @inline(never)
+        private func incrementStripe(of stripes: UInt) {
+            let shard = Int(axiom_flight_recorder_thread_shard())
+            let stripe = Self.stripe(shard, of: stripes)
+            if shard < Int(AXIOM_RECENT_ERROR_SHARDS) {
+                // The thread owns the shard, so it is the stripe's one writer (a shard changes owner only
+                // through the recorder's release and acquire): a load and a store, no read-modify-write.
+                stripe.pointee.store(stripe.pointee.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+            } else {
+                // Threads without a shard of their own share the last stripe: an atomic add loses none.
+                stripe.pointee.wrappingAdd(1, ordering: .relaxed)
+            }
+        }
+
+        @inline(never)
         private func tookTurn(_ thread: UInt) {
             lastCounter.store(thread, ordering: .relaxed)
             if turns.wrappingAdd(1, ordering: .relaxed).newValue == MetricsObserver.turnsBeforeStriping {
@@ -294,10 +298,20 @@ public final class MetricsObserver: ErrorObserver {
         let key = FastKey(
             descriptor: UInt(bitPattern: event.descriptorReference.toOpaque()), disposition: resolution.disposition,
             layer: event.layer)
-        switch fast.lookup(key, hash: key.slotHash) {
-        case .counter(let series)?: series._withUnsafeGuaranteedRef { $0.increment() }
-        case .unregistered?: counter(domain: event.code.domain, code: nil, key).increment()
-        case nil: countFirst(event, key)
+        if case .counter(let series)? = fast.lookup(key, hash: key.slotHash) {
+            series._withUnsafeGuaranteedRef { $0.increment() }
+            return
+        }
+        countSlowly(event, key)
+    }
+
+    /// An event of an unregistered code, or the first of its series. Out of line: the usual path stays small.
+    @inline(never)
+    private func countSlowly(_ event: ErrorEvent, _ key: FastKey) {
+        if case .unregistered? = fast.lookup(key, hash: key.slotHash) {
+            counter(domain: event.code.domain, code: nil, key).increment()
+        } else {
+            countFirst(event, key)
         }
     }
 
