@@ -22,6 +22,12 @@ struct FlightRecorderTests {
         return registry
     }()
 
+    /// How many times a test records and reads back before it gives up. A report keeps the newest 32 entries of all
+    /// threads, and within one tick of the coarse clock the threads' entries are ordered by ring, not by instant: while
+    /// another suite's threads decide errors in a burst, an entry of ours can be out of the newest 32 by the time it is
+    /// read, again and again until the burst ends. Each try takes well under a millisecond.
+    static let readAttempts = 2_000
+
     /// A pipeline of `layer` that ignores `RingError.refused`, with no observers.
     static func ignoringRefused(in layer: Layer) -> ErrorPipeline<Ignore> {
         ErrorPipeline(
@@ -37,9 +43,9 @@ struct FlightRecorderTests {
         let before = FlightRecorder.recordedCount
         let pipeline = Self.ignoringRefused(in: .context)
         // Other suites write too: ours is among the last 32 unless 32 others came in between, so look at once,
-        // and try again in the unlikely case they did.
+        // and try again while they do (see readAttempts).
         var found: FlightRecorder.Entry?
-        for attempt in 0..<5 where found == nil {
+        for attempt in 0..<Self.readAttempts where found == nil {
             let operation = "ring-\(attempt)-\(UInt64.random(in: 0...UInt64.max))"
             _ = try pipeline.decide(RingError.refused, operation: operation)
             found = FlightRecorder.recentErrors().last { $0.operation == operation }
@@ -60,7 +66,7 @@ struct FlightRecorderTests {
             configuration: PipelineConfiguration(registry: Self.registry, observers: [])
         ) {}
         var found: FlightRecorder.Entry?
-        for _ in 0..<5 where found == nil {
+        for _ in 0..<Self.readAttempts where found == nil {
             let operation = "cut-\(UInt64.random(in: 0...UInt64.max))-" + String(repeating: "o", count: 200)
             _ = try pipeline.decide(RingError.refused, operation: operation)
             found = FlightRecorder.recentErrors().last { operation.hasPrefix($0.operation) }
@@ -92,7 +98,7 @@ struct FlightRecorderTests {
             var bytes = Array(operation.utf8)
             // Read back at once; other suites' writes could push it out of the newest 32, so try again if they did.
             var found: FlightRecorder.Entry?
-            for _ in 0..<5 where found == nil {
+            for _ in 0..<Self.readAttempts where found == nil {
                 axiom_flight_recorder_record(
                     &codeName, &layerName, &bytes, bytes.count, 7, UInt8(AXIOM_RECENT_ERROR_RECOVERED))
                 found = FlightRecorder.recentErrors().last {
@@ -224,7 +230,7 @@ struct FlightRecorderTests {
                     // Entries of one tick of the coarse clock are ordered by ring, so 32 others of the same tick
                     // could hide this one: as in the tests above, look at once and try again in that case.
                     var found: FlightRecorder.Entry?
-                    for attempt in 0..<5 where found == nil {
+                    for attempt in 0..<Self.readAttempts where found == nil {
                         let operation = "back-\(token)-\(name)-\(attempt)"
                         _ = try? pipeline.decide(RingError.refused, operation: operation)
                         found = FlightRecorder.recentErrors().last { $0.operation == operation }
