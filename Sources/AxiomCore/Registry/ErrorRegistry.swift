@@ -32,9 +32,11 @@ public final class ErrorRegistry: Sendable {
     private let published: PublishedReference<Snapshot>
     private let typeTable: PublishedTable<ObjectIdentifier, Unmanaged<TypeExtractor>>
     private let fastCodes: PublishedTable<RawCodeKey, FastEntry>
-    /// Descriptors of small plain error values already resolved (see ``TypeExtractor/valueKeyBytes``): a value seen
-    /// before costs one lookup, without asking the error for its code. Only registered descriptors are kept (a code
-    /// never changes its descriptor, and they are immortal), at most `valueCacheLimit` of them.
+    /// What error values already resolved to, descriptor and extractor, keyed by the value's type and its bytes (small
+    /// plain values: 1, 2, 4 or 8 bytes, no references) or by its type alone (a type whose values all have one
+    /// identity; see ``TypeExtractor/valueKeyBytes``): a value seen before costs one lookup, without asking the error
+    /// for its code. Only registered descriptors are kept (a code never changes its descriptor, and they are
+    /// immortal), at most `valueCacheLimit` of them.
     private let valueCache:
         PublishedTable<ValueKey, (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)>
     /// Set once the value cache is full, so that new values then skip its writer's lock.

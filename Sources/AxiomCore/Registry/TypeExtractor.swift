@@ -18,7 +18,8 @@ class TypeExtractor: @unchecked Sendable {
 
     /// How many leading bytes of a value identify it for the registry's cache of resolved values: 0 when every
     /// value of the type has the same identity, 1 to 8 for a small plain value whose identity is a function of its
-    /// bytes, nil when the registry must ask each time (an envelope, an application's closure, a larger value).
+    /// bytes (the registry caches those of 1, 2, 4 and 8 bytes, which it reads as one integer), nil when the registry
+    /// must ask each time (an envelope, an application's closure, a larger value).
     final let valueKeyBytes: Int?
 
     init(valueKeyBytes: Int?) {
