@@ -298,17 +298,19 @@ public final class MetricsObserver: ErrorObserver {
         let key = FastKey(
             descriptor: UInt(bitPattern: event.descriptorReference.toOpaque()), disposition: resolution.disposition,
             layer: event.layer)
-        if case .counter(let series)? = fast.lookup(key, hash: key.slotHash) {
+        let found = fast.lookup(key, hash: key.slotHash)
+        if case .counter(let series)? = found {
             series._withUnsafeGuaranteedRef { $0.increment() }
             return
         }
-        countSlowly(event, key)
+        countSlowly(event, key, found)
     }
 
-    /// An event of an unregistered code, or the first of its series. Out of line: the usual path stays small.
+    /// An event of an unregistered code (`found` says so), or the first of its series. Out of line: the usual path
+    /// stays small.
     @inline(never)
-    private func countSlowly(_ event: ErrorEvent, _ key: FastKey) {
-        if case .unregistered? = fast.lookup(key, hash: key.slotHash) {
+    private func countSlowly(_ event: ErrorEvent, _ key: FastKey, _ found: FastCounter?) {
+        if case .unregistered? = found {
             counter(domain: event.code.domain, code: nil, key).increment()
         } else {
             countFirst(event, key)
