@@ -108,6 +108,29 @@ struct HandlerTests {
         #expect(outcome.resolution == .recovered)
     }
 
+    @Test("a fallback strategy recovers with its value every time, through run and decide alike")
+    func fallbackRecoversEveryTime() async throws {
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Recover(.type(ShopError.self), .fallback(["cached"]))
+        }
+        for _ in 0..<3 {
+            let outcome = try await pipeline.run("list") { () throws -> [String] in throw ShopError.sold }
+            #expect(outcome.value == ["cached"])
+            let decided = try pipeline.decide(ShopError.sold, operation: "list")
+            #expect(decided.value as? [String] == ["cached"])
+        }
+        #expect(harness.recorder.resolutions == Array(repeating: .recovered, count: 6))
+    }
+
+    @Test("a decision is small enough to come back from a handler in registers")
+    func decisionFitsInRegisters() {
+        // Swift returns up to four words in registers; a bigger decision goes through memory on every dispatch,
+        // from every handler of the chain. The recovery's closure and fallback value are boxed to keep it small.
+        #expect(MemoryLayout<ErrorDecision>.size <= 4 * MemoryLayout<Int>.size)
+        #expect(MemoryLayout<Recovery>.size <= 3 * MemoryLayout<Int>.size)
+    }
+
     @Test("a recovery that fails passes the new error on, with the old one attached")
     func failedRecovery() async throws {
         let harness = try Harness()

@@ -301,9 +301,9 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             return .handle
         case .escalate(let translated):
             return isTerminal ? .handle : .escalate(translatedTo: translated)
-        case .recover(.fallback(let value)):
-            return .recover(.fallback(value))
         case .recover(let recovery):
+            // Passed on as it is: a fallback's box is shared, not made again.
+            if case .fallback = recovery { return .recover(recovery) }
             if !canRetry || event.attempt >= configuration.maxAttempts {
                 if canRetry { event.metadata["limit"] = "attempts" }
                 return end

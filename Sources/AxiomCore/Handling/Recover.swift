@@ -30,14 +30,16 @@ public struct Recover: ErrorHandler {
         public static func prepareThenRetry(
             maxAttempts: Int, after delay: Duration = .zero, _ prepare: @escaping @Sendable () async throws -> Void
         ) -> Strategy {
-            Strategy { event in
-                event.attempt < maxAttempts ? .prepareThenRetry(after: delay, prepare: prepare) : nil
-            }
+            // Made once: every decision shares its box (the case is indirect), so deciding allocates nothing.
+            let recovery = Recovery.prepareThenRetry(after: delay, prepare: prepare)
+            return Strategy { event in event.attempt < maxAttempts ? recovery : nil }
         }
 
         /// Use a fixed value as the result.
         public static func fallback(_ value: some Sendable) -> Strategy {
-            Strategy { _ in .fallback(value) }
+            // Made once, as above: the value is boxed when the strategy is made, not per decision.
+            let recovery = Recovery.fallback(value)
+            return Strategy { _ in recovery }
         }
     }
 
