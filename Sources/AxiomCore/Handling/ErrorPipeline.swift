@@ -365,7 +365,7 @@ final class MetricsObserverBox: ObserverBox, @unchecked Sendable {
     init(_ observer: MetricsObserver) { self.observer = observer }
 
     override func observe(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
-        observer.observe(event, resolution: resolution)
+        observer.count(event, resolution)
     }
 }
 

@@ -294,7 +294,11 @@ public final class MetricsObserver: ErrorObserver {
     /// metrics exporter's last export (`AxiomOpenTelemetry`'s export does it on graceful shutdown).
     public static func flushAll() { Striping.flushAll() }
 
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
+    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) { count(event, resolution) }
+
+    /// ``observe(_:resolution:)``, inlined into the pipeline's call of this observer (its box calls it directly).
+    @inline(__always)
+    func count(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
         let key = FastKey(
             descriptor: UInt(bitPattern: event.descriptorReference.toOpaque()), disposition: resolution.disposition,
             layer: event.layer)
