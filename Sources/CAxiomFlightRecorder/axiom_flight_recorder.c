@@ -134,7 +134,7 @@ static void claim_shard(void) {
 }
 
 int axiom_flight_recorder_thread_owns_shard(void) {
-    return thread_shard - 1 < AXIOM_RECENT_ERROR_SHARDS;
+    return axiom_flight_recorder_thread_shard() < AXIOM_RECENT_ERROR_SHARDS;
 }
 
 

@@ -231,12 +231,14 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         // Read only where a stack may be captured: the path without a capturer does not touch it.
         var anchor: UInt8 = 0
         let registry = configuration.registry
-        if let (descriptor, extractor) = registry.resolveUnlessEscalated(error) {
+        // With no metadata and no stack to capture, the caller's `directResolution` has already found the error to be
+        // an envelope: it is not resolved a second time.
+        let resolved = metadata.isEmpty && !capturesStacks ? nil : registry.resolveUnlessEscalated(error)
+        if let (descriptor, extractor) = resolved {
             // The caller's reference to the error moves into the event: no retain.
             var event = ErrorEvent(
                 error: error, descriptor: descriptor, layer: layer, operation: operation, extractor: extractor,
                 details: nil)
-            if metadata.isEmpty, !capturesStacks { return event }
             if !metadata.isEmpty { event.metadata = metadata }
             let frame = inAsyncFunction ? withUnsafeMutablePointer(to: &anchor) { UInt(bitPattern: $0) } : nil
             captureStackIfSevere(&event, asyncCallerAbove: frame)
