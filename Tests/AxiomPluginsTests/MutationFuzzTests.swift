@@ -93,8 +93,10 @@ import Glibc
         let result = tally.withTrackedLock { $0 }
         let total = result.outcomes.values.reduce(0, +)
         #expect(total == copies)
-        // No copy holds the host longer than the scanner's limit and the time to kill and reap it.
-        #expect(result.slowest < timeout + .seconds(3), "slowest: \(result.slowest), \(result.slowestWhat)")
+        // No copy holds the host much longer than the scanner's limit: the rest is starting, killing and reaping a
+        // process, which a loaded machine under a sanitizer can stretch to seconds (a copy without a limit would
+        // hold it for ever).
+        #expect(result.slowest < timeout + .seconds(15), "slowest: \(result.slowest), \(result.slowestWhat)")
         // The mutations reach both sides: refusals before the scanner, and copies that ran in it.
         let scanned = [
             "loaded", "crashedInScanner", "dlopenFailed", "domainClash", "timedOutInScanner",
