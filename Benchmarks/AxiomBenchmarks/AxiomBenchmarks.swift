@@ -98,17 +98,15 @@ let benchmarks: @Sendable () -> Void = {
 
     // Every decided error is written into the crash reporter's flight-recorder ring (dispatch above includes it), as
     // pipelines write it: the code's and the layer's names made once, the operation's bytes as they are.
-    let ringCode = UnsafeMutablePointer<axiom_recorded_name>.allocate(capacity: 1)
-    let ringLayer = UnsafeMutablePointer<axiom_recorded_name>.allocate(capacity: 1)
-    var codeBytes = Array("bench/FOURTH".utf8)
-    var layerBytes = Array("application".utf8)
-    axiom_recorded_name_init(ringCode, &codeBytes, codeBytes.count)
-    axiom_recorded_name_init(ringLayer, &layerBytes, layerBytes.count)
-    let ringOperation = UnsafeMutablePointer<UInt8>.allocate(capacity: 5)
-    ringOperation.initialize(from: Array("bench".utf8), count: 5)
+    let ringCode = RecordedName("bench/FOURTH").pointer
+    let ringLayer = RecordedName("application").pointer
+    let operationBytes = Array("bench".utf8)
+    let ringOperation = UnsafeMutablePointer<UInt8>.allocate(capacity: operationBytes.count)
+    ringOperation.initialize(from: operationBytes, count: operationBytes.count)
     Benchmark("Component: flight-recorder ring write (one decided error)") { benchmark in
         for _ in benchmark.scaledIterations {
-            axiom_flight_recorder_record(ringCode, ringLayer, ringOperation, 5, 1, UInt8(AXIOM_RECENT_ERROR_HANDLED))
+            axiom_flight_recorder_record(
+                ringCode, ringLayer, ringOperation, operationBytes.count, 1, UInt8(AXIOM_RECENT_ERROR_HANDLED))
         }
         blackHole(axiom_flight_recorder_error_count())
     }

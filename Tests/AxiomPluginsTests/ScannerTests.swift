@@ -17,13 +17,16 @@ import Glibc
         let directory = try FixtureDirectory()
         try directory.plugin("good.so", ["FIXTURE_ID=\"test.good\"", "FIXTURE_DOMAIN=\"good\""])
         try directory.plugin("segv.so", ["FIXTURE_ID=\"test.segv\"", "FIXTURE_DOMAIN=\"segv\"", "FIXTURE_CRASH"])
-        if withHang {
-            try directory.plugin("hang.so", ["FIXTURE_ID=\"test.hang\"", "FIXTURE_DOMAIN=\"hang\"", "FIXTURE_HANG"])
-        }
+        if withHang { try addHangingPlugin(to: directory) }
         try directory.plugin("exit.so", ["FIXTURE_ID=\"test.exit\"", "FIXTURE_DOMAIN=\"exit\"", "FIXTURE_EXIT"])
         try directory.write("truncated.so", try truncatedShippedPlugin())
         chmod(directory.file("truncated.so"), 0o755)
         return directory
+    }
+
+    /// `hang.so`: a plugin whose entry never returns.
+    static func addHangingPlugin(to directory: FixtureDirectory) throws {
+        try directory.plugin("hang.so", ["FIXTURE_ID=\"test.hang\"", "FIXTURE_DOMAIN=\"hang\"", "FIXTURE_HANG"])
     }
 
     /// The shipped C plugin cut right after its dynamic section, its section headers dropped (as a stripped file):
@@ -59,7 +62,7 @@ import Glibc
         defer { directory.remove() }
         let hanging = try FixtureDirectory()
         defer { hanging.remove() }
-        try hanging.plugin("hang.so", ["FIXTURE_ID=\"test.hang\"", "FIXTURE_DOMAIN=\"hang\"", "FIXTURE_HANG"])
+        try Self.addHangingPlugin(to: hanging)
         let registry = ErrorRegistry()
         let host = PluginHost(
             registry: registry, vetting: PluginVetting(timeout: .seconds(120), cacheDirectory: directory.cache))
@@ -91,7 +94,7 @@ import Glibc
     @Test func aScannerDiesWithItsHost() throws {
         let directory = try FixtureDirectory()
         defer { directory.remove() }
-        try directory.plugin("hang.so", ["FIXTURE_ID=\"test.hang\"", "FIXTURE_DOMAIN=\"hang\"", "FIXTURE_HANG"])
+        try Self.addHangingPlugin(to: directory)
         let host = Process()
         host.executableURL = URL(fileURLWithPath: "/bin/sh")
         host.arguments = [

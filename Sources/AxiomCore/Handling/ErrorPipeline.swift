@@ -215,9 +215,13 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     func directResolution(
         of error: any Error, metadata: [String: String]
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
-        guard metadata.isEmpty, !capturesStacks else { return nil }
+        guard needsOnlyResolution(metadata: metadata) else { return nil }
         return configuration.registry.resolveUnlessEscalated(error)
     }
+
+    /// Whether an event with `metadata` needs nothing but its error's resolution: no metadata, no stack to capture.
+    @inlinable
+    func needsOnlyResolution(metadata: [String: String]) -> Bool { metadata.isEmpty && !capturesStacks }
 
     // Never inlined, nor is captureStackIfSevere: the capturer skips three frames (its own, that one and this
     // one), so a stack starts at most a frame or two (a protocol witness thunk, `run` or `decide`) before the
@@ -231,9 +235,9 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         // Read only where a stack may be captured: the path without a capturer does not touch it.
         var anchor: UInt8 = 0
         let registry = configuration.registry
-        // With no metadata and no stack to capture, the caller's `directResolution` has already found the error to be
-        // an envelope: it is not resolved a second time.
-        let resolved = metadata.isEmpty && !capturesStacks ? nil : registry.resolveUnlessEscalated(error)
+        // When the event needs nothing but its resolution, the caller's `directResolution` has already found the
+        // error to be an envelope: it is not resolved a second time.
+        let resolved = needsOnlyResolution(metadata: metadata) ? nil : registry.resolveUnlessEscalated(error)
         if let (descriptor, extractor) = resolved {
             // The caller's reference to the error moves into the event: no retain.
             var event = ErrorEvent(

@@ -98,11 +98,13 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
 
 /// A name as the flight recorder copies it: its bytes zero-padded to the ring's longest field, in memory that whoever
 /// made it owns and frees.
-struct RecordedName: @unchecked Sendable {
+package struct RecordedName: @unchecked Sendable {
     // @unchecked: the memory is written once, here, before the value can be shared, and only read after.
-    let pointer: UnsafeMutablePointer<axiom_recorded_name>
+    /// The name, ready for `axiom_flight_recorder_record`.
+    package let pointer: UnsafeMutablePointer<axiom_recorded_name>
 
-    init(_ name: String) {
+    /// Allocates the name's memory and fills it with `name`'s UTF-8 bytes.
+    package init(_ name: String) {
         pointer = .allocate(capacity: 1)
         var bytes = Array(name.utf8)
         axiom_recorded_name_init(pointer, &bytes, bytes.count)
