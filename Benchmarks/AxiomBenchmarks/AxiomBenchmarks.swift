@@ -4,6 +4,10 @@ import CAxiomFlightRecorder
 import CoreMetrics
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // Handler dispatch and descriptor lookup, each beside its baseline in the same run.
 // Run: swift package --allow-writing-to-package-directory benchmark --target AxiomBenchmarks
 
@@ -109,6 +113,15 @@ let benchmarks: @Sendable () -> Void = {
                 ringCode, ringLayer, ringOperation, operationBytes.count, 1, UInt8(AXIOM_RECENT_ERROR_HANDLED))
         }
         blackHole(axiom_flight_recorder_error_count())
+    }
+
+    // The ring's timestamp alone: the coarse wall clock, read through the vDSO as every ring write reads it.
+    Benchmark("Component: coarse wall clock (clock_gettime, CLOCK_REALTIME_COARSE)") { benchmark in
+        var now = timespec()
+        for _ in benchmark.scaledIterations {
+            clock_gettime(CLOCK_REALTIME_COARSE, &now)
+            blackHole(now.tv_nsec)
+        }
     }
 
     // Components of dispatch, to see where its time goes.
