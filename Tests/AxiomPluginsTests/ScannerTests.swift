@@ -11,13 +11,13 @@ import Glibc
 /// A plugin's code runs first in `axiom-plugin-scanner`: one that crashes, hangs or exits is refused by name and
 /// the host and the other plugins go on; verdicts are cached.
 @Suite struct ScannerTests {
-    /// A folder with one good plugin and four that must not take the host down: a null write in the entry, an
-    /// endless loop, `exit(0)`, and a truncated copy of the shipped C plugin.
-    static func hostileFolder(withHang: Bool = true) throws -> FixtureDirectory {
+    /// A folder with one good plugin and three that must not take the host down, each ending on its own: a null
+    /// write in the entry, `exit(0)`, and a truncated copy of the shipped C plugin. The endless one is added apart
+    /// (``addHangingPlugin(to:)``), so that only it meets a short time limit.
+    static func hostileFolder() throws -> FixtureDirectory {
         let directory = try FixtureDirectory()
         try directory.plugin("good.so", ["FIXTURE_ID=\"test.good\"", "FIXTURE_DOMAIN=\"good\""])
         try directory.plugin("segv.so", ["FIXTURE_ID=\"test.segv\"", "FIXTURE_DOMAIN=\"segv\"", "FIXTURE_CRASH"])
-        if withHang { try addHangingPlugin(to: directory) }
         try directory.plugin("exit.so", ["FIXTURE_ID=\"test.exit\"", "FIXTURE_DOMAIN=\"exit\"", "FIXTURE_EXIT"])
         try directory.write("truncated.so", try truncatedShippedPlugin())
         chmod(directory.file("truncated.so"), 0o755)
@@ -58,7 +58,7 @@ import Glibc
         // and a loaded machine can take seconds to start one (a sanitizer's runtime starts in each). So the plugins
         // that end on their own are scanned under a limit no start comes near, and the endless one, alone, under a
         // short one.
-        let directory = try Self.hostileFolder(withHang: false)
+        let directory = try Self.hostileFolder()
         defer { directory.remove() }
         let hanging = try FixtureDirectory()
         defer { hanging.remove() }
@@ -239,10 +239,16 @@ struct PluginsCommandTests {
     /// The fields of `axiom plugins --json` the test reads.
     typealias Report = (loaded: [[String: Any]], rejected: [[String: Any]], scannerLaunches: Int?)
 
-    func run(_ environment: [String: String], scanTimeout: String) throws -> (status: Int32, report: Report) {
+    /// The `axiom` tool built beside the tests, with these arguments, not yet started.
+    func axiom(_ arguments: [String]) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: FixtureDirectory.buildDirectory + "/axiom")
-        process.arguments = ["plugins", "--json", "--scan-timeout", scanTimeout]
+        process.arguments = arguments
+        return process
+    }
+
+    func run(_ environment: [String: String], scanTimeout: String) throws -> (status: Int32, report: Report) {
+        let process = axiom(["plugins", "--json", "--scan-timeout", scanTimeout])
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "AXIOM_PLUGIN_CACHE")
         merged.merge(environment) { $1 }
@@ -276,7 +282,7 @@ struct PluginsCommandTests {
     @Test func hostilePluginsAreRefusedByNameAndTheOthersLoadTwiceTheSecondTimeFromTheCache() throws {
         // The plugins that end on their own are scanned under a limit no slow start comes near; the endless one
         // joins them once their verdicts are cached, so a short limit is the only one it meets.
-        let hostile = try ScannerTests.hostileFolder(withHang: false)
+        let hostile = try ScannerTests.hostileFolder()
         defer { hostile.remove() }
         let impostor = try FixtureDirectory()
         defer { impostor.remove() }
@@ -312,9 +318,7 @@ struct PluginsCommandTests {
 
     @Test func aScanTimeoutThatIsNotAPositiveNumberOfSecondsIsRefused() throws {
         for value in ["0", "-3", "nan", "7200", "soon"] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: FixtureDirectory.buildDirectory + "/axiom")
-            process.arguments = ["plugins", "--scan-timeout=\(value)"]
+            let process = axiom(["plugins", "--scan-timeout=\(value)"])
             let errors = Pipe()
             process.standardError = errors
             process.standardOutput = FileHandle.nullDevice
