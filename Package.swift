@@ -1,15 +1,31 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
-/// A benchmark executable under `Benchmarks/NAME`, run with `swift run -c release NAME` or
-/// `swift package benchmark --target NAME`.
+// Integrations sit behind package traits, all off by default: a dependency whose products only a trait's targets
+// use is named here with its products guarded by that trait in every target that names them, so SwiftPM neither
+// resolves nor builds it for an application that leaves the trait off. Depending on `Axiom` alone resolves
+// swift-log, swift-metrics and swift-argument-parser (the `axiom` tool's).
+//
+// A trait's targets are declared whatever the traits: with the trait off they compile to nothing (their sources
+// are inside `#if TRAIT`), an executable to a stub that says which trait it needs.
+
+/// A benchmark executable under `Benchmarks/NAME`, behind the `Benchmarks` trait: run with
+/// `swift package --traits Benchmarks benchmark --target NAME`. Its entry point is written in its source (the
+/// benchmark package's generator would make the same one), so the package needs no build plugin of a package it
+/// does not resolve.
 func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
     .executableTarget(
         name: name,
-        dependencies: dependencies + [.product(name: "Benchmark", package: "benchmark")],
-        path: "Benchmarks/\(name)",
-        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        dependencies: dependencies + [
+            .product(name: "Benchmark", package: "benchmark", condition: .when(traits: ["Benchmarks"]))
+        ],
+        path: "Benchmarks/\(name)"
     )
+}
+
+/// A product of another package that only the targets of `trait` use.
+func product(_ name: String, _ package: String, trait: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: [trait]))
 }
 
 let package = Package(
@@ -32,12 +48,56 @@ let package = Package(
         .library(name: "AxiomPluginRendio", type: .dynamic, targets: ["AxiomPluginRendio"]),
         .library(name: "AxiomPluginPaymentMethods", type: .dynamic, targets: ["AxiomPluginPaymentMethods"]),
         .library(name: "AxiomPluginLinuxIO", type: .dynamic, targets: ["AxiomPluginLinuxIO"]),
+        // The integrations, each behind the trait of the same purpose (see `traits`).
+        .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
+        .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
+        .library(name: "AxiomService", targets: ["AxiomService"]),
+        .library(name: "AxiomOpenTelemetry", targets: ["AxiomOpenTelemetry"]),
+    ],
+    traits: [
+        .trait(
+            name: "ThreadWrapper",
+            description: """
+                AxiomCrash defines pthread_create for the whole executable, so that every thread created after \
+                CrashReporter.install gives itself an alternate signal stack and its stack overflow is reported. \
+                Without it, only the threads that call CrashReporter.prepareCurrentThread() (and install's caller) are.
+                """),
+        .trait(
+            name: "Tracing",
+            description: """
+                AxiomTracing: decided errors on spans, span status, trace ids in log lines \
+                (swift-distributed-tracing).
+                """),
+        .trait(
+            name: "Hummingbird",
+            description: "AxiomHummingbird: RFC 9457 problem details for a Hummingbird service.",
+            enabledTraits: ["Tracing"]),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "AxiomService: the framework's start and stop in a ServiceGroup (swift-service-lifecycle)."),
+        .trait(
+            name: "OpenTelemetry",
+            description: """
+                AxiomOpenTelemetry: logs, metrics, traces and crash reports to an OTLP/HTTP collector (swift-otel).
+                """,
+            enabledTraits: ["Tracing", "ServiceLifecycle"]),
+        .trait(
+            name: "Benchmarks",
+            description: "The package's own benchmarks (ordo-one/benchmark); for working on Axiom, not for using it."),
+        .default(enabledTraits: ["ThreadWrapper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // OTLP over HTTP only: the gRPC trait would double the build for a transport the collector also speaks
+        // over HTTP.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // The flight recorder: recent decided errors and loaded plugins, kept where the crash handler can read
@@ -125,7 +185,10 @@ let package = Package(
         .target(
             name: "CAxiomCrash",
             dependencies: ["CAxiomFlightRecorder"],
-            cSettings: [.define("UNW_LOCAL_ONLY")],
+            cSettings: [
+                .define("UNW_LOCAL_ONLY"),
+                .define("AXIOM_CRASH_WRAPS_PTHREAD_CREATE", .when(traits: ["ThreadWrapper"])),
+            ],
             linkerSettings: [.linkedLibrary("unwind")]
         ),
         .target(
@@ -171,38 +234,15 @@ let package = Package(
             name: "AxiomSymbolicationTests",
             dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
         ),
-    ],
-    swiftLanguageModes: [.v6]
-)
 
-// The server integrations: separate library products on top of the core, each with the server package it glues
-// (Hummingbird, swift-distributed-tracing, swift-service-lifecycle), so an application that wants only the core
-// links only the core. `AXIOM_CORE_ONLY` (set by CI's sanitizer and fuzz builds) leaves them and their
-// dependencies out: they add nothing to what those builds check, and would triple the time of each.
-if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_FUZZ"] == nil {
-    package.dependencies += [
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
-        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        // OTLP over HTTP only: the gRPC trait would double the build for a transport the collector also speaks
-        // over HTTP.
-        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
-    ]
-    package.products += [
-        .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
-        .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
-        .library(name: "AxiomService", targets: ["AxiomService"]),
-        .library(name: "AxiomOpenTelemetry", targets: ["AxiomOpenTelemetry"]),
-    ]
-    package.targets += [
+        // The integrations: each a product on top of the core, with the package it glues, behind its trait.
         // RFC 9457 problem details for every error a Hummingbird route throws, decided through a pipeline.
         .target(
             name: "AxiomHummingbird",
             dependencies: [
                 "Axiom", "AxiomTracing",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                product("Hummingbird", "hummingbird", trait: "Hummingbird"),
+                product("Tracing", "swift-distributed-tracing", trait: "Hummingbird"),
             ]
         ),
         // Decided errors on the current span, span status from the final outcome, trace ids in log lines.
@@ -210,7 +250,7 @@ if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_F
             name: "AxiomTracing",
             dependencies: [
                 "AxiomCore", "Axiom",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -219,7 +259,7 @@ if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_F
             name: "AxiomService",
             dependencies: [
                 "AxiomCore", "AxiomCrash", "AxiomPlugins",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                product("ServiceLifecycle", "swift-service-lifecycle", trait: "ServiceLifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -229,53 +269,46 @@ if Context.environment["AXIOM_CORE_ONLY"] == nil && Context.environment["AXIOM_F
             name: "AxiomOpenTelemetry",
             dependencies: [
                 "AxiomCore", "AxiomCrash",
-                .product(name: "OTel", package: "swift-otel"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                product("OTel", "swift-otel", trait: "OpenTelemetry"),
+                product("AsyncHTTPClient", "async-http-client", trait: "OpenTelemetry"),
+                product("ServiceLifecycle", "swift-service-lifecycle", trait: "OpenTelemetry"),
+                product("Tracing", "swift-distributed-tracing", trait: "OpenTelemetry"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
-        // The README's example service: every integration in one Hummingbird server.
+        // The README's example service: every integration in one Hummingbird server (Hummingbird and OpenTelemetry
+        // traits).
         .executableTarget(
             name: "AxiomExampleService",
             dependencies: [
                 "Axiom", "AxiomCrash", "AxiomHummingbird", "AxiomOpenTelemetry", "AxiomPlugins", "AxiomService",
                 "AxiomTracing",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                product("Hummingbird", "hummingbird", trait: "Hummingbird"),
+                product("ServiceLifecycle", "swift-service-lifecycle", trait: "ServiceLifecycle"),
+                product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Needs every integration trait (`swift test --enable-all-traits`); without them it holds one disabled test
+        // that says so.
         .testTarget(
             name: "AxiomIntegrationTests",
             dependencies: [
                 "Axiom", "AxiomHummingbird", "AxiomTracing", "AxiomService", "AxiomPlugins", "AxiomTesting",
                 // The probe and the example service are built beside the test binary, which runs them.
                 "AxiomOpenTelemetry", "AxiomCrash", "AxiomCrashProbe", "AxiomExampleService",
-                .product(name: "OTel", package: "swift-otel"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                product("OTel", "swift-otel", trait: "OpenTelemetry"),
+                product("Hummingbird", "hummingbird", trait: "Hummingbird"),
+                product("AsyncHTTPClient", "async-http-client", trait: "OpenTelemetry"),
+                product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
+                product("InMemoryTracing", "swift-distributed-tracing", trait: "Tracing"),
+                product("ServiceLifecycle", "swift-service-lifecycle", trait: "ServiceLifecycle"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
-    ]
-}
 
-// Benchmarks, or, when `AXIOM_FUZZ` is set, fuzz targets instead: a fuzz build's sanitizer flags would apply to
-// the benchmark plugin's host tool too, and a fuzz build has no use for it.
-//
-// Fuzz targets: one libFuzzer executable per parser of outside data, under `Tests/Fuzz/NAME`, each with a seed
-// corpus in `Tests/Fuzz/Corpus/NAME`. A fuzz target's entry point hands control to libFuzzer's driver, so it links
-// only with `-sanitize=fuzzer`. `Tests/Fuzz/run` builds them with `-sanitize=fuzzer,address` and runs each for a
-// bounded time.
-if Context.environment["AXIOM_FUZZ"] == nil {
-    package.targets += [
+        // The package's benchmarks, behind the Benchmarks trait.
         benchmark("CrashBenchmarks", ["AxiomCrash", "CAxiomCrash"]),
         benchmark(
             "AxiomBenchmarks", ["Axiom", "CAxiomFlightRecorder", .product(name: "CoreMetrics", package: "swift-metrics")]),
@@ -283,24 +316,9 @@ if Context.environment["AXIOM_FUZZ"] == nil {
         benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),
         benchmark("PresentationBenchmarks", ["Axiom", .product(name: "Logging", package: "swift-log")]),
-    ]
-} else {
-    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
-        .executableTarget(
-            name: "Fuzz\(name)",
-            dependencies: dependencies + ["FuzzSupport"],
-            path: "Tests/Fuzz/\(name)",
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
-        )
-    }
-    package.targets += [
-        .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
-        fuzzTarget("DomainError", ["Axiom"]),
-        fuzzTarget("PluginELF", ["AxiomPlugins"]),
-        fuzzTarget("PluginDescriptor", ["Axiom", "AxiomPlugins", "AxiomPluginKit", "CAxiomPluginABI"]),
-        fuzzTarget("RawCrashReport", ["AxiomCrash", "AxiomSymbolication"]),
-        fuzzTarget("Symbolication", ["AxiomSymbolication"]),
-        fuzzTarget("Redactor", ["Axiom"]),
-        fuzzTarget("AcceptLanguage", ["Axiom"]),
-    ]
-}
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// Fuzz targets are a package of their own, `Tests/Fuzz/Package.swift`, which depends on this one: a fuzz build's
+// sanitizer flags apply to everything it builds, and it builds nothing else.

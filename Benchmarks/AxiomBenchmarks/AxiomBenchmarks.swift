@@ -1,3 +1,4 @@
+#if Benchmarks
 import Axiom
 import Benchmark
 import CAxiomFlightRecorder
@@ -226,3 +227,9 @@ final class AtomicCounter: CounterHandler, Sendable {
     func increment(by amount: Int64) { value.add(amount, ordering: .relaxed) }
     func reset() { value.store(0, ordering: .relaxed) }
 }
+
+// The entry point the benchmark package's build plugin would generate; without the trait, one that says what to do.
+@main struct BenchmarkRunner: BenchmarkRunnerHooks { static func registerBenchmarks() { _ = benchmarks() } }
+#else
+@main enum BenchmarkRunner { static func main() { fatalError("needs the Benchmarks trait (--traits Benchmarks)") } }
+#endif

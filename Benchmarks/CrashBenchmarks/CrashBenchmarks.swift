@@ -1,5 +1,6 @@
 // Stack capture for non-fatal errors, beside its baseline in the same run: a raw
 // `unw_backtrace` call into a caller-owned buffer.
+#if Benchmarks
 import AxiomCrash
 import Benchmark
 import CAxiomCrash
@@ -35,3 +36,9 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 }
+
+// The entry point the benchmark package's build plugin would generate; without the trait, one that says what to do.
+@main struct BenchmarkRunner: BenchmarkRunnerHooks { static func registerBenchmarks() { _ = benchmarks() } }
+#else
+@main enum BenchmarkRunner { static func main() { fatalError("needs the Benchmarks trait (--traits Benchmarks)") } }
+#endif

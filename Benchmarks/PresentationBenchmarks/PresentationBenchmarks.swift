@@ -1,3 +1,4 @@
+#if Benchmarks
 import Axiom
 import Benchmark
 import Logging
@@ -142,3 +143,9 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations { blackHole(regexes.redact(dirty)) }
     }
 }
+
+// The entry point the benchmark package's build plugin would generate; without the trait, one that says what to do.
+@main struct BenchmarkRunner: BenchmarkRunnerHooks { static func registerBenchmarks() { _ = benchmarks() } }
+#else
+@main enum BenchmarkRunner { static func main() { fatalError("needs the Benchmarks trait (--traits Benchmarks)") } }
+#endif

@@ -1,3 +1,4 @@
+#if Benchmarks
 import Axiom
 import Benchmark
 
@@ -184,3 +185,9 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 }
+
+// The entry point the benchmark package's build plugin would generate; without the trait, one that says what to do.
+@main struct BenchmarkRunner: BenchmarkRunnerHooks { static func registerBenchmarks() { _ = benchmarks() } }
+#else
+@main enum BenchmarkRunner { static func main() { fatalError("needs the Benchmarks trait (--traits Benchmarks)") } }
+#endif

@@ -1,3 +1,4 @@
+#if Benchmarks
 import AxiomSymbolication
 import Benchmark
 import Foundation
@@ -154,3 +155,9 @@ func printPhases() {
         print("open+index \(open), 32 first lookups \(lookups), teardown \(teardown)")
     }
 }
+
+// The entry point the benchmark package's build plugin would generate; without the trait, one that says what to do.
+@main struct BenchmarkRunner: BenchmarkRunnerHooks { static func registerBenchmarks() { _ = benchmarks() } }
+#else
+@main enum BenchmarkRunner { static func main() { fatalError("needs the Benchmarks trait (--traits Benchmarks)") } }
+#endif

@@ -20,10 +20,17 @@ public enum CrashReporter {
     /// names.
     ///
     /// A stack overflow is reported on every thread created after install, whoever creates it (the Swift
-    /// concurrency pool, a C library's workers): the reporter wraps `pthread_create` so each new thread gives
-    /// itself an alternate signal stack (64 KiB of address space and a guard page, touched only when a signal
-    /// runs on it, released when the thread exits). Threads that existed before install, other than the
-    /// calling one, have none: install first thing in `main`, or call ``prepareCurrentThread()`` on them.
+    /// concurrency pool, a C library's workers): linking this module defines `pthread_create` for the whole
+    /// executable, and the wrapper makes each new thread give itself an alternate signal stack (64 KiB of address
+    /// space and a guard page, touched only when a signal runs on it, released when the thread exits). Threads
+    /// that existed before install, other than the calling one, have none: install first thing in `main`, or call
+    /// ``prepareCurrentThread()`` on them.
+    ///
+    /// The wrapper comes with the package's `ThreadWrapper` trait, one of its default traits. An application that
+    /// must own `pthread_create` itself, or that wants no symbol of the framework's in front of every thread,
+    /// leaves the trait out (`traits: []` on its `.package` line, or its own list without `.defaults`); then
+    /// only install's caller and the threads that call ``prepareCurrentThread()`` report their overflows, and
+    /// ``preparesNewThreads`` is false.
     public static func install(directory: String) throws(CrashReporterError) {
         // So that a failure here, handed to a pipeline, is decided with its fate and texts. Only another source
         // that took the framework's domain names can refuse it.
@@ -44,8 +51,9 @@ public enum CrashReporter {
         }
     }
 
-    /// Whether threads created after ``install(directory:)`` get an alternate signal stack by themselves. False
-    /// only in builds with a sanitizer, whose runtime owns `pthread_create`.
+    /// Whether threads created after ``install(directory:)`` get an alternate signal stack by themselves: true
+    /// with the package's `ThreadWrapper` trait (a default trait), false without it and in builds with a
+    /// sanitizer, whose runtime owns `pthread_create`.
     public static var preparesNewThreads: Bool { axiom_crash_prepares_new_threads() != 0 }
 
     /// Creates `path` and every missing folder above it, each with mode 0700 (`mkdir -p`, private to the

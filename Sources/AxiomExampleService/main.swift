@@ -12,6 +12,7 @@
 //
 // Every error a route throws is answered with RFC 9457 problem details. With --collector, logs (redacted),
 // metrics, traces and crash reports go to that OTLP/HTTP collector. It stops gracefully on SIGTERM or SIGINT.
+#if Hummingbird && OpenTelemetry
 import Axiom
 import AxiomCrash
 import AxiomHummingbird
@@ -245,3 +246,16 @@ services.append(server)
 let group = ServiceGroup(
     configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 try await group.run()
+#else
+// Built without the traits it needs (a plain `swift build`): say how to get the service instead of failing the build.
+import Foundation
+
+FileHandle.standardError.write(
+    Data(
+        """
+        AxiomExampleService needs the Hummingbird and OpenTelemetry traits:
+        swift run --traits Hummingbird,OpenTelemetry AxiomExampleService
+
+        """.utf8))
+exit(64)
+#endif

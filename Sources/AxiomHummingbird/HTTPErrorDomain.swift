@@ -1,3 +1,4 @@
+#if Hummingbird
 import Axiom
 import Hummingbird
 
@@ -85,3 +86,4 @@ public enum HTTPErrorDomain {
             english: BuiltinTexts(en.message, title: en.title), turkish: BuiltinTexts(tr.message, title: tr.title))
     }
 }
+#endif

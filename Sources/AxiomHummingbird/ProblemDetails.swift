@@ -5,6 +5,7 @@
 /// identity (`domain/code`), and `traceId`, the trace the request belongs to when it is traced. Texts come from the
 /// registry's catalogs in the negotiated language, never from the error's own description, so a payload cannot
 /// reach the body.
+#if Hummingbird
 public struct ProblemDetails: Codable, Sendable, Hashable {
     /// A URI naming the problem type: the configuration's base followed by `domain/code`.
     public var type: String
@@ -38,3 +39,4 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
     /// The media type of a problem details body.
     public static let mediaType = "application/problem+json"
 }
+#endif

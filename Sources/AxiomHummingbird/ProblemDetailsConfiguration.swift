@@ -1,3 +1,4 @@
+#if Hummingbird
 import Axiom
 
 /// How `ProblemDetailsMiddleware` turns a decided error into an answer: the type URIs, and the status of each
@@ -40,3 +41,4 @@ public struct ProblemDetailsConfiguration: Sendable {
     /// The `type` URI of a code.
     public func type(of code: ErrorCode) -> String { typeBase + code.domain + "/" + code.code }
 }
+#endif

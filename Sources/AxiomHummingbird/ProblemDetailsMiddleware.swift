@@ -1,3 +1,4 @@
+#if Hummingbird
 import Axiom
 import AxiomTracing
 import Foundation
@@ -129,3 +130,4 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         return Int(seconds) + (attoseconds > 0 ? 1 : 0)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenTelemetry
 import AsyncHTTPClient
 import AxiomCore
 import AxiomCrash
@@ -110,3 +111,4 @@ public final class CrashReportExporter: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenTelemetry
 import AxiomCrash
 
 /// A processed crash report as one OTLP log record, encoded as an `ExportLogsServiceRequest`.
@@ -131,3 +132,4 @@ extension ProtobufWriter {
         }
     }
 }
+#endif

@@ -4,6 +4,7 @@
 /// Field numbers follow the official OTLP definitions (`opentelemetry/proto/logs/v1/logs.proto`,
 /// `common/v1/common.proto`, `resource/v1/resource.proto`, `collector/logs/v1/logs_service.proto`); the tests
 /// decode what this writes with those definitions.
+#if OpenTelemetry
 struct ProtobufWriter {
     private(set) var bytes: [UInt8] = []
 
@@ -59,3 +60,4 @@ struct ProtobufWriter {
         bytes.append(contentsOf: nested.bytes)
     }
 }
+#endif

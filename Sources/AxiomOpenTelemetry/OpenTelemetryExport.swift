@@ -1,3 +1,4 @@
+#if OpenTelemetry
 import AsyncHTTPClient
 import AxiomCore
 import AxiomCrash
@@ -163,3 +164,4 @@ struct StripedCountsFlush: Service {
         MetricsObserver.flushAll()
     }
 }
+#endif

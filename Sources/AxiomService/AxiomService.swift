@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import AxiomCore
 import AxiomCrash
 import AxiomPlugins
@@ -170,3 +171,4 @@ public struct AxiomService: Service {
         return report
     }
 }
+#endif

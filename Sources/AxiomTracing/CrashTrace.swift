@@ -1,3 +1,4 @@
+#if Tracing
 import AxiomCore
 import Tracing
 
@@ -57,3 +58,4 @@ extension TraceIdentifiers {
     /// The span id's 8 bytes, when it is 16 hex digits (a W3C span id).
     public var spanIDBytes: [UInt8]? { CrashTrace.bytes(hex: spanID, count: 8) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tracing
 import Logging
 import Tracing
 
@@ -15,3 +16,4 @@ extension Logger.MetadataProvider {
         return ["trace-id": .string(ids.traceID), "span-id": .string(ids.spanID)]
     }
 }
+#endif

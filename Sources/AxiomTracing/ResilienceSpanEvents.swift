@@ -1,3 +1,4 @@
+#if Tracing
 import Axiom
 import Tracing
 
@@ -42,3 +43,4 @@ public struct ResilienceSpanEvents: Sendable {
         span.addEvent(SpanEvent(name: "axiom.resilience.\(event.name)", attributes: attributes))
     }
 }
+#endif

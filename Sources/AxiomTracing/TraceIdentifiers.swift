@@ -1,3 +1,4 @@
+#if Tracing
 import Instrumentation
 import Tracing
 
@@ -53,3 +54,4 @@ struct DictionaryInjector: Injector {
         carrier[key] = value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tracing
 import AxiomCore
 import Tracing
 
@@ -54,3 +55,4 @@ func activeSpan(_ tracer: (any Tracer)? = nil) -> (any Span)? {
     guard let context = ServiceContext.current else { return nil }
     return (tracer ?? InstrumentationSystem.tracer).activeSpan(identifiedBy: context)
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tracing
 import AxiomCore
 import Tracing
 
@@ -44,3 +45,4 @@ public struct TracingInstrument: PipelineInstrument {
         span.setStatus(SpanStatus(code: .error, message: event.code.description))
     }
 }
+#endif

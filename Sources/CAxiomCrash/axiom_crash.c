@@ -286,8 +286,15 @@ int axiom_crash_prepare_thread(void) {
 // a guard page, released at thread exit). Before install, or when the wrapper cannot
 // allocate, the call goes straight through.
 //
+// Only with the package's ThreadWrapper trait (on by default), which defines
+// AXIOM_CRASH_WRAPS_PTHREAD_CREATE: an application that must own pthread_create itself turns the
+// trait off, and gives its threads stacks with axiom_crash_prepare_thread.
+//
 // Not under a sanitizer: its runtime interposes pthread_create itself (a weak definition in
 // the executable, like this one would be), and must see every thread.
+#ifndef AXIOM_CRASH_WRAPS_PTHREAD_CREATE
+#define AXIOM_CRASH_NO_THREAD_INTERPOSITION 1
+#endif
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
 #define AXIOM_CRASH_NO_THREAD_INTERPOSITION 1

@@ -1,3 +1,4 @@
+#if Hummingbird && OpenTelemetry
 import AsyncHTTPClient
 import AxiomTracing
 import Foundation
@@ -79,3 +80,4 @@ struct ExampleServiceTests {
             })
     }
 }
+#endif

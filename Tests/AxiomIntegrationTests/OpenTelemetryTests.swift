@@ -1,3 +1,4 @@
+#if Hummingbird && OpenTelemetry
 import AsyncHTTPClient
 import Axiom
 import AxiomCrash
@@ -248,3 +249,4 @@ struct OpenTelemetryTests {
         #expect(FileManager.default.fileExists(atPath: crash.jsonPath))
     }
 }
+#endif

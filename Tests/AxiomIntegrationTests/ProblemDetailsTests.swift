@@ -1,3 +1,4 @@
+#if Hummingbird && OpenTelemetry
 import AsyncHTTPClient
 import Axiom
 import AxiomHummingbird
@@ -157,3 +158,4 @@ struct ProblemDetailsTests {
         }
     }
 }
+#endif

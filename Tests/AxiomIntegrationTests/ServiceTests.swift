@@ -1,3 +1,4 @@
+#if Hummingbird && OpenTelemetry
 import Axiom
 import AxiomPlugins
 import AxiomService
@@ -67,3 +68,4 @@ struct ServiceTests {
         #expect(report.refusedPlugins == 1)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird && OpenTelemetry
 import AsyncHTTPClient
 import Axiom
 import AxiomPlugins
@@ -136,3 +137,4 @@ func firstLine(of pipe: Pipe) throws -> String {
     }
     return String(decoding: line, as: UTF8.self)
 }
+#endif

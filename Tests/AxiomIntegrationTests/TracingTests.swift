@@ -1,3 +1,4 @@
+#if Hummingbird && OpenTelemetry
 import Axiom
 import AxiomTesting
 import AxiomTracing
@@ -184,3 +185,4 @@ struct TracingTests {
         #expect(TraceIdentifiers.fromTraceparent("garbage") == nil)
     }
 }
+#endif

@@ -41,7 +41,8 @@ int axiom_crash_install(const char *directory);
 int axiom_crash_prepare_thread(void);
 
 /// Non-zero when threads created after install get an alternate signal stack by themselves
-/// (pthread_create is interposed; not in sanitizer builds).
+/// (pthread_create is interposed: with the package's ThreadWrapper trait, and not in
+/// sanitizer builds).
 int axiom_crash_prepares_new_threads(void);
 
 /// Re-reads the loaded modules (after dlopen) for future reports. Returns 0, or -1.
