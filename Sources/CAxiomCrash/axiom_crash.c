@@ -219,17 +219,18 @@ static int take_module_snapshot(void) {
 static pthread_key_t alternate_stack_key;
 static pthread_once_t alternate_stack_key_once = PTHREAD_ONCE_INIT;
 
-struct alternate_stack {
-    void *mapping;
-    size_t mapping_size;
-};
+// The thread's key holds the mapping itself (guard page, then the stack), whose size is the same for every
+// thread: nothing is allocated with malloc on the new thread, whose first malloc would make glibc reserve
+// an arena of 64 MiB of address space for it (the wrapper would cost each thread that never allocates
+// megabytes instead of 68 KiB).
+static size_t alternate_stack_mapping_size(void) {
+    return AXIOM_CRASH_ALTERNATE_STACK_SIZE + (size_t)sysconf(_SC_PAGESIZE);
+}
 
-static void release_alternate_stack(void *value) {
-    struct alternate_stack *stack = value;
+static void release_alternate_stack(void *mapping) {
     stack_t disable = {.ss_flags = SS_DISABLE};
     sigaltstack(&disable, NULL);
-    munmap(stack->mapping, stack->mapping_size);
-    free(stack);
+    munmap(mapping, alternate_stack_mapping_size());
 }
 
 static void create_alternate_stack_key(void) { pthread_key_create(&alternate_stack_key, release_alternate_stack); }
@@ -244,33 +245,24 @@ int axiom_crash_prepare_thread(void) {
     }
     pthread_once(&alternate_stack_key_once, create_alternate_stack_key);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    struct alternate_stack *stack = malloc(sizeof(*stack));
-    if (!stack) return -1;
+    size_t size = alternate_stack_mapping_size();
     // One guard page below the stack, so overflowing the handler's stack faults
     // instead of silently writing into a neighbouring mapping.
-    stack->mapping_size = AXIOM_CRASH_ALTERNATE_STACK_SIZE + page;
-    stack->mapping = mmap(NULL, stack->mapping_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack->mapping == MAP_FAILED) {
-        free(stack);
-        return -1;
-    }
-    mprotect(stack->mapping, page, PROT_NONE);
-    stack_t wanted = {.ss_sp = (char *)stack->mapping + page, .ss_size = AXIOM_CRASH_ALTERNATE_STACK_SIZE};
+    void *mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (mapping == MAP_FAILED) return -1;
+    mprotect(mapping, page, PROT_NONE);
+    stack_t wanted = {.ss_sp = (char *)mapping + page, .ss_size = AXIOM_CRASH_ALTERNATE_STACK_SIZE};
     if (sigaltstack(&wanted, NULL) != 0) {
         int saved = errno;
-        munmap(stack->mapping, stack->mapping_size);
-        free(stack);
+        munmap(mapping, size);
         errno = saved;
         return -1;
     }
     // A stack of ours that someone since replaced with a smaller one is no longer in
     // use (ours is big enough, so it cannot be the one we just replaced): release it.
-    struct alternate_stack *old = pthread_getspecific(alternate_stack_key);
-    if (old) {
-        munmap(old->mapping, old->mapping_size);
-        free(old);
-    }
-    pthread_setspecific(alternate_stack_key, stack);
+    void *old = pthread_getspecific(alternate_stack_key);
+    if (old) munmap(old, size);
+    pthread_setspecific(alternate_stack_key, mapping);
     return 0;
 }
 
@@ -313,9 +305,38 @@ struct thread_start {
     void *argument;
 };
 
+// What a new thread is to run, handed over in one of 64 static slots rather than through malloc: the new
+// thread would have to free it, and a thread's first malloc or free makes glibc reserve an arena for it
+// (64 MiB of address space, shared once there are 8 per core). Only more than 64 threads starting at
+// the same moment fall back to malloc.
+#define THREAD_START_SLOTS 64
+static struct thread_start thread_start_slots[THREAD_START_SLOTS];
+static _Atomic uint64_t thread_start_slots_used;
+
+static struct thread_start *take_thread_start(void) {
+    uint64_t used = atomic_load_explicit(&thread_start_slots_used, memory_order_relaxed);
+    while (~used) {
+        int slot = __builtin_ctzll(~used);
+        if (atomic_compare_exchange_weak_explicit(&thread_start_slots_used, &used, used | (UINT64_C(1) << slot),
+                                                  memory_order_acquire, memory_order_relaxed))
+            return &thread_start_slots[slot];
+    }
+    return malloc(sizeof(struct thread_start));
+}
+
+static void release_thread_start(struct thread_start *start) {
+    uintptr_t offset = (uintptr_t)start - (uintptr_t)thread_start_slots;
+    if (offset < sizeof(thread_start_slots)) {
+        uint64_t bit = UINT64_C(1) << (offset / sizeof(struct thread_start));
+        atomic_fetch_and_explicit(&thread_start_slots_used, ~bit, memory_order_release);
+    } else {
+        free(start);
+    }
+}
+
 static void *start_with_alternate_stack(void *pointer) {
     struct thread_start start = *(struct thread_start *)pointer;
-    free(pointer);
+    release_thread_start(pointer);
     // A thread that cannot have a stack (out of memory) still runs; only its overflow goes unreported.
     (void)axiom_crash_prepare_thread();
     return start.routine(start.argument);
@@ -329,12 +350,12 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
         atomic_store_explicit(&real_pthread_create, real, memory_order_release);
     }
     if (!atomic_load_explicit(&installed, memory_order_acquire)) return real(thread, attributes, routine, argument);
-    struct thread_start *start = malloc(sizeof(*start));
+    struct thread_start *start = take_thread_start();
     if (!start) return real(thread, attributes, routine, argument);
     start->routine = routine;
     start->argument = argument;
     int result = real(thread, attributes, start_with_alternate_stack, start);
-    if (result != 0) free(start);
+    if (result != 0) release_thread_start(start);
     return result;
 }
 #endif

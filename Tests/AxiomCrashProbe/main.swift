@@ -102,6 +102,61 @@ func overflowOnPreparedThread() {
     _ = axiom_probe_recurse(0)
 }
 
+/// Prints the address space that 32 threads parked at once add to the process, in KiB, when created through
+/// `pthread_create` (the reporter's wrapper) and through the C library's own (found with `RTLD_NEXT`):
+/// `wrapped=N direct=N`. The difference is the wrapper's share.
+func printThreadAddressSpace() {
+    typealias Create = @convention(c) (
+        UnsafeMutablePointer<pthread_t>?, UnsafePointer<pthread_attr_t>?,
+        @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
+    ) -> Int32
+    let direct = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: -1), "pthread_create")!, to: Create.self)
+    let wrapped: Create = { pthread_create($0!, $1, $2, $3) }
+    func addressSpaceKiB() -> Int {
+        let status = open("/proc/self/status", O_RDONLY)
+        defer { close(status) }
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        let count = read(status, &bytes, bytes.count)
+        let text = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("VmSize:") }!
+        return Int(line.split(separator: " ").dropFirst().first!)!
+    }
+    func parked(_ create: Create) -> Int {
+        // Each thread says it has started (the wrapper's work is done by then) on one pipe, then waits until the
+        // other closes, allocating nothing. Both descriptors travel in the thread's argument.
+        var started = [Int32](repeating: 0, count: 2)
+        var gate = [Int32](repeating: 0, count: 2)
+        precondition(pipe(&started) == 0 && pipe(&gate) == 0)
+        let descriptors = Int(started[1]) << 32 | Int(gate[0])
+        let before = addressSpaceKiB()
+        let threads = (0..<32).map { _ in
+            var thread = pthread_t()
+            let result = create(&thread, nil, { argument in
+                let descriptors = Int(bitPattern: argument)
+                var byte: UInt8 = 1
+                _ = write(Int32(descriptors >> 32), &byte, 1)
+                _ = read(Int32(descriptors & 0xffff_ffff), &byte, 1)
+                return nil
+            }, UnsafeMutableRawPointer(bitPattern: descriptors))
+            precondition(result == 0)
+            return thread
+        }
+        var byte: UInt8 = 0
+        for _ in threads { precondition(read(started[0], &byte, 1) == 1) }
+        let during = addressSpaceKiB()
+        close(gate[1])
+        for thread in threads { pthread_join(thread, nil) }
+        for descriptor in [started[0], started[1], gate[0]] { close(descriptor) }
+        return during - before
+    }
+    // A first round of direct threads warms what the first threads of a process set up once. The wrapped threads
+    // are measured on their first round: glibc keeps an arena once it has made one, so a malloc arena that the
+    // wrapper made a thread reserve would show only the first time.
+    _ = parked(direct)
+    let wrappedKiB = parked(wrapped)
+    print("wrapped=\(wrappedKiB) direct=\(parked(direct))")
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
     printError("usage: AxiomCrashProbe <report-directory> <crash-kind>")
@@ -133,6 +188,9 @@ if getenv("AXIOM_PROBE_NO_REPORTER") == nil {
 
 switch arguments[2] {
 case "none": exit(0)
+case "thread-address-space":
+    printThreadAddressSpace()
+    exit(0)
 case "force-unwrap": print(forceUnwrapNil())
 case "null-write": axiom_probe_null_write()
 case "abort": axiom_probe_abort()
