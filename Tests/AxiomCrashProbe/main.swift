@@ -106,10 +106,11 @@ func overflowOnPreparedThread() {
 /// `pthread_create` (the reporter's wrapper) and through the C library's own (found with `RTLD_NEXT`):
 /// `wrapped=N direct=N`. The difference is the wrapper's share.
 func printThreadAddressSpace() {
-    typealias Create = @convention(c) (
-        UnsafeMutablePointer<pthread_t>?, UnsafePointer<pthread_attr_t>?,
-        @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
-    ) -> Int32
+    typealias Create =
+        @convention(c) (
+            UnsafeMutablePointer<pthread_t>?, UnsafePointer<pthread_attr_t>?,
+            @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
+        ) -> Int32
     let direct = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: -1), "pthread_create")!, to: Create.self)
     let wrapped: Create = { pthread_create($0!, $1, $2, $3) }
     func addressSpaceKiB() -> Int {
@@ -131,13 +132,15 @@ func printThreadAddressSpace() {
         let before = addressSpaceKiB()
         let threads = (0..<32).map { _ in
             var thread = pthread_t()
-            let result = create(&thread, nil, { argument in
-                let descriptors = Int(bitPattern: argument)
-                var byte: UInt8 = 1
-                _ = write(Int32(descriptors >> 32), &byte, 1)
-                _ = read(Int32(descriptors & 0xffff_ffff), &byte, 1)
-                return nil
-            }, UnsafeMutableRawPointer(bitPattern: descriptors))
+            let result = create(
+                &thread, nil,
+                { argument in
+                    let descriptors = Int(bitPattern: argument)
+                    var byte: UInt8 = 1
+                    _ = write(Int32(descriptors >> 32), &byte, 1)
+                    _ = read(Int32(descriptors & 0xffff_ffff), &byte, 1)
+                    return nil
+                }, UnsafeMutableRawPointer(bitPattern: descriptors))
             precondition(result == 0)
             return thread
         }
