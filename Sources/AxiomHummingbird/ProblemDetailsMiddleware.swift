@@ -33,7 +33,10 @@ import Hummingbird
 /// in the language `Accept-Language` asks for (English when it asks for none the registry has), and a 5xx answer
 /// says only the generic "something went wrong", whatever the code. `Retry-After` comes from the error's own
 /// Retry-After, or, for 429 and 503, from the first wait of the descriptor's retry policy. The trace id is added
-/// when the request is traced.
+/// when the request is traced. Every problem answer carries `Vary: Accept-Language`.
+///
+/// The request's span gets `error.type` for every error that ends the request, and status error only for a 5xx
+/// answer: OpenTelemetry's HTTP conventions leave a SERVER span's status unset for a 4xx.
 ///
 /// It also announces the request's span to the crash reporter (`CrashTrace`), so a route that crashes the process
 /// leaves a report that names the request's trace.
@@ -64,17 +67,29 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     }
 
     /// The answer for an error a route threw.
+    ///
+    /// The request's span gets `error.type` for every error that ends the request, and status error only when the
+    /// answer is a 5xx: OpenTelemetry's HTTP conventions leave a SERVER span's status unset for a 4xx.
     func answer(_ error: any Error, request: Request, context: Context) -> Response {
+        let (response, code) = TracingInstrument.leavingStatusToCaller {
+            decidedAnswer(error, request: request, context: context)
+        }
+        if let code, response.status.code >= 500 { TracingInstrument.markFailed(code: code) }
+        return response
+    }
+
+    /// The answer, and the code of the problem it details (nil when a recovery's own response is the answer).
+    func decidedAnswer(_ error: any Error, request: Request, context: Context) -> (Response, ErrorCode?) {
         let operation = "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)"
         let ownStatus = (error as? any HTTPResponseError)?.status.code
         do {
             switch try pipeline.decide(error, operation: operation) {
             case .recovered(let value, let event):
-                if let response = value as? Response { return response }
+                if let response = value as? Response { return (response, nil) }
                 if let generator = value as? any ResponseGenerator,
                     let response = try? generator.response(from: request, context: context)
                 {
-                    return response
+                    return (response, nil)
                 }
                 return problem(event.error, request: request, ownStatus: ownStatus)
             case .ignored(let event), .handled(let event):
@@ -87,8 +102,8 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         }
     }
 
-    /// The problem details response for `error`.
-    func problem(_ error: any Error, request: Request, ownStatus: Int?) -> Response {
+    /// The problem details response for `error`, and the code it names.
+    func problem(_ error: any Error, request: Request, ownStatus: Int?) -> (Response, ErrorCode) {
         let registry = pipeline.configuration.registry
         let (identity, descriptor) = registry.resolve(error)
         var status = configuration.status(for: descriptor)
@@ -107,6 +122,9 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
             code: identity.code.description, traceId: TraceIdentifiers.current?.traceID)
 
         var headers: HTTPFields = [.contentType: ProblemDetails.mediaType]
+        // The texts were chosen by Accept-Language: a shared cache must not serve one language's answer to a client
+        // that asked for another (RFC 9110 §12.5.5; a 404 is cacheable by default).
+        headers[.vary] = "Accept-Language"
         headers[.contentLanguage] = detail?.locale ?? Localizer.baseLocale
         if let seconds = retryAfter(identity: identity, descriptor: descriptor, status: status) {
             headers[.retryAfter] = String(seconds)
@@ -114,9 +132,10 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(body)) ?? Data(#"{"status":500}"#.utf8)
-        return Response(
+        let response = Response(
             status: HTTPResponse.Status(code: status), headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return (response, identity.code)
     }
 
     /// Whole seconds to wait before trying again, if the error or its descriptor says: the error's own Retry-After

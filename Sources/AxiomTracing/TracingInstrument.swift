@@ -37,12 +37,30 @@ public struct TracingInstrument: PipelineInstrument {
         return outcome
     }
 
-    /// Marks the span active in this task (as `tracer`, nil: the bootstrapped one, knows it) as failed with `event`'s code (for a caller that ends an escalation no
-    /// layer decided).
+    /// Marks the span active in this task (as `tracer`, nil: the bootstrapped one, knows it) as failed with
+    /// `event`'s code (for a caller that ends an escalation no layer decided): its `error.type` attribute, and its
+    /// status error unless the caller sets the status itself (``leavingStatusToCaller(_:)``).
     public static func markFailed(_ event: ErrorEvent, tracer: (any Tracer)? = nil) {
         guard let span = activeSpan(tracer) else { return }
         span.attributes["error.type"] = event.code.description
-        span.setStatus(SpanStatus(code: .error, message: event.code.description))
+        if !callerSetsStatus { span.setStatus(SpanStatus(code: .error, message: event.code.description)) }
     }
+
+    /// Runs `body` with handled errors recording `error.type` on the active span but leaving its status to the
+    /// caller, which knows better: an HTTP server's middleware sets a SERVER span's status from the response it
+    /// answers with, error for a 5xx and unset for a 4xx, as OpenTelemetry's HTTP conventions ask (a 4xx is the
+    /// client's failure, not the server's).
+    public static func leavingStatusToCaller<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try $callerSetsStatus.withValue(true, operation: body)
+    }
+
+    /// Marks the span active in this task as failed with `code`, status and `error.type`, whatever the caller set.
+    package static func markFailed(code: ErrorCode, tracer: (any Tracer)? = nil) {
+        guard let span = activeSpan(tracer) else { return }
+        span.attributes["error.type"] = code.description
+        span.setStatus(SpanStatus(code: .error, message: code.description))
+    }
+
+    @TaskLocal private static var callerSetsStatus = false
 }
 #endif

@@ -136,25 +136,51 @@ struct ProblemDetailsTests {
         }
     }
 
-    @Test func hummingbirdsTracingMiddlewareSeesTheFinalStatusAndTheTraceIdIsInTheBody() async throws {
+    /// The finished SERVER span of the request to `path` whose answer names `traceID`, waited for (bounded): the
+    /// span ends when the response body is written.
+    func finishedSpan(_ path: String, traceID: String) async throws -> FinishedInMemorySpan {
+        var span: FinishedInMemorySpan?
+        for _ in 0..<200 where span == nil {
+            span = SharedTracer.finished(path).first { $0.traceID == traceID }
+            if span == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        return try #require(span, "no finished span for \(path) in trace \(traceID)")
+    }
+
+    /// OpenTelemetry's HTTP conventions: a SERVER span's status stays unset for a 4xx (the client's failure) and is
+    /// error for a 5xx; `error.type` names the code either way.
+    @Test func aClientErrorLeavesTheServerSpanUnsetAndAServerErrorFailsIt() async throws {
         _ = SharedTracer.tracer
         let registry = try makeServiceRegistry()
         try await withServer(Self.router(registry: registry)) { port in
             let answer = try await get(port, "/orders")
-            let traceID = try #require(try answer.json()["traceId"] as? String)
-            // The span ends when the response body is written: wait for it, bounded.
-            var span: FinishedInMemorySpan?
-            for _ in 0..<200 where span == nil {
-                span = SharedTracer.finished("/orders").first { $0.traceID == traceID }
-                if span == nil { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            let request = try #require(span, "no finished span for /orders in trace \(traceID)")
+            let request = try await finishedSpan(
+                "/orders", traceID: try #require(try answer.json()["traceId"] as? String))
             #expect(request.attributes.integer("http.response.status_code") == 401)
-            #expect(request.status?.code == .error)
+            #expect(request.status == nil)
             #expect(request.attributes.string("error.type") == "shop/NOT_SIGNED_IN")
             let event = try #require(request.events.first { $0.name == TracingErrorObserver.eventName })
             #expect(event.attributes.string("error.type") == "shop/NOT_SIGNED_IN")
             #expect(event.attributes.string("axiom.error.disposition") == "handle")
+
+            let failed = try await get(port, "/boom")
+            let server = try await finishedSpan("/boom", traceID: try #require(try failed.json()["traceId"] as? String))
+            #expect(server.attributes.integer("http.response.status_code") == 500)
+            #expect(server.status?.code == .error)
+            #expect(try server.attributes.string("error.type") == failed.json()["code"] as? String)
+        }
+    }
+
+    /// Every problem answer's texts were chosen by `Accept-Language`, so it says so: a shared cache keeps one
+    /// answer per language instead of serving the first language to everyone (a 404 is cacheable by default).
+    @Test func everyNegotiatedAnswerVariesOnAcceptLanguage() async throws {
+        let registry = try makeServiceRegistry()
+        try await withServer(Self.router(registry: registry)) { port in
+            for path in ["/no-such-route", "/pay", "/boom", "/quantity"] {
+                let answer = try await get(port, path, headers: [("Accept-Language", "tr")])
+                #expect(answer.headers["vary"] == "Accept-Language", "\(path)")
+            }
+            #expect(try await get(port, "/fine").headers["vary"] == nil)
         }
     }
 }
