@@ -308,7 +308,7 @@ struct DebugInfoOptions: ParsableArguments {
 
     @Option(
         name: .customLong("debug-dir"),
-        help: "A global debug folder instead of /usr/lib/debug (repeatable; gdb's debug-file-directory).")
+        help: "A global debug folder, searched before /usr/lib/debug (repeatable; laid out as gdb's debug-file-directory).")
     var debugRoots: [String] = []
 
     @Option(name: .customLong("debuginfod"), help: "A debuginfod server URL (repeatable); default: DEBUGINFOD_URLS.")
@@ -327,7 +327,10 @@ struct DebugInfoOptions: ParsableArguments {
         }
         if let debuginfodTimeout { servers?.timeoutSeconds = max(1, debuginfodTimeout) }
         return DebugInfoSearch(
-            debugRoots: debugRoots.isEmpty ? DebugInfoSearch.local.debugRoots : debugRoots, symbolStores: symbolStores,
+            // Added to the system's folders rather than replacing them, so that naming one's own folder does not
+            // lose the lines of the C library and of every other package's debug info.
+            debugRoots: debugRoots + DebugInfoSearch.local.debugRoots.filter { !debugRoots.contains($0) },
+            symbolStores: symbolStores,
             debuginfod: servers)
     }
 }

@@ -13,11 +13,11 @@ struct Symbols: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Strip a binary, keep its debug info beside it and in a symbol store by build-id.",
             discussion: """
-                With binutils' objcopy: copies the DWARF of BINARY into BINARY.debug (--only-keep-debug), strips \\
-                BINARY in place (--strip-debug: the symbol table stays, so function names survive on the machine \\
-                that runs it) with a .gnu_debuglink to BINARY.debug, then copies BINARY.debug into the store as \\
-                DIR/.build-id/xx/rest.debug (xx: the first two hex digits of the build-id, rest: the others; the \\
-                layout of /usr/lib/debug/.build-id, gdb and debuginfod -F read it too). Ship BINARY; keep the store. \\
+                With binutils' objcopy: copies the DWARF of BINARY into BINARY.debug (--only-keep-debug), strips \
+                BINARY in place (--strip-debug: the symbol table stays, so function names survive on the machine \
+                that runs it) with a .gnu_debuglink to BINARY.debug, then copies BINARY.debug into the store as \
+                DIR/.build-id/xx/rest.debug (xx: the first two hex digits of the build-id, rest: the others; the \
+                layout of /usr/lib/debug/.build-id, gdb and debuginfod -F read it too). Ship BINARY; keep the store. \
                 `axiom symbolicate REPORT --symbols DIR` then symbolicates its crash reports, from any machine.
                 """
         )

@@ -290,7 +290,8 @@ struct StrippedBinaryTests {
         #expect(elapsed < .seconds(60), "\(elapsed)")
         expectOffsetsOnly(
             json: json, text: text,
-            reason: "looked in: \(directory.path)/no-debug-root/.build-id/de/adbeef.debug, debuginfod \(url) (")
+            reason: "looked in: \(directory.path)/no-debug-root/.build-id/de/adbeef.debug, "
+                + "/usr/lib/debug/.build-id/de/adbeef.debug, debuginfod \(url) (")
     }
 
     @Test("A debuginfod server that accepts and never answers leaves module offsets within the timeout")
