@@ -308,7 +308,7 @@ struct DebugInfoOptions: ParsableArguments {
 
     @Option(
         name: .customLong("debug-dir"),
-        help: "A global debug folder, searched before /usr/lib/debug (repeatable; laid out as gdb's debug-file-directory).")
+        help: "A global debug folder, searched before /usr/lib/debug (repeatable; laid out as /usr/lib/debug).")
     var debugRoots: [String] = []
 
     @Option(name: .customLong("debuginfod"), help: "A debuginfod server URL (repeatable); default: DEBUGINFOD_URLS.")
