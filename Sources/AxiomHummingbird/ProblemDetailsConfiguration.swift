@@ -4,8 +4,10 @@ import Axiom
 /// How `ProblemDetailsMiddleware` turns a decided error into an answer: the type URIs, and the status of each
 /// category when a code names none of its own.
 public struct ProblemDetailsConfiguration: Sendable {
-    /// The prefix of every `type` URI; the error's `domain/code` follows it.
-    public var typeBase: String
+    /// The prefix of every `type` URI, the error's `domain/code` following it: the service's own, where it documents
+    /// its problem types (`https://shop.example/problems/`). When nil, every answer's type is `about:blank` (RFC 9457
+    /// §4.2.1: the problem has no semantics beyond its status), and the `code` member alone identifies it.
+    public var typeBase: String?
     /// The status of a code whose descriptor names none, by category.
     public var statusByCategory: [ErrorCategory: Int]
     /// Statuses for particular codes, over their descriptors' and their category's.
@@ -22,7 +24,7 @@ public struct ProblemDetailsConfiguration: Sendable {
 
     /// A configuration; `typeBase` should end with `/`.
     public init(
-        typeBase: String = "https://errors.axiom.dev/", statusByCategory: [ErrorCategory: Int] = [:],
+        typeBase: String? = nil, statusByCategory: [ErrorCategory: Int] = [:],
         overrides: [ErrorCode: Int] = [:]
     ) {
         self.typeBase = typeBase
@@ -38,7 +40,10 @@ public struct ProblemDetailsConfiguration: Sendable {
         return descriptor.httpStatus ?? statusByCategory[descriptor.category] ?? 500
     }
 
-    /// The `type` URI of a code.
-    public func type(of code: ErrorCode) -> String { typeBase + code.domain + "/" + code.code }
+    /// The `type` URI of a code: `about:blank` without a ``typeBase``.
+    public func type(of code: ErrorCode) -> String {
+        guard let typeBase else { return "about:blank" }
+        return typeBase + code.domain + "/" + code.code
+    }
 }
 #endif

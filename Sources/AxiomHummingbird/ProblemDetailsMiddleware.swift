@@ -116,10 +116,13 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         let generic = status >= 500
         let title = generic ? localizer.text(forKey: Localizer.generalTitleKey) : localizer.title(for: descriptor)
         let detail = generic ? localizer.text(forKey: Localizer.unexpectedKey) : localizer.message(for: descriptor)
+        // An error no catalog registers is answered with the one generic identity: its own code (for a Swift error,
+        // its type's name) is an implementation detail, and goes only to the log, the span and the metrics.
+        let publicCode = descriptor.code == ErrorCatalog.unknownCode ? ErrorCatalog.unknownCode : identity.code
         let body = ProblemDetails(
-            type: configuration.type(of: identity.code), title: title?.text ?? "Something went wrong", status: status,
+            type: configuration.type(of: publicCode), title: title?.text ?? "Something went wrong", status: status,
             detail: detail?.text ?? "Something went wrong. Please try again.", instance: request.uri.path,
-            code: identity.code.description, traceId: TraceIdentifiers.current?.traceID)
+            code: publicCode.description, traceId: TraceIdentifiers.current?.traceID)
 
         var headers: HTTPFields = [.contentType: ProblemDetails.mediaType]
         // The texts were chosen by Accept-Language: a shared cache must not serve one language's answer to a client
