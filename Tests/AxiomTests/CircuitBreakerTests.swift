@@ -406,8 +406,70 @@ struct CircuitBreakerOptionTests {
         breaker.recordSuccess(try breaker.acquire(), duration: .seconds(7))
         #expect(breaker.state == .open)
         clock.advance(by: .seconds(60))
-        breaker.recordSuccess(try breaker.acquire(), duration: .seconds(5))
+        breaker.recordSuccess(try breaker.acquire(), duration: .seconds(6))
         #expect(breaker.state == .open, "the probe succeeded, but slowly")
+    }
+
+    /// A call through `breaker` that takes `duration` on `clock`, and fails when `failing`.
+    func call(_ breaker: CircuitBreaker, on clock: ManualClock, taking duration: Duration, failing: Bool = false) {
+        guard let permit = try? breaker.acquire() else { return }
+        clock.advance(by: duration)
+        if failing {
+            breaker.recordFailure(permit, error: Boom(), duration: duration)
+        } else {
+            breaker.recordSuccess(permit, duration: duration)
+        }
+    }
+
+    @Test(
+        "the slow-call rate is checked after every call: six slow then four fast opens at the tenth, as five fast then five slow does",
+        arguments: [true, false])
+    func slowRateCheckedAfterEveryCall(slowFirst: Bool) throws {
+        let clock = ManualClock()
+        var configuration = ratio(0.5, window: .seconds(60), minimum: 10)
+        configuration.slowCalls = .init(threshold: .seconds(1), rate: 0.5)
+        let breaker = try CircuitBreaker(key: "api", configuration: configuration, clock: clock)
+        let slow = slowFirst ? 6 : 5
+        let durations = Array(repeating: Duration.milliseconds(1500), count: slow)
+        let fast = Array(repeating: Duration.milliseconds(20), count: 10 - slow)
+        for duration in (slowFirst ? durations + fast : fast + durations).dropLast() {
+            call(breaker, on: clock, taking: duration)
+        }
+        #expect(breaker.state == .closed, "9 calls: below the minimum throughput")
+        call(breaker, on: clock, taking: slowFirst ? .milliseconds(20) : .milliseconds(1500))
+        #expect(breaker.state == .open, "\(slow) slow calls of 10, whatever the last call was")
+    }
+
+    @Test("the failure rate is checked after every call: six failures then four successes opens at the tenth")
+    func failureRateCheckedAfterSuccess() throws {
+        let clock = ManualClock()
+        let breaker = try CircuitBreaker(
+            key: "api", configuration: ratio(0.5, window: .seconds(60), minimum: 10), clock: clock)
+        fail(breaker, times: 6)
+        for _ in 0..<3 { breaker.recordSuccess(try breaker.acquire()) }
+        #expect(breaker.state == .closed, "9 calls: below the minimum throughput")
+        breaker.recordSuccess(try breaker.acquire())
+        #expect(breaker.state == .open, "6 failures of 10, though the last call succeeded")
+    }
+
+    @Test("a call of exactly the slow-call threshold is not slow; one a nanosecond longer is")
+    func exactlyTheThresholdIsNotSlow() throws {
+        let clock = ManualClock()
+        var configuration = ratio(0.5, window: .seconds(60), minimum: 10)
+        configuration.slowCalls = .init(threshold: .seconds(1), rate: 0.5)
+        let ratioBreaker = try CircuitBreaker(key: "ratio", configuration: configuration, clock: clock)
+        for _ in 0..<10 { call(ratioBreaker, on: clock, taking: .seconds(1)) }
+        #expect(ratioBreaker.state == .closed, "10 calls of exactly the threshold: none slow")
+
+        let consecutive = try CircuitBreaker(
+            key: "consecutive",
+            configuration: .init(
+                mode: .consecutiveFailures(threshold: 1), slowCalls: .init(threshold: .seconds(1))),
+            clock: clock)
+        call(consecutive, on: clock, taking: .seconds(1))
+        #expect(consecutive.state == .closed, "exactly the threshold")
+        call(consecutive, on: clock, taking: .seconds(1) + .nanoseconds(1))
+        #expect(consecutive.state == .open, "a nanosecond over the threshold is slow")
     }
 
     @Test("half-open under 50 concurrent callers lets exactly one probe through, 200 rounds out of 200")

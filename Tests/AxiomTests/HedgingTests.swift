@@ -76,6 +76,36 @@ struct HedgingTests {
         #expect(calls.count == 1)
     }
 
+    @Test("a cancelled caller starts no hedge, though its attempt takes a while to stop and every delay passes")
+    func cancelledCallerStartsNoHedge() async throws {
+        let clock = ManualClock()
+        let stage = try HedgingStage(maxHedges: 2, delay: .seconds(10), clock: clock)
+        let calls = CallCounter()
+        let task = Task {
+            try await stage.run("read") { () async throws -> Int in
+                let call = calls.next()
+                do {
+                    try await clock.sleep(for: .seconds(60))
+                } catch {
+                    // The first attempt takes 100 ms to stop once cancelled (in a task the cancellation does not
+                    // reach, as a call that cleans up before it returns); the others stop at once.
+                    if call == 1 { try? await Task { try await clock.sleep(for: .milliseconds(100)) }.value }
+                    throw error
+                }
+                return call
+            }
+        }
+        await clock.waitForSleepers(2)  // the first attempt and the timer of the first hedge
+        clock.advance(by: .milliseconds(20))
+        task.cancel()
+        await clock.waitForSleepers(1)  // the first attempt stopping
+        // The timer woke with the cancellation; give the stage every chance to act on it before the attempt ends.
+        for _ in 0..<100 { await Task.yield() }
+        clock.advance(by: .seconds(30))
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(calls.count == 1, "no hedge after the caller was cancelled")
+    }
+
     @Test("options out of range are refused")
     func invalidOptions() {
         #expect(throws: ResilienceConfigurationError.self) { try HedgingStage(maxHedges: 0, delay: .seconds(1)) }

@@ -231,4 +231,52 @@ struct HonestWaitTests {
             #expect(median > nominal * 0.85 && median < nominal * 1.15, "retry \(index + 1): median \(median)")
         }
     }
+
+    @Test(
+        "exponential jitter, each wait: from 0 to its documented largest, median about delay × 2^(n−2) from the third retry on, half the unjittered wait"
+    )
+    func exponentialJitterSingleWaits() {
+        // The table of `RetryPolicy.wait(forRetry:retryAfter:state:random:)`, with `delay` 1 s and no cap in reach.
+        let policy = RetryPolicy(
+            maxAttempts: 9, backoff: .exponential, delay: .seconds(1), maxDelay: .seconds(3600), jitter: true)
+        let retries = 8
+        func largest(_ n: Int) -> Double { n == 1 ? 1.38 : n == 2 ? 2.84 : 1.09 * Double(1 << (n - 1)) }
+        func median(_ n: Int) -> Double { n == 1 ? 0.90 : n == 2 ? 1.14 : Double(1 << (n - 2)) }
+        func seconds(_ wait: Duration) -> Double {
+            let (seconds, attoseconds) = wait.components
+            return Double(seconds) + Double(attoseconds) / 1e18
+        }
+
+        let random = RandomSource(seed: 7)
+        var waits: [[Double]] = Array(repeating: [], count: retries)
+        // One run's first n waits, over the unjittered n-th wait 2^(n−1): documented within 0.68 to 1.43 from
+        // the second retry on.
+        var totalLow = Double.infinity
+        var totalHigh = 0.0
+        for _ in 0..<10_000 {
+            var state = RetryBackoffState()
+            var total = 0.0
+            for retry in 1...retries {
+                let wait = seconds(policy.wait(forRetry: retry, state: &state, random: random))
+                waits[retry - 1].append(wait)
+                total += wait
+                guard retry >= 2 else { continue }
+                totalLow = min(totalLow, total / Double(1 << (retry - 1)))
+                totalHigh = max(totalHigh, total / Double(1 << (retry - 1)))
+            }
+        }
+        for (index, series) in waits.enumerated() {
+            let n = index + 1
+            let sorted = series.sorted()
+            let observed = sorted[sorted.count / 2]
+            #expect(sorted[0] >= 0, "retry \(n): no negative wait")
+            #expect(sorted[sorted.count - 1] <= largest(n), "retry \(n): largest \(sorted[sorted.count - 1]) s")
+            #expect(abs(observed / median(n) - 1) < 0.05, "retry \(n): median \(observed) s, documented \(median(n)) s")
+            if n >= 3 {
+                let unjittered = seconds(policy.delay(forRetry: n))
+                #expect(abs(observed / unjittered - 0.5) < 0.025, "retry \(n): half the unjittered \(unjittered) s")
+            }
+        }
+        #expect(totalLow >= 0.68 && totalHigh <= 1.43, "one run's waits in all: \(totalLow) to \(totalHigh)")
+    }
 }

@@ -107,7 +107,7 @@ struct RateLimiterTests {
         #expect(throws: RateLimitError.self) { try limiter.acquire() }
     }
 
-    @Test("sliding window: at most `limit` in any window; a refusal says when the oldest calls leave it")
+    @Test("sliding window: at most `limit` in a window begun by a segment; a refusal says when the oldest calls leave")
     func slidingWindow() throws {
         let clock = ManualClock()
         let limiter = try RateLimiter(
@@ -124,6 +124,33 @@ struct RateLimiterTests {
         clock.advance(by: .seconds(5))
         try limiter.acquire()
         #expect(throws: RateLimitError.self) { try limiter.acquire() }
+    }
+
+    @Test(
+        "sliding window holds the limit to within one segment: limit 10 per second admits 19 calls within 901 ms")
+    func slidingWindowWithinOneSegment() throws {
+        let clock = ManualClock()
+        let limiter = try RateLimiter(
+            key: "api", algorithm: .slidingWindow(limit: 10, window: .seconds(1), segments: 10), clock: clock)
+        /// How many of `calls` calls made now are admitted.
+        func admitted(_ calls: Int) -> Int { (0..<calls).count { _ in (try? limiter.acquire()) != nil } }
+
+        #expect(admitted(1) == 1, "0 ms: the segment of 0 to 100 ms begins")
+        clock.advance(by: .milliseconds(99))
+        #expect(admitted(10) == 9, "99 ms: the same segment, full")
+        let refused = try #require(throws: RateLimitError.self) { try limiter.acquire() }
+        #expect(refused.retryAfter == .milliseconds(901), "the whole segment leaves at 1,000 ms")
+        clock.advance(by: .milliseconds(900))
+        #expect(admitted(1) == 0, "999 ms: the segment is still in the window")
+        clock.advance(by: .milliseconds(1))
+        #expect(admitted(11) == 10, "1,000 ms: the segment of 0 ms left, all its permits at once")
+        // 9 calls at 99 ms and 10 at 1,000 ms: 19 within 901 ms, the limit plus what the segment open at 99 ms
+        // admitted from then on. The window that began with that segment (0 to 1,000 ms) admitted 10, and so does
+        // the one that begins with the next (1,000 to 2,000 ms):
+        clock.advance(by: .milliseconds(999))
+        #expect(admitted(1) == 0, "1,999 ms: 10 already in the window that began at 1,000 ms")
+        clock.advance(by: .milliseconds(1))
+        #expect(admitted(11) == 10)
     }
 
     @Test("through the stage a refusal is a registered error the retry engine can wait on")

@@ -6,8 +6,10 @@ import Synchronization
 ///
 /// Two modes: consecutive failures (by default 5 failures, then open for 60 s) and failure ratio over a
 /// rolling window, which opens only once the window has seen a minimum number of calls. Either can also open on
-/// slow calls (``Configuration/slowCalls``): calls that took at least a duration, at a rate over the window
-/// (in consecutive mode a slow call counts as a failure). While open, calls are refused with
+/// slow calls (``Configuration/slowCalls``): calls that took longer than a duration, at a rate over the window
+/// (in consecutive mode a slow call counts as a failure). As resilience4j does, the ratio mode checks both rates,
+/// failures and slow calls, after every call it records, whatever that call's outcome: six slow calls then four
+/// fast ones open a breaker whose slow-call rate is one half at the tenth call. While open, calls are refused with
 /// ``CircuitOpenError`` carrying the time really left. Half-open admits ``Configuration/halfOpenCalls`` probes
 /// (one by default); every other call is refused until they end: once that many succeed the breaker closes, the
 /// first that fails (or is slow) re-opens it. A break can grow from one opening to the next
@@ -45,7 +47,8 @@ public final class CircuitBreaker: Sendable {
         /// After `threshold` (at least 1) failures in a row.
         case consecutiveFailures(threshold: Int)
         /// When at least `minimumThroughput` (at least 1) calls ended within the last `window` and at least
-        /// `threshold` (more than 0, at most 1) of them failed.
+        /// `threshold` (more than 0, at most 1) of them failed. The rates are checked after every call, a success
+        /// too.
         ///
         /// The window is ten buckets that start with the calls, not with the clock: every outcome of the last
         /// `window` counts (a failure 9.1 s old in a 10 s window does), and none older than `window` plus one
@@ -55,13 +58,15 @@ public final class CircuitBreaker: Sendable {
 
     /// Calls slow enough to count against the dependency, as resilience4j's slow-call rate.
     public struct SlowCalls: Sendable, Hashable {
-        /// A call that takes at least this long is slow.
+        /// A call that takes longer than this is slow; one of exactly this duration is not (as resilience4j's
+        /// `slowCallDurationThreshold`).
         public var threshold: Duration
         /// In failure-ratio mode, the share of slow calls in the window (more than 0, at most 1) that opens the
-        /// breaker, with the mode's minimum throughput. In consecutive mode a slow call counts as a failure.
+        /// breaker, with the mode's minimum throughput; it is checked after every call, a fast one too. In
+        /// consecutive mode a slow call counts as a failure.
         public var rate: Double
 
-        /// Creates the rule: calls of at least `threshold` are slow; `rate` of them in the window opens.
+        /// Creates the rule: calls longer than `threshold` are slow; `rate` of them in the window opens.
         public init(threshold: Duration, rate: Double = 1) {
             self.threshold = threshold
             self.rate = rate
@@ -303,7 +308,7 @@ public final class CircuitBreaker: Sendable {
 
     private func isSlow(_ duration: Duration?) -> Bool {
         guard let slowCalls = configuration.slowCalls, let duration else { return false }
-        return duration >= slowCalls.threshold
+        return duration > slowCalls.threshold
     }
 
     /// Counts one outcome and moves the machine if it must.
@@ -333,13 +338,13 @@ public final class CircuitBreaker: Sendable {
                 machine.consecutiveFailures += 1
                 guard machine.consecutiveFailures >= threshold else { return nil }
             case .failureRatio(let threshold, _, let minimumThroughput):
+                // Both rates are checked after every call, whatever its outcome (as resilience4j does): a fast
+                // success can complete the minimum throughput of a window whose earlier calls were slow.
                 let totals = machine.window.record(failure: failure, slow: slow, at: now)
                 guard totals.calls >= minimumThroughput else { return nil }
-                let failing = failure && Double(totals.failures) >= threshold * Double(totals.calls)
+                let failing = Double(totals.failures) >= threshold * Double(totals.calls)
                 let slowing =
-                    slow
-                    && configuration.slowCalls.map { Double(totals.slow) >= $0.rate * Double(totals.calls) }
-                        ?? false
+                    configuration.slowCalls.map { Double(totals.slow) >= $0.rate * Double(totals.calls) } ?? false
                 guard failing || slowing else { return nil }
             }
             machine.openings = 1

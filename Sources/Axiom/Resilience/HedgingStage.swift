@@ -6,6 +6,10 @@
 /// error `shouldHedge` refuses ends the call with that error at once (the others cancelled); when every attempt
 /// failed, the last failure is thrown.
 ///
+/// The caller's cancellation is checked before each hedge, as Polly does: once the caller is cancelled no hedge
+/// starts, whatever delay passes or attempt fails; the attempts already running are cancelled and decide the
+/// call when they stop.
+///
 /// Attempts run concurrently, each in a child task of a task group, and carry their own attempt numbers
 /// (`context.attempt`, then the next ones), so the stages inside and the error event tell them apart. Use it
 /// for idempotent reads whose latency matters; its happy path pays a task group (a few microseconds).
@@ -91,7 +95,8 @@ public struct HedgingStage: OperationMiddleware {
                     }
                     if started < limit {
                         group.addTask { [clock, delay, started] in
-                            // A cancelled timer (the call is over) reports nothing useful; the loop has ended.
+                            // A cancelled timer (the call is over, or the caller was cancelled) fires at once;
+                            // the loop starts no hedge then.
                             try? await clock.sleep(for: delay)
                             return .timer(after: started)
                         }
@@ -116,8 +121,10 @@ public struct HedgingStage: OperationMiddleware {
                         }
                     case .timer(let after):
                         // Only the timer of the latest attempt counts: an attempt started early (a failure)
-                        // restarts the delay.
-                        if after == started, running > 0, started < limit, mayHedge(context, "delay") {
+                        // restarts the delay. A cancelled caller wakes every timer at once: no hedge then.
+                        if after == started, running > 0, started < limit, !Task.isCancelled,
+                            mayHedge(context, "delay")
+                        {
                             telemetry?.event("hedge", stage: "hedging", operation: context.name, outcome: "delay")
                             start()
                         }

@@ -9,8 +9,21 @@ import Synchronization
 ///
 /// - **token bucket**: a bucket of `capacity` tokens, refilled by `tokensPerPeriod` every `period` (continuously,
 ///   pro rata); a call takes its permits from it. Bursts up to `capacity`, then the refill rate.
-/// - **sliding window**: at most `limit` permits in any `window`, counted in `segments` segments that start with
-///   the calls; a refused call is told when the oldest segments that hold enough permits leave the window.
+/// - **sliding window**: `limit` permits per `window`, counted in `segments` segments; a refused call is told when
+///   the oldest segments that hold enough permits leave the window.
+///
+/// The sliding window holds the limit to within one segment, as .NET's `SlidingWindowRateLimiter` does. A segment
+/// begins with the first call admitted once the previous one's width (`window / segments`) has passed, not on a
+/// grid of the clock; it holds the permits admitted during its width, and leaves the window, all of them at once,
+/// `window` after it began. A call is admitted when the segments still in the window hold at most `limit`
+/// permits with its own. So:
+///
+/// - a span of `window` that begins where a segment begins admits at most `limit` permits;
+/// - any other span of `window` admits at most `limit` plus the permits that the segment open at its start
+///   admitted within it: at most twice `limit`.
+///
+/// With `limit` 10, `window` 1 s and 10 segments, 1 call at 0 ms and 9 at 99 ms fill the segment that began at
+/// 0 ms; it leaves at 1,000 ms, when 10 more are admitted: 19 calls within 901 ms.
 ///
 /// One lock per call; the clock is read once per call (the rate is a matter of time).
 public final class RateLimiter: Sendable {
@@ -18,7 +31,8 @@ public final class RateLimiter: Sendable {
     public enum Algorithm: Sendable, Hashable {
         /// A bucket of `capacity` tokens, refilled by `tokensPerPeriod` tokens every `period`.
         case tokenBucket(capacity: Int, tokensPerPeriod: Int, period: Duration)
-        /// At most `limit` permits in any `window`, kept in `segments` segments.
+        /// `limit` permits per `window`, kept in `segments` segments: held to within one segment (see the type's
+        /// discussion).
         case slidingWindow(limit: Int, window: Duration, segments: Int)
     }
 

@@ -25,9 +25,29 @@ extension RetryPolicy {
     ///   capped at ``maxDelay`` too (a server asking for an hour with a 10 s `maxDelay` gets 10 s). A negative
     ///   one is not a wait: it is ignored and the backoff applies.
     /// - Without jitter the backoff is ``delay(forRetry:)``.
-    /// - With jitter the wait keeps the backoff's shape, as Polly v8 does: constant and linear waits move by
-    ///   up to ±25 % around their value; exponential waits follow Polly's decorrelated jitter ("V2"), whose
-    ///   median is near `delay × 2^(retry-1)` while consecutive waits are not correlated.
+    /// - With jitter, as Polly v8 does, constant and linear waits move by up to ±25 % around their value, and
+    ///   exponential waits follow Polly's decorrelated jitter (`DecorrelatedJitterBackoffV2`), described below.
+    ///
+    /// Jittered exponential waits grow twofold from one retry to the next as the backoff does, but they are not
+    /// spread around `delay × 2^(n-1)`: from the third retry on their median is about half of it. With
+    /// `f(t) = 2^t · tanh(√(4t))` and one uniform draw `uₙ` in [0, 1) per retry, the wait before retry `n` is
+    ///
+    /// ```
+    /// wait(n) = delay × (f(n − 1 + uₙ) − f(n − 2 + uₙ₋₁)) / 1.4      (the second term is 0 for n = 1)
+    /// ```
+    ///
+    /// then capped at ``maxDelay``. Before the cap:
+    ///
+    /// | retry n  | smallest | largest                            | median                    |
+    /// |----------|----------|------------------------------------|---------------------------|
+    /// | 1        | 0        | 1.38 × delay (f(1) / 1.4)          | 0.90 × delay (f(½) / 1.4) |
+    /// | 2        | 0        | 2.84 × delay (f(2) / 1.4)          | about 1.14 × delay        |
+    /// | 3 and on | 0        | under 1.09 × delay × 2^(n-1)       | about delay × 2^(n-2)     |
+    ///
+    /// Within one operation (one `state`) the draws chain, so the waits add up: before the cap, the first `n`
+    /// waits come to `delay × f(n − 1 + uₙ) / 1.4`, from the second retry on between 0.68 and 1.43 ×
+    /// `delay × 2^(n-1)`. The time waited in all follows the unjittered backoff's last wait, while each wait is
+    /// about half of it.
     ///
     /// With `delay` 1 s, five retries, in milliseconds. Jitter rows are the samples of Polly's documentation,
     /// each a wait this engine draws too (the tests replay them); an exponential sample row is a set of single
@@ -67,7 +87,8 @@ extension RetryPolicy {
             wait = base * Double(n) * (0.75 + 0.5 * random.nextUnit())
         case .exponential:
             // Polly's DecorrelatedJitterBackoffV2: the n-th wait is the growth of 2^t·tanh(√(4t)) between two
-            // random points t, one per retry, scaled so medians fall near delay × 2^(n-1).
+            // random points t, one per retry, divided by 1.4: medians about delay × 2^(n-2) from the third retry
+            // on (the doc comment's table).
             let previous = state.previous ?? (n > 1 ? Self.decorrelated(Double(n - 2) + random.nextUnit()) : 0)
             let next = Self.decorrelated(Double(n - 1) + random.nextUnit())
             state.previous = next

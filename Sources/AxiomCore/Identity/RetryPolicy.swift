@@ -6,7 +6,8 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
         case constant
         /// `delay × n` for the n-th retry.
         case linear
-        /// `delay × 2^(n-1)` for the n-th retry.
+        /// `delay × 2^(n-1)` for the n-th retry, without jitter (with it, about half that from the third retry
+        /// on: see ``RetryPolicy/jitter``).
         case exponential
     }
 
@@ -23,8 +24,10 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     public var delay: Duration
     /// No wait is longer than this: it caps the backoff, the jitter and a `Retry-After` the error carries.
     public var maxDelay: Duration
-    /// Whether a random jitter is applied to each wait: ±25 % for constant and linear backoff, decorrelated
-    /// jitter for exponential (see ``wait(forRetry:retryAfter:state:random:)`` for the table of delays).
+    /// Whether a random jitter is applied to each wait: ±25 % for constant and linear backoff; for exponential,
+    /// Polly's decorrelated jitter, whose waits from the third retry on have a median of about
+    /// `delay × 2^(n-2)`, half the unjittered wait, and stay under 1.09 × `delay × 2^(n-1)` (see
+    /// ``wait(forRetry:retryAfter:state:random:)`` for the formula and the table of delays).
     public var jitter: Bool
     /// Whether a `Retry-After` carried by the error replaces the computed delay. It is still capped at
     /// ``maxDelay``; a negative one is ignored.
