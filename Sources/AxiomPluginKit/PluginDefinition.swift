@@ -14,7 +14,7 @@ public struct CodeDefinition: Sendable {
     public var disposition: Disposition
     /// `nil`: never retried.
     public var retry: Retry?
-    /// The message's localization key; `nil` lets the host use `error.<category>.<code>`. The title is
+    /// The message's localization key; `nil` is `error.<domain>.<code>`. The title is
     /// `messageKey + ".title"`.
     public var messageKey: String?
     /// The localization key of the recovery action ("Add Funds"), if there is one.

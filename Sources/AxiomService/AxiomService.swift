@@ -16,7 +16,7 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let axiom = AxiomService(configuration: .init(crashDirectory: "/var/lib/shop/crashes", plugins: .standard()))
-/// let group = ServiceGroup(services: [axiom, server], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// let group = ServiceGroup(services: [axiom, server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 /// try await group.run()
 /// ```
 ///

@@ -87,7 +87,7 @@ struct LoggingPathTests {
             ErrorCatalog(
                 source: "test.order", domains: ["orderx"],
                 descriptors: [ErrorDescriptor(code: ErrorCode("orderx", "FAILED"), category: .api)],
-                messages: ["en": ["error.api.FAILED": "Failed."]]))
+                messages: ["en": ["error.orderx.FAILED": "Failed."]]))
         func event() -> ErrorEvent {
             ErrorEvent(
                 error: DomainError(domain: "orderx", code: "FAILED", message: "token=\(Self.orderSecret) x"),
@@ -161,7 +161,7 @@ struct LoggingPathTests {
             ErrorCatalog(
                 source: "test.corpus", domains: ["pay"],
                 descriptors: [ErrorDescriptor(code: ErrorCode("pay", "FAILED"), category: .api)],
-                messages: ["en": ["error.api.FAILED": "Payment failed."]]))
+                messages: ["en": ["error.pay.FAILED": "Payment failed."]]))
         let observer = LoggingObserver(logger: logger)
 
         var expectations: [SecretCorpus.Line] = []

@@ -28,7 +28,7 @@ struct PresentationMappingTests {
                     ErrorDescriptor(code: ErrorCode("shop", "DOWN"), category: .api, presentation: modal),
                     ErrorDescriptor(code: ErrorCode("shop", "SLOW"), category: .api),
                 ],
-                messages: ["en": ["error.api.DOWN": "The shop is down.", "error.api.SLOW": "The shop is slow."]]))
+                messages: ["en": ["error.shop.DOWN": "The shop is down.", "error.shop.SLOW": "The shop is slow."]]))
         let mapper = ErrorMapper(registry: registry)
         #expect(mapper.map(DomainError(domain: "shop", code: "DOWN")).rule == modal)
         #expect(mapper.map(DomainError(domain: "shop", code: "SLOW")).rule == .categoryDefault(.api))

@@ -13,7 +13,7 @@ struct RegistryTests {
                     code: ErrorCode(domain, "BUSY"), numericCode: 503, category: .network, disposition: .recover,
                     retry: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(2))),
             ],
-            messages: ["en": ["error.api.DECLINED": "Declined."]])
+            messages: ["en": ["error.\(domain).DECLINED": "Declined."]])
     }
 
     @Test("the built-in domains are present from the start, with descriptions and recovery suggestions")

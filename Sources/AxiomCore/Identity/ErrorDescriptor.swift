@@ -65,7 +65,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         self.severity = severity
         self.disposition = disposition
         self.retry = retry
-        self.messageKey = messageKey ?? "error.\(category.rawValue).\(code.code)"
+        self.messageKey = messageKey ?? "error.\(code.domain).\(code.code)"
         self.recoverySuggestionKey = recoverySuggestionKey
         self.presentation = presentation
         self.escalation = escalation
