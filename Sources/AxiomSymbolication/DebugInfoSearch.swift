@@ -101,7 +101,9 @@ public struct ModuleDebugInfo: Sendable, Hashable {
     public var source: Source?
     /// The file the DWARF is read from.
     public var debugFile: String?
-    /// The file whose symbol table names functions.
+    /// The file whose symbol table names functions first: the module's own, or the debug file when the module's
+    /// file is absent or rebuilt. A function it has no symbol for, and DWARF does not name, is named by the debug
+    /// file's symbol table (``debugFile``).
     public var symbolFile: String
     /// Why there is no DWARF, with the places looked at; nil when there is.
     public var missingReason: String?
@@ -110,10 +112,11 @@ public struct ModuleDebugInfo: Sendable, Hashable {
 /// Finds a module's files: the one to read symbols from and the one to read DWARF from.
 struct DebugInfoLocator {
     struct Found {
-        /// The file whose symbol table and section layout are used.
+        /// The file whose symbol table names functions first, and whose section layout is used.
         var symbols: ELFImage
-        /// The file with the DWARF, when there is one.
-        var dwarfPath: String?
+        /// The file with the DWARF, when there is one: `symbols` itself, or a separate debug file checked by
+        /// build-id (and CRC for a debuglink), whose symbol table names what the first one does not cover.
+        var debug: ELFImage?
         var info: ModuleDebugInfo
     }
 
@@ -143,7 +146,7 @@ struct DebugInfoLocator {
         if let binary {
             if binary.hasDWARF {
                 return Found(
-                    symbols: binary, dwarfPath: path,
+                    symbols: binary, debug: binary,
                     info: ModuleDebugInfo(source: .binary, debugFile: path, symbolFile: path))
             }
             searched.append("\(path) (no DWARF)")
@@ -189,18 +192,19 @@ struct DebugInfoLocator {
                 message: problem.message + "; no debug file with build-id \(wanted ?? "?") found" + looked)
         }
         return Found(
-            symbols: binary, dwarfPath: nil,
+            symbols: binary, debug: nil,
             info: ModuleDebugInfo(
                 source: nil, debugFile: nil, symbolFile: path, missingReason: "no debug info found" + looked))
     }
 
-    /// The module's own symbol tables when its file is usable, as `llvm-symbolizer` does (a system library's
-    /// debug file may name a function by another alias, or with a symbol version); the debug file's `.symtab`
-    /// (`objcopy --only-keep-debug` keeps it) when the module's file is absent or rebuilt.
+    /// The module's own symbol tables first when its file is usable, as `llvm-symbolizer` does (a system library's
+    /// debug file may name a function by another alias, or with a symbol version), the debug file's `.symtab`
+    /// (`objcopy --only-keep-debug` keeps it) for what they do not cover; the debug file's alone when the
+    /// module's file is absent or rebuilt.
     private func found(binary: ELFImage?, debug: ELFImage, source: ModuleDebugInfo.Source) -> Found {
         let symbols = binary ?? debug
         return Found(
-            symbols: symbols, dwarfPath: debug.path,
+            symbols: symbols, debug: debug,
             info: ModuleDebugInfo(source: source, debugFile: debug.path, symbolFile: symbols.path))
     }
 

@@ -1,13 +1,18 @@
-/// One opened module: its ELF image (symbol tables), its DWARF (when present) and the per-address
-/// results already computed. Lives inside the ``Symbolicator``'s mutex; never shared outside it.
+/// One opened module: its ELF image (symbol tables), its DWARF (when present), the separate debug file's symbol
+/// table, and the per-address results already computed. Lives inside the ``Symbolicator``'s mutex; never shared
+/// outside it.
 final class SymbolicatedModule {
-    /// The file whose symbol table is used (the module's, or its debug file's when the module is stripped or
-    /// absent).
+    /// The file whose symbol table names functions first (the module's, or its debug file's when the module is
+    /// absent or rebuilt).
     let path: String
     let debugInfo: ModuleDebugInfo
     private let image: ELFImage
     private let dwarf: (any DebugInfoReader)?
+    /// The separate debug file, when it is not `image`: its `.symtab` names the functions `image`'s symbols do not
+    /// cover and DWARF does not name (`_start`, code compiled without `-g`).
+    private let debugImage: ELFImage?
     private lazy var functionSymbols = image.functionSymbols()
+    private lazy var debugFunctionSymbols = debugImage?.functionSymbols() ?? []
     private var results: [UInt64: [SymbolicatedFrame]] = [:]
     /// Bounds the per-address cache; beyond it the cache starts over (addresses in crash reports repeat a lot,
     /// so a simple reset is enough).
@@ -20,17 +25,18 @@ final class SymbolicatedModule {
         self.path = found.symbols.path
         self.image = found.symbols
         self.debugInfo = found.info
-        if let dwarfPath = found.dwarfPath {
-            // DWARF is read in place from the mapped file; libdwarf reads what that reader leaves to it
-            // (compressed debug sections).
-            let debugImage = dwarfPath == found.symbols.path ? found.symbols : try ELFImage(path: dwarfPath)
-            if reader == .native, let native = NativeDWARFReader(image: debugImage) {
+        if let debug = found.debug {
+            // DWARF is read in place from the file the search mapped and checked; libdwarf reads what that reader
+            // leaves to it (compressed debug sections).
+            if reader == .native, let native = NativeDWARFReader(image: debug) {
                 self.dwarf = native
             } else {
-                self.dwarf = try DwarfReader(path: dwarfPath)
+                self.dwarf = try DwarfReader(path: debug.path)
             }
+            self.debugImage = debug === found.symbols ? nil : debug
         } else {
             self.dwarf = nil
+            self.debugImage = nil
         }
         let shfExecInstr: UInt64 = 0x4
         let executable = image.sections.filter { $0.flags & shfExecInstr != 0 && $0.size > 0 }
@@ -62,24 +68,44 @@ final class SymbolicatedModule {
     {
         if let cached = results[address] { return cached }
         var frames = mayBeCode(address) ? dwarfFrames(address, demangler: &demangler) : []
-        // The physical frame takes its name from the symbol table when a symbol covers the address, as
-        // llvm-symbolizer does: DWARF linkage names can be internal aliases (glibc's `__GI_abort` for `abort`).
-        if let symbol = symbol(containing: address), let name = image.string(at: symbol.nameOffset) {
-            let demangled = demangler.demangle(name)
-            if frames.isEmpty { frames.append(SymbolicatedFrame(isInlined: false)) }
-            frames[frames.count - 1].function = demangled
-            frames[frames.count - 1].mangledName = demangled == name ? nil : name
-            frames[frames.count - 1].symbolOffset = address - symbol.address
-        }
+        nameFunction(at: address, frames: &frames, demangler: &demangler)
         guard !frames.isEmpty else { throw .noSymbol(path, address: address, hasDebugInfo: hasDebugInfo) }
         if results.count >= Self.resultCacheLimit { results.removeAll(keepingCapacity: true) }
         results[address] = frames
         return frames
     }
 
-    /// Nearest FUNC symbol at or before `address`; a sized symbol must contain it.
-    func symbol(containing address: UInt64) -> ELFImage.Symbol? {
-        let symbols = functionSymbols
+    /// Names the physical frame (the last of `frames`, added when DWARF gave none), the one place a function's
+    /// name is chosen. In order:
+    ///
+    /// 1. the symbol of `image`'s table covering the address: it overrides DWARF's name, as `llvm-symbolizer`
+    ///    does, since DWARF linkage names can be internal aliases (glibc's `__GI_abort` for `abort`);
+    /// 2. the DWARF subprogram's name;
+    /// 3. the symbol of the debug file's table covering the address: `objcopy --only-keep-debug` keeps `.symtab`,
+    ///    which names what a `--strip-all` binary's tables and DWARF do not (`_start`, code built without `-g`).
+    ///    The debug file is the one the search checked by build-id, so a wrong file's symbols are never used.
+    private func nameFunction(at address: UInt64, frames: inout [SymbolicatedFrame], demangler: inout DemangleCache) {
+        let file: ELFImage
+        let symbol: ELFImage.Symbol
+        if let own = Self.symbol(in: functionSymbols, containing: address) {
+            (file, symbol) = (image, own)
+        } else if frames.last?.function != nil {
+            return
+        } else if let debugImage, let fromDebugFile = Self.symbol(in: debugFunctionSymbols, containing: address) {
+            (file, symbol) = (debugImage, fromDebugFile)
+        } else {
+            return
+        }
+        guard let name = file.string(at: symbol.nameOffset) else { return }
+        let demangled = demangler.demangle(name)
+        if frames.isEmpty { frames.append(SymbolicatedFrame(isInlined: false)) }
+        frames[frames.count - 1].function = demangled
+        frames[frames.count - 1].mangledName = demangled == name ? nil : name
+        frames[frames.count - 1].symbolOffset = address - symbol.address
+    }
+
+    /// Nearest FUNC symbol of `symbols` (sorted by address) at or before `address`; a sized symbol must contain it.
+    private static func symbol(in symbols: [ELFImage.Symbol], containing address: UInt64) -> ELFImage.Symbol? {
         let count = symbols.countStarting(atOrBefore: address, \.address)
         guard count > 0 else { return nil }
         let symbol = symbols[count - 1]

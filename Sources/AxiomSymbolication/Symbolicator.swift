@@ -3,11 +3,13 @@ import Synchronization
 
 /// Turns code addresses into functions, files, lines and columns, inlined frames included.
 ///
-/// Names and locations come from the module's DWARF, from its own file or a separate debug file found by build-id
-/// (see ``DebugInfoSearch``); where DWARF does not cover an address, from the ELF `.symtab` (or `.dynsym`): the
-/// nearest preceding function symbol, with an offset. DWARF is read in place from the mapped file, and only what
-/// the addresses need: the compile units' address ranges when the module is opened, then, for a unit an address
-/// falls in, its line program and its functions' ranges (libdwarf reads files whose debug sections are
+/// Locations come from the module's DWARF, from its own file or a separate debug file found by build-id (see
+/// ``DebugInfoSearch``). The physical function's name comes from the module's ELF `.symtab` (or `.dynsym`) when a
+/// function symbol covers the address, else from DWARF, else from the separate debug file's `.symtab` (which
+/// `objcopy --only-keep-debug` keeps: it names `_start` and code built without `-g` in a `--strip-all` binary);
+/// a symbol name comes with the offset from the symbol's start. DWARF is read in place from the mapped file, and
+/// only what the addresses need: the compile units' address ranges when the module is opened, then, for a unit an
+/// address falls in, its line program and its functions' ranges (libdwarf reads files whose debug sections are
 /// compressed).
 ///
 /// Everything is cached: a module is opened once and kept (one that cannot be used, with its reason, too); a
