@@ -232,8 +232,9 @@ extension SymbolicatedCrashReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One frame as the text form prints it.
-    static func line(for frame: Frame) -> String {
+    /// One frame as the text form prints it: index, kind, address, function and offset, image, and `at
+    /// file:line:column` where the debug info gives one (or the image offset and why there is no symbol).
+    public static func line(for frame: Frame) -> String {
         let mark = frame.kind == .returnAddress ? "[ra]" : frame.kind == .asyncResumePoint ? "[async]" : "    "
         var line = "\(frame.index)".padding(3) + mark
         line += frame.isInlined ? " [inlined]" : ""

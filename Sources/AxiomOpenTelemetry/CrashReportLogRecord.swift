@@ -15,7 +15,7 @@ import AxiomCrash
 /// | `trace_id`, `span_id` | the span active on the crashed task, when the report has one |
 /// | `exception.type` | the signal (`SIGSEGV`) |
 /// | `exception.message` | the body's text |
-/// | `exception.stacktrace` | the crashed thread's symbolicated frames, one a line, at most ``topFrameLimit`` |
+/// | `exception.stacktrace` | the crashed thread's symbolicated frames, one a line as the text report prints them (function, image, `file:line:column`), at most ``topFrameLimit`` |
 /// | `axiom.crash.frames` | the same frames, as an array |
 /// | `axiom.crash.modules` | every module the report lists: `{path, build_id}` |
 /// | `axiom.crash.report` | the report's whole JSON (the file `axiom crash-reports` writes) |
@@ -38,9 +38,8 @@ public struct CrashReportLogRecord: Sendable {
 
     /// The crashed thread's frames, at most ``topFrameLimit``, each as the text report prints it.
     public var topFrames: [String] {
-        report.report.frames.prefix(Self.topFrameLimit).map { frame in
-            frame.description ?? String(frame.address, radix: 16)
-        }
+        // As the text report prints them, so the record knows what the report knows: file, line and column.
+        report.report.frames.prefix(Self.topFrameLimit).map(SymbolicatedCrashReport.line(for:))
     }
 
     /// The `ExportLogsServiceRequest` holding this one record, for `service.name` = `serviceName` and the

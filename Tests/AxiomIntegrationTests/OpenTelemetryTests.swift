@@ -177,6 +177,11 @@ struct OpenTelemetryTests {
         let frames = (crashRecord.attribute("axiom.crash.frames")?["arrayValue"] as? [String: Any])?["values"]
         let frameTexts = (frames as? [[String: Any]] ?? []).compactMap { $0["stringValue"] as? String }
         #expect(frameTexts.contains { $0.contains("asyncInnermost") }, "\(frameTexts)")
+        // Each frame as the symbolicated text report prints it, with its source location where it has one.
+        let innermost = try #require(frameTexts.first { $0.contains("asyncInnermost") })
+        #expect(innermost.contains(" at ") && innermost.contains("main.swift:"), "\(innermost)")
+        #expect(frameTexts.allSatisfy { crash.report.text.contains($0) }, "\(frameTexts)")
+        #expect(crashRecord.stringAttribute("exception.stacktrace") == frameTexts.joined(separator: "\n"))
         let modules = (crashRecord.attribute("axiom.crash.modules")?["arrayValue"] as? [String: Any])?["values"]
         let buildIDs = (modules as? [[String: Any]] ?? []).compactMap { module -> String? in
             let pairs = (module["kvlistValue"] as? [String: Any])?["values"] as? [[String: Any]] ?? []
