@@ -4,7 +4,7 @@ import AxiomSymbolication
 /// The crash reporter's domains: `axiom.crash` (``CrashReporterError`` and ``RawReportError``) and
 /// `axiom.symbolication` (`SymbolicationError`, whose module does not depend on the core and is identified here).
 ///
-/// ``CrashReporter/install(directory:)`` and ``CrashReportProcessor`` register both in `ErrorRegistry.shared`
+/// ``CrashReporter/install(directory:afterReport:)`` and ``CrashReportProcessor`` register both in `ErrorRegistry.shared`
 /// when they are first used; an application deciding through a registry of its own calls ``register(in:)``.
 public enum CrashErrorDomains {
     /// The domain of the crash reporter's own failures.

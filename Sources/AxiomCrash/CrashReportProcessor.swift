@@ -18,7 +18,7 @@ import Glibc
 /// the processor itself loses nothing: the report stays pending and is processed again
 /// (its JSON and text are rewritten). Nothing is ever deleted.
 public struct CrashReportProcessor: Sendable {
-    /// The directory given to ``CrashReporter/install(directory:)``.
+    /// The directory given to ``CrashReporter/install(directory:afterReport:)``.
     public let directory: String
     public let symbolicator: Symbolicator
 

@@ -6,7 +6,7 @@ import Glibc
 
 /// Installs the fatal-signal crash reporter and lists the raw reports it wrote.
 ///
-/// Call ``install(directory:)`` once, early in `main`, before other threads start. A
+/// Call ``install(directory:afterReport:)`` once, early in `main`, before other threads start. A
 /// crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) then writes one raw report
 /// into that directory and the process still dies by its original signal, after the
 /// handlers that were installed before (the Swift runtime's backtracer among them).
@@ -31,7 +31,14 @@ public enum CrashReporter {
     /// leaves the trait out (`traits: []` on its `.package` line, or its own list without `.defaults`); then
     /// only install's caller and the threads that call ``prepareCurrentThread()`` report their overflows, and
     /// ``preparesNewThreads`` is false.
-    public static func install(directory: String) throws(CrashReporterError) {
+    ///
+    /// `afterReport` says what happens once the report is written: the handlers installed before run next (the
+    /// default), or the process dies at once (see ``AfterReport``).
+    public static func install(
+        directory: String, afterReport: AfterReport = .runPreviousHandlers
+    ) throws(CrashReporterError) {
+        // A second call changes nothing, this choice included.
+        if !isInstalled { axiom_crash_set_dies_at_once(afterReport == .dieAtOnce ? 1 : 0) }
         // So that a failure here, handed to a pipeline, is decided with its fate and texts. Only another source
         // that took the framework's domain names can refuse it.
         try? CrashErrorDomains.register()
@@ -51,7 +58,21 @@ public enum CrashReporter {
         }
     }
 
-    /// Whether threads created after ``install(directory:)`` get an alternate signal stack by themselves: true
+    /// What happens once a crash's report is written.
+    public enum AfterReport: Sendable, Hashable {
+        /// The signal handlers installed before ``install(directory:afterReport:)`` run next, then the process
+        /// dies by its signal. On Linux that is the Swift runtime's backtracer whenever `SWIFT_BACKTRACE` enables
+        /// it (its default): it symbolicates the crash in the dying process before it prints, which for a large
+        /// executable takes tens of seconds, during which the process is neither serving nor restarted. The
+        /// default here, for a program whose crash a person reads on a terminal.
+        case runPreviousHandlers
+        /// The process dies by its signal as soon as the report is written: no earlier handler runs, so a
+        /// supervisor (systemd, Kubernetes) restarts it at once. The report is the crash's record; symbolicate it
+        /// later, as `AxiomService` does at the next start. The default of `AxiomService`.
+        case dieAtOnce
+    }
+
+    /// Whether threads created after ``install(directory:afterReport:)`` get an alternate signal stack by themselves: true
     /// with the package's `ThreadWrapper` trait (a default trait), false without it and in builds with a
     /// sanitizer, whose runtime owns `pthread_create`.
     public static var preparesNewThreads: Bool { axiom_crash_prepares_new_threads() != 0 }
@@ -75,7 +96,7 @@ public enum CrashReporter {
         }
     }
 
-    /// Whether ``install(directory:)`` has succeeded in this process.
+    /// Whether ``install(directory:afterReport:)`` has succeeded in this process.
     public static var isInstalled: Bool { axiom_crash_is_installed() != 0 }
 
     /// Gives the calling thread an alternate signal stack of at least 64 KiB, so a
@@ -90,7 +111,7 @@ public enum CrashReporter {
     /// Re-reads the loaded modules into the list a report falls back on.
     ///
     /// Not needed: a report lists the modules loaded at the moment of the crash, libraries opened with
-    /// `dlopen` after ``install(directory:)`` included. The list taken at install (or by this call) is used
+    /// `dlopen` after ``install(directory:afterReport:)`` included. The list taken at install (or by this call) is used
     /// only if that reading fails.
     public static func refreshModules() {
         _ = axiom_crash_refresh_modules()

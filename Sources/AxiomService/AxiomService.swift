@@ -27,6 +27,10 @@ public struct AxiomService: Service {
     public struct Configuration: Sendable {
         /// Where crash reports are written and read; nil: no crash reporter.
         public var crashDirectory: String?
+        /// What happens once a crash's report is written: by default the process dies at once, so that it is
+        /// restarted without waiting for the Swift runtime's backtracer to symbolicate in the dying process
+        /// (`SWIFT_BACKTRACE`); `.runPreviousHandlers` lets it run.
+        public var afterCrashReport: CrashReporter.AfterReport = .dieAtOnce
         /// Where plugins are searched; nil: none are loaded.
         public var plugins: PluginSearch?
         /// How their code is vetted before it is registered: the scanner beside the executable, with its
@@ -122,7 +126,7 @@ public struct AxiomService: Service {
         var report = StartReport()
         if let directory = configuration.crashDirectory {
             do {
-                try CrashReporter.install(directory: directory)
+                try CrashReporter.install(directory: directory, afterReport: configuration.afterCrashReport)
             } catch {
                 throw StartupError(step: .installCrashReporter, underlying: error)
             }

@@ -377,6 +377,20 @@ static void restore_previous_actions(void) {
     for (int i = 0; i < FATAL_SIGNAL_COUNT; i++) sigaction(fatal_signals[i], &previous_actions[i], NULL);
 }
 
+// Whether the process dies at once after the report, skipping the handlers installed before install.
+static _Atomic int dies_at_once;
+
+void axiom_crash_set_dies_at_once(int value) { atomic_store(&dies_at_once, value != 0); }
+
+/// The default action for every fatal signal: the process dies by the signal, and no earlier handler runs.
+static void set_default_actions(void) {
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof(default_action));
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    for (int i = 0; i < FATAL_SIGNAL_COUNT; i++) sigaction(fatal_signals[i], &default_action, NULL);
+}
+
 /// Appends the decimal digits of `value` at `out`; returns the new end.
 static char *append_decimal(char *out, uint64_t value) {
     char digits[20];
@@ -951,7 +965,10 @@ static void axiom_crash_handler(int signal, siginfo_t *info, void *context) {
         }
     }
     write_report(signal, info, (ucontext_t *)context, tid);
-    restore_previous_actions();
+    if (atomic_load(&dies_at_once))
+        set_default_actions();
+    else
+        restore_previous_actions();
     atomic_store(&dump_release, 1);
     pass_signal_on(signal, info, tid);
     errno = saved_errno;

@@ -181,7 +181,10 @@ axiom_probe_disable_core_dumps()
 // AXIOM_PROBE_NO_REPORTER=1: crash without the reporter (the baselines of Benchmarks/crash-to-death).
 if getenv("AXIOM_PROBE_NO_REPORTER") == nil {
     do {
-        try CrashReporter.install(directory: directory)
+        // AXIOM_PROBE_DIE_AT_ONCE=1: no earlier handler (the Swift backtracer) runs after the report.
+        let afterReport: CrashReporter.AfterReport =
+            getenv("AXIOM_PROBE_DIE_AT_ONCE") == nil ? .runPreviousHandlers : .dieAtOnce
+        try CrashReporter.install(directory: directory, afterReport: afterReport)
         try CrashReporter.install(directory: directory)  // a second install must be harmless
     } catch {
         printError("install failed: \(error)")

@@ -39,13 +39,15 @@ enum ChildProcess {
 
     /// Runs `AxiomCrashProbe <directory> <kind>`; stderr goes to `stderrPath`
     /// (`<directory>.stderr` by default). `swiftBacktrace` is the SWIFT_BACKTRACE value
-    /// the child sees.
+    /// the child sees; `environment` adds `NAME=value` entries to the child's (and to no other process's).
     static func runProbe(
-        directory: String, kind: String, swiftBacktrace: String = "enable=no", stderrPath: String? = nil
+        directory: String, kind: String, swiftBacktrace: String = "enable=no", stderrPath: String? = nil,
+        environment extra: [String] = []
     ) -> (termination: Termination, stderr: String) {
         let stderrPath = stderrPath ?? directory + ".stderr"
         var environment = currentEnvironment().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") }
         environment.append("SWIFT_BACKTRACE=" + swiftBacktrace)
+        environment += extra
         let termination = run(
             probePath, [directory, kind], environment: environment, stdoutPath: "/dev/null", stderrPath: stderrPath)
         return (termination, readText(stderrPath))

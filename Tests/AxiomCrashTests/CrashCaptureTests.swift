@@ -178,6 +178,25 @@ struct CrashCaptureTests {
         #expect(try RawCrashReport(contentsOf: try #require(pending.first)).signal == SIGSEGV)
     }
 
+    /// `AfterReport.dieAtOnce`: the report is written and the process dies by its signal, without running the
+    /// Swift backtracer that `SWIFT_BACKTRACE` enabled (which would symbolicate in the dying process first).
+    @Test(
+        .disabled(
+            if: Sanitizers.thread || Sanitizers.address,
+            "the Swift backtracer, enabled in the child, trips its sanitizer runtime (see chainsToTheSwiftBacktracer)"))
+    func diesAtOnceWithoutTheSwiftBacktracer() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (termination, stderr) = ChildProcess.runProbe(
+            directory: directory.path, kind: "null-write", swiftBacktrace: "enable=yes,interactive=no,color=no",
+            environment: ["AXIOM_PROBE_DIE_AT_ONCE=1"])
+        #expect(termination.signal == SIGSEGV)
+        #expect(!stderr.contains("Program crashed"), "stderr: \(stderr)")
+        let pending = try CrashReporter.pendingReports(in: directory.path)
+        #expect(pending.count == 1)
+        #expect(try RawCrashReport(contentsOf: try #require(pending.first)).signal == SIGSEGV)
+    }
+
     @Test func refreshedModulesIncludeLibrariesOpenedLater() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

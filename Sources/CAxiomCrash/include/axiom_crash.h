@@ -40,6 +40,11 @@ int axiom_crash_install(const char *directory);
 /// thread exits. Returns 0, or -1 with errno set.
 int axiom_crash_prepare_thread(void);
 
+/// Non-zero: once a report is written, the process dies by its signal at once, and the
+/// handlers installed before install (the Swift runtime's backtracer among them) do not run.
+/// Zero (the default): they run next. Async-signal-safe to read; set it before a crash.
+void axiom_crash_set_dies_at_once(int value);
+
 /// Non-zero when threads created after install get an alternate signal stack by themselves
 /// (pthread_create is interposed: with the package's ThreadWrapper trait, and not in
 /// sanitizer builds).
