@@ -1,4 +1,5 @@
 import CAxiomDwarf
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -55,15 +56,23 @@ public struct DebugInfoSearch: Sendable, Hashable {
         public var urls: [String]
         /// The client's cache folder; nil keeps `DEBUGINFOD_CACHE_PATH` (default `~/.cache/debuginfod_client`).
         public var cachePath: String?
-        /// How long one module's query may take in all, whole seconds (at least 1). A server that is down or
-        /// never answers costs at most this, once per module: the answer, found or not, is kept.
+        /// How long one module's query may take in all, whole seconds (at least 1). A module's answer, found or
+        /// not, is kept; and once a query has gone unanswered for this long, one ``Symbolicator`` asks the servers
+        /// nothing more: the later modules say the servers did not answer earlier in this run. So servers that are
+        /// down or never answer cost at most this once per symbolicator, not once per module.
         public var timeoutSeconds: Int
+        /// How long one ``Symbolicator``'s queries may take together, whole seconds (at least 1): the bound on the
+        /// debuginfod waits of one report (or one run of `axiom symbolicate`/`crash-reports`). A query gets the
+        /// smaller of ``timeoutSeconds`` and what is left of this; once less than a second is left, the remaining
+        /// modules are not asked, and say so.
+        public var totalTimeoutSeconds: Int
 
         /// Creates a server list.
-        public init(urls: [String], cachePath: String? = nil, timeoutSeconds: Int = 10) {
+        public init(urls: [String], cachePath: String? = nil, timeoutSeconds: Int = 10, totalTimeoutSeconds: Int = 30) {
             self.urls = urls
             self.cachePath = cachePath
             self.timeoutSeconds = max(1, timeoutSeconds)
+            self.totalTimeoutSeconds = max(1, totalTimeoutSeconds)
         }
 
         /// The servers of `DEBUGINFOD_URLS` (space-separated) with `DEBUGINFOD_TIMEOUT` (seconds, default 10),
@@ -121,6 +130,8 @@ struct DebugInfoLocator {
     }
 
     let search: DebugInfoSearch
+    /// What the debuginfod queries of this locator's symbolicator have cost so far.
+    let debuginfodRun = DebuginfodRun()
 
     /// Resolves a module. `buildID` (lowercase hex) is the one recorded at crash time; nil trusts the file at
     /// `path` as it is (a live process, or a report without build-ids).
@@ -174,7 +185,7 @@ struct DebugInfoLocator {
                 }
             }
             if let servers = search.debuginfod, !servers.urls.isEmpty {
-                switch Self.ask(servers, buildID: wanted) {
+                switch debuginfodRun.ask(servers, buildID: wanted) {
                 case .success(let file):
                     if let image = Self.open(file, buildID: wanted, crc: nil, searched: &searched) {
                         return found(binary: binary, debug: image, source: .debuginfod)
@@ -247,35 +258,11 @@ struct DebugInfoLocator {
         return slash == path.startIndex ? "" : String(path[..<slash])
     }
 
-    /// Asks the servers; the cached file's path, or why not.
-    private static func ask(_ servers: DebugInfoSearch.Debuginfod, buildID: String) -> Result<String, Failure> {
-        guard let bytes = bytes(fromHex: buildID) else { return .failure(Failure(text: "bad build-id")) }
-        var path: UnsafeMutablePointer<CChar>? = nil
-        let urls = servers.urls.joined(separator: " ")
-        let start = ContinuousClock.now
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            axiom_debuginfod_find_debuginfo(
-                buffer.baseAddress, Int32(buffer.count), urls, servers.cachePath,
-                Int32(clamping: servers.timeoutSeconds),
-                &path)
-        }
-        guard result == 0, let path else {
-            // libdebuginfod's answer for a server that is down or too slow varies by cause (curl's code, or
-            // "not found" once the deadline abandoned the query); the time spent tells which it was.
-            if ContinuousClock.now - start >= .seconds(servers.timeoutSeconds) {
-                return .failure(Failure(text: "no answer within \(servers.timeoutSeconds) s"))
-            }
-            return .failure(Failure(text: result == -ENOENT ? "not found" : String(cString: strerror(-result))))
-        }
-        defer { free(path) }
-        return .success(String(cString: path))
-    }
-
     struct Failure: Error {
         var text: String
     }
 
-    private static func bytes(fromHex hex: String) -> [UInt8]? {
+    static func bytes(fromHex hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
         var bytes: [UInt8] = []
@@ -293,6 +280,66 @@ struct DebugInfoLocator {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
         default: nil
+        }
+    }
+}
+
+/// The debuginfod queries of one ``Symbolicator``: the time they took together, and whether one went unanswered.
+///
+/// A server that accepts connections and never answers would otherwise cost its whole timeout once per module,
+/// one module after another. Once a query has timed out, the servers are not asked again; and the queries together
+/// never wait longer than ``DebugInfoSearch/Debuginfod/totalTimeoutSeconds``.
+final class DebuginfodRun: Sendable {
+    private struct State {
+        /// Time spent waiting on the servers so far.
+        var spent: Duration = .zero
+        /// The timeout (seconds) of the query the servers did not answer, once one did not.
+        var unansweredAfter: Int?
+    }
+
+    private let state = Mutex(State())
+
+    /// Asks the servers, unless an earlier query went unanswered or the run's budget is spent; the cached file's
+    /// path, or why not. The lock is held through the query: queries are serialized anyway (libdebuginfod reads
+    /// its servers from the environment), and the budget must count each wait once.
+    func ask(_ servers: DebugInfoSearch.Debuginfod, buildID: String) -> Result<String, DebugInfoLocator.Failure> {
+        state.withLock { state in
+            let left = Duration.seconds(servers.totalTimeoutSeconds) - state.spent
+            let leftSeconds = Int(left.components.seconds)
+            guard leftSeconds >= 1 else {
+                return .failure(
+                    .init(text: "not asked: this run's \(servers.totalTimeoutSeconds) s for debuginfod are spent"))
+            }
+            if let unansweredAfter = state.unansweredAfter {
+                return .failure(.init(text: "not asked: no answer within \(unansweredAfter) s earlier in this run"))
+            }
+            let timeout = min(servers.timeoutSeconds, leftSeconds)
+            guard let bytes = DebugInfoLocator.bytes(fromHex: buildID) else {
+                return .failure(.init(text: "bad build-id"))
+            }
+            let start = ContinuousClock.now
+            var path: UnsafeMutablePointer<CChar>? = nil
+            let urls = servers.urls.joined(separator: " ")
+            let result = bytes.withUnsafeBufferPointer { buffer in
+                axiom_debuginfod_find_debuginfo(
+                    buffer.baseAddress, Int32(buffer.count), urls, servers.cachePath, Int32(clamping: timeout), &path)
+            }
+            let took = ContinuousClock.now - start
+            state.spent += took
+            if result == 0, let path {
+                defer { free(path) }
+                return .success(String(cString: path))
+            }
+            // libdebuginfod's answer for a server that is down or too slow varies by cause (curl's code, or
+            // "not found" once the deadline abandoned the query); the time spent tells which it was.
+            if took >= .seconds(timeout) {
+                state.unansweredAfter = timeout
+                let bound =
+                    timeout < servers.timeoutSeconds
+                    ? ", what was left of this run's \(servers.totalTimeoutSeconds) s" : ""
+                return .failure(.init(text: "no answer within \(timeout) s" + bound))
+            }
+            return .failure(.init(text: result == -ENOENT ? "not found" : String(cString: strerror(-result))))
         }
     }
 }

@@ -16,7 +16,8 @@ import Synchronization
 /// compile unit's line table and function scopes are built the first time an address falls in it; demangled
 /// names and per-address results are kept. Thread-safe: the state sits behind one mutex (the readers and
 /// libdwarf are not thread-safe), so concurrent callers serialize, a debuginfod query included (bounded by its
-/// timeout).
+/// timeout). The debuginfod queries of one symbolicator share a total budget, and once one goes unanswered for its
+/// whole timeout, the servers are not asked again (see ``DebugInfoSearch/Debuginfod``).
 public final class Symbolicator: Sendable {
     struct State: ~Copyable {
         var modules: [ModuleKey: Result<SymbolicatedModule, SymbolicationError>] = [:]

@@ -27,7 +27,10 @@ struct Symbolicate: AsyncParsableCommand {
             /usr/lib/debug/<its folder>), /usr/lib/debug/.build-id/xx/rest.debug, each --symbols folder \
             (same layout: DIR/.build-id/xx/rest.debug, as `axiom symbols add` fills it), then the debuginfod \
             servers of --debuginfod or DEBUGINFOD_URLS (cache: DEBUGINFOD_CACHE_PATH). A module file with another \
-            build-id is never read: its frames keep module and offset, and say why.
+            build-id is never read: its frames keep module and offset, and say why. Each module's debuginfod query \
+            is bounded by --debuginfod-timeout; once one goes unanswered that long, no later module's is made (its \
+            frames say the servers did not answer earlier in this run), and all of them together by \
+            --debuginfod-total-timeout.
 
             With --binary FILE, the arguments are addresses in FILE's own address space (0x-prefixed hex, or \
             decimal), as llvm-symbolizer and addr2line take them; with none, they are read from standard input, \
@@ -319,6 +322,14 @@ struct DebugInfoOptions: ParsableArguments {
         help: "Seconds one module's debuginfod query may take (default: DEBUGINFOD_TIMEOUT, else 10).")
     var debuginfodTimeout: Int?
 
+    @Option(
+        name: .customLong("debuginfod-total-timeout"),
+        help: ArgumentHelp(
+            "Seconds all of a run's debuginfod queries may take together (default: 30); then the remaining modules "
+                + "are not asked. Once a query goes unanswered for its whole timeout, none is asked again.",
+            valueName: "seconds"))
+    var debuginfodTotalTimeout: Int?
+
     /// The search the options describe.
     var search: DebugInfoSearch {
         var servers = DebugInfoSearch.Debuginfod.fromEnvironment()
@@ -326,6 +337,7 @@ struct DebugInfoOptions: ParsableArguments {
             servers = DebugInfoSearch.Debuginfod(urls: debuginfodURLs, timeoutSeconds: servers?.timeoutSeconds ?? 10)
         }
         if let debuginfodTimeout { servers?.timeoutSeconds = max(1, debuginfodTimeout) }
+        if let debuginfodTotalTimeout { servers?.totalTimeoutSeconds = max(1, debuginfodTotalTimeout) }
         return DebugInfoSearch(
             // Added to the system's folders rather than replacing them, so that naming one's own folder does not
             // lose the lines of the C library and of every other package's debug info.

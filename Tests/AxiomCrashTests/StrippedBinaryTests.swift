@@ -245,21 +245,34 @@ struct StrippedBinaryTests {
     // Through `axiom symbolicate` in a child process: libdebuginfod reads its servers from the environment, so a
     // query sets environment variables, which is not something to do while other tests run threads in this process.
 
-    /// `axiom symbolicate --debuginfod URL --json` on a report whose only module (`/usr/bin/app`, build-id
-    /// `deadbeef`) exists nowhere: the JSON report, and how long the command took.
+    /// `axiom symbolicate --debuginfod URL --json` on a report whose module `/usr/bin/app` (build-id `deadbeef`),
+    /// and with `modules` above 1 as many more libraries `/usr/lib/libabsentN.so` (build-id `deadbeefN`), exist
+    /// nowhere: the JSON report, and how long the command took.
     private func symbolicateAbsentModule(
-        url: String, timeoutSeconds: Int, frames: Int = 2, in directory: TemporaryDirectory
+        url: String, timeoutSeconds: Int, frames: Int = 2, modules: Int = 1, extraArguments: [String] = [],
+        in directory: TemporaryDirectory
     ) throws -> (json: String, text: String, elapsed: Duration) {
         var builder = RawReportBuilder()
         builder.modules = [builder.modules[0]]
         builder.frames = [0x5555_0000_1234] + (1..<frames).map { 0x5555_0000_2000 + UInt64($0) * 0x10 }
+        for library in 1..<max(1, modules) {
+            let base = 0x7f00_0000_0000 + UInt64(library) * 0x100_0000
+            builder.modules.append(
+                (
+                    "/usr/lib/libabsent\(library).so", base, base, base + 0x10_0000,
+                    [0xde, 0xad, 0xbe, 0xef, UInt8(library)]
+                ))
+            builder.frames.append(base + 0x1000 + UInt64(library) * 0x10)
+        }
         let report = directory.path + "/absent.axcrash"
         try Data(builder.bytes()).write(to: URL(fileURLWithPath: report))
         let environment = Self.childEnvironment + ["DEBUGINFOD_CACHE_PATH=\(directory.path)/cache"]
-        let arguments = [
-            "symbolicate", report, "--debuginfod", url, "--debuginfod-timeout", String(timeoutSeconds), "--debug-dir",
-            directory.path + "/no-debug-root",
-        ]
+        let arguments =
+            [
+                "symbolicate", report, "--debuginfod", url, "--debuginfod-timeout", String(timeoutSeconds),
+                "--debug-dir",
+                directory.path + "/no-debug-root",
+            ] + extraArguments
         let clock = ContinuousClock()
         let output = directory.path + "/absent.json"
         let elapsed = clock.measure {
@@ -296,18 +309,60 @@ struct StrippedBinaryTests {
 
     @Test("A debuginfod server that accepts and never answers leaves module offsets within the timeout")
     func debuginfodSilent() throws {
+        try withSilentServer { directory, url in
+            // Ten frames in the module: one wait per frame would take 20 s at least, one for the module 2 s and
+            // whatever the machine adds to starting a process and symbolicating (seconds, on a loaded machine under a
+            // sanitizer).
+            let (json, text, elapsed) = try symbolicateAbsentModule(
+                url: url, timeoutSeconds: 2, frames: 10, in: directory)
+            #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(14), "\(elapsed)")
+            expectOffsetsOnly(json: json, text: text, reason: "debuginfod \(url) (no answer within 2 s)")
+        }
+    }
+
+    /// Runs `body` with a temporary folder and the URL of a loopback server that listens and never accepts: the
+    /// kernel completes the connection, nobody answers.
+    private func withSilentServer(_ body: (TemporaryDirectory, String) throws -> Void) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        // Listening, never accepting: the kernel completes the connection, nobody answers.
         let listener = try LoopbackListener()
         defer { listener.close() }
-        let url = "http://127.0.0.1:\(listener.port)"
-        // Ten frames in the module: one wait per frame would take 20 s at least, one for the module 2 s and
-        // whatever the machine adds to starting a process and symbolicating (seconds, on a loaded machine under a
-        // sanitizer).
-        let (json, text, elapsed) = try symbolicateAbsentModule(url: url, timeoutSeconds: 2, frames: 10, in: directory)
-        #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(14), "\(elapsed)")
-        expectOffsetsOnly(json: json, text: text, reason: "debuginfod \(url) (no answer within 2 s)")
+        try body(directory, "http://127.0.0.1:\(listener.port)")
+    }
+
+    @Test("Servers that never answered one module are not asked for the next: four modules cost one timeout")
+    func debuginfodSilentOncePerRun() throws {
+        try withSilentServer { directory, url in
+            // Four modules, 5 s each: one wait per module would take 20 s at least; one for the run 5 s, and whatever
+            // the machine adds (seconds, on a loaded machine under a sanitizer).
+            let (json, text, elapsed) = try symbolicateAbsentModule(
+                url: url, timeoutSeconds: 5, modules: 4, in: directory)
+            #expect(elapsed >= .seconds(4) && elapsed < .seconds(12), "\(elapsed)")
+            expectOffsetsOnly(json: json, text: text, reason: "debuginfod \(url) (no answer within 5 s)")
+            let later = "debuginfod \(url) (not asked: no answer within 5 s earlier in this run)"
+            for library in 1...3 {
+                #expect(json.contains("no debug file with build-id deadbeef0\(library) found"), "\(json)")
+            }
+            #expect(json.components(separatedBy: later).count - 1 >= 3, "\(json)")
+            #expect(text.contains(later), "\(text)")
+        }
+    }
+
+    @Test("--debuginfod-total-timeout bounds a run's debuginfod waits; the modules after it are not asked")
+    func debuginfodTotalTimeout() throws {
+        try withSilentServer { directory, url in
+            // A module's timeout far above what the command takes: a run that waited for it fails.
+            let (json, text, elapsed) = try symbolicateAbsentModule(
+                url: url, timeoutSeconds: 60, modules: 3, extraArguments: ["--debuginfod-total-timeout", "2"],
+                in: directory)
+            #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(30), "\(elapsed)")
+            expectOffsetsOnly(
+                json: json, text: text,
+                reason: "debuginfod \(url) (no answer within 2 s, what was left of this run's 2 s)")
+            let spent = "debuginfod \(url) (not asked: this run's 2 s for debuginfod are spent)"
+            #expect(json.components(separatedBy: spent).count - 1 >= 2, "\(json)")
+            #expect(text.contains(spent), "\(text)")
+        }
     }
 
     private func expectOffsetsOnly(json: String, text: String, reason: String) {

@@ -59,4 +59,14 @@ struct DebugInfoSearchTests {
                     + "/nonexistent/root/.build-id/01/23abcd.debug, /nonexistent/store/.build-id/01/23abcd.debug")
         }
     }
+
+    @Test("A debuginfod server list bounds each query and all of a run's queries, 30 s in all by default")
+    func debuginfodBounds() {
+        let servers = DebugInfoSearch.Debuginfod(urls: ["http://127.0.0.1:1"])
+        #expect(servers.timeoutSeconds == 10)
+        #expect(servers.totalTimeoutSeconds == 30)
+        let clamped = DebugInfoSearch.Debuginfod(urls: [], timeoutSeconds: 0, totalTimeoutSeconds: -5)
+        #expect(clamped.timeoutSeconds == 1)
+        #expect(clamped.totalTimeoutSeconds == 1)
+    }
 }
