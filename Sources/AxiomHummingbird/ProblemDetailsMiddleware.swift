@@ -66,10 +66,7 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         }
     }
 
-    /// The answer for an error a route threw.
-    ///
-    /// The request's span gets `error.type` for every error that ends the request, and status error only when the
-    /// answer is a 5xx: OpenTelemetry's HTTP conventions leave a SERVER span's status unset for a 4xx.
+    /// The answer for an error a route threw; the request's span's status as the type's discussion says.
     func answer(_ error: any Error, request: Request, context: Context) -> Response {
         let (response, code) = TracingInstrument.leavingStatusToCaller {
             decidedAnswer(error, request: request, context: context)

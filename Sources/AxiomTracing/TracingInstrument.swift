@@ -41,9 +41,7 @@ public struct TracingInstrument: PipelineInstrument {
     /// `event`'s code (for a caller that ends an escalation no layer decided): its `error.type` attribute, and its
     /// status error unless the caller sets the status itself (``leavingStatusToCaller(_:)``).
     public static func markFailed(_ event: ErrorEvent, tracer: (any Tracer)? = nil) {
-        guard let span = activeSpan(tracer) else { return }
-        span.attributes["error.type"] = event.code.description
-        if !callerSetsStatus { span.setStatus(SpanStatus(code: .error, message: event.code.description)) }
+        mark(event.code, settingStatus: !callerSetsStatus, tracer: tracer)
     }
 
     /// Runs `body` with handled errors recording `error.type` on the active span but leaving its status to the
@@ -56,9 +54,14 @@ public struct TracingInstrument: PipelineInstrument {
 
     /// Marks the span active in this task as failed with `code`, status and `error.type`, whatever the caller set.
     package static func markFailed(code: ErrorCode, tracer: (any Tracer)? = nil) {
+        mark(code, settingStatus: true, tracer: tracer)
+    }
+
+    /// `error.type` on the active span, and its status error when `settingStatus`.
+    private static func mark(_ code: ErrorCode, settingStatus: Bool, tracer: (any Tracer)?) {
         guard let span = activeSpan(tracer) else { return }
         span.attributes["error.type"] = code.description
-        span.setStatus(SpanStatus(code: .error, message: code.description))
+        if settingStatus { span.setStatus(SpanStatus(code: .error, message: code.description)) }
     }
 
     @TaskLocal private static var callerSetsStatus = false
