@@ -203,7 +203,7 @@ let package = Package(
         .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
         .executableTarget(
             name: "AxiomCrashProbe",
-            dependencies: ["Axiom", "AxiomCrash", "AxiomPlugins", "CAxiomCrashProbeSupport"],
+            dependencies: ["Axiom", "AxiomCrash", "AxiomPlugins", "CAxiomCrashProbeSupport", "CAxiomFlightRecorder"],
             path: "Tests/AxiomCrashProbe"
         ),
         // `axiom` and the probe are dependencies so both executables are built beside the test binary, which runs them.

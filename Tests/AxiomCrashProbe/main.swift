@@ -5,6 +5,7 @@ import Axiom
 import AxiomCrash
 import AxiomPlugins
 import CAxiomCrashProbeSupport
+import CAxiomFlightRecorder
 import Synchronization
 
 #if canImport(Glibc)
@@ -102,6 +103,65 @@ func overflowOnPreparedThread() {
     _ = axiom_probe_recurse(0)
 }
 
+/// Records `count` errors named `<name>-<index>` on a new thread and returns once the thread has exited (joined: its
+/// key destructors, which give its flight-recorder shard back, have run), saying whether it owned a shard.
+func recordOnANewThread(_ name: String, count: Int) -> Bool {
+    final class Job {
+        let name: String
+        let count: Int
+        init(name: String, count: Int) {
+            self.name = name
+            self.count = count
+        }
+    }
+    var thread = pthread_t()
+    let job = Unmanaged.passRetained(Job(name: name, count: count)).toOpaque()
+    let created = pthread_create(
+        &thread, nil,
+        { argument in
+            let job = Unmanaged<Job>.fromOpaque(argument!).takeRetainedValue()
+            for index in 0..<job.count {
+                var code = "probe/RECORDED"
+                var layer = "probe"
+                var operation = "\(job.name)-\(index)"
+                code.withUTF8 { code in
+                    layer.withUTF8 { layer in
+                        operation.withUTF8 { operation in
+                            axiom_flight_recorder_record_error(
+                                code.baseAddress, code.count, layer.baseAddress, layer.count, operation.baseAddress,
+                                operation.count, 1, UInt8(AXIOM_RECENT_ERROR_IGNORED))
+                        }
+                    }
+                }
+            }
+            return UnsafeMutableRawPointer(bitPattern: axiom_flight_recorder_thread_owns_shard() != 0 ? 1 : 2)
+        }, job)
+    precondition(created == 0)
+    var result: UnsafeMutableRawPointer?
+    pthread_join(thread, &result)
+    return Int(bitPattern: result) == 1
+}
+
+/// Threads that record one error each, one after another, more of them than the flight recorder has shards, then
+/// one more: prints `owners=N threads=M late=0|1`, how many of the M owned a shard when they recorded, and whether
+/// the one after them did. In this process no other thread records, so every shard an exited thread gave back is
+/// free for the next.
+func printShardGiveBack() {
+    let threads = Int(AXIOM_RECENT_ERROR_SHARDS) + 4
+    let owners = (0..<threads).filter { recordOnANewThread("thread\($0)", count: 1) }.count
+    let late = recordOnANewThread("late", count: 1)
+    print("owners=\(owners) threads=\(threads) late=\(late ? 1 : 0)")
+}
+
+/// Two threads record, one after the other with 30 ms between (several ticks of the coarse clock): 40 errors,
+/// more than a shard holds, then 12. Prints the operations of the merged ring, oldest first, one a line.
+func printShardMerge() {
+    _ = recordOnANewThread("a", count: 40)
+    usleep(30_000)
+    _ = recordOnANewThread("b", count: 12)
+    for entry in FlightRecorder.recentErrors() { print(entry.operation) }
+}
+
 /// Prints the address space that 32 threads parked at once add to the process, in KiB, when created through
 /// `pthread_create` (the reporter's wrapper) and through the C library's own (found with `RTLD_NEXT`):
 /// `wrapped=N direct=N`. The difference is the wrapper's share.
@@ -196,6 +256,12 @@ switch arguments[2] {
 case "none": exit(0)
 case "thread-address-space":
     printThreadAddressSpace()
+    exit(0)
+case "shard-give-back":
+    printShardGiveBack()
+    exit(0)
+case "shard-merge":
+    printShardMerge()
     exit(0)
 case "force-unwrap": print(forceUnwrapNil())
 case "null-write": axiom_probe_null_write()

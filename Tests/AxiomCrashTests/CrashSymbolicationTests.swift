@@ -21,7 +21,17 @@ let nullWriteLine = crashLine("null-write", in: "Tests/CAxiomCrashProbeSupport/a
 struct CrashSymbolicationTests {
     @Test(arguments: crashCases)
     func processedReportNamesTheCrashingLine(_ crash: CrashCase) throws {
-        guard crash.isCheckable else { return }
+        try checkCrashingLine(crash)
+    }
+
+    @Test(
+        .enabled(if: CrashReporter.preparesNewThreads, CrashCase.unpreparedThreadsUnchecked),
+        arguments: crashCasesOnNewThreads)
+    func processedReportOfANewThreadNamesTheCrashingLine(_ crash: CrashCase) throws {
+        try checkCrashingLine(crash)
+    }
+
+    func checkCrashingLine(_ crash: CrashCase) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         _ = ChildProcess.runProbe(directory: directory.path, kind: crash.kind)
@@ -107,7 +117,8 @@ struct CrashSymbolicationTests {
         _ raw: RawCrashReport, addresses pcs: [UInt64], frames: [SymbolicatedCrashReport.Frame],
         scratchDirectory: String
     ) throws {
-        guard LLVMSymbolizerReference.isAvailable else { return }
+        // The agreement with llvm-symbolizer is what this test promises: without the reference it fails, saying so.
+        try #require(LLVMSymbolizerReference.isAvailable, LLVMSymbolizerReference.missing)
         var byModule: [String: [(index: Int, address: UInt64)]] = [:]
         for (index, pc) in pcs.enumerated() {
             guard let module = raw.module(containing: pc), module.path.hasPrefix("/") else { continue }

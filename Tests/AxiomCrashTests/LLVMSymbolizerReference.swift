@@ -1,9 +1,24 @@
 import Foundation
+import Testing
 
 /// `llvm-symbolizer`'s answer for module-relative addresses: the reference the crash
 /// reports' symbolication is compared with.
 enum LLVMSymbolizerReference {
-    static let path = "/opt/swift/usr/bin/llvm-symbolizer"
+    /// The Swift toolchain's `llvm-symbolizer`: `LLVM_SYMBOLIZER` when set, else the one beside the first `swift` on
+    /// `PATH`, else the toolchain's usual place in Swift's Linux images. Not any `llvm-symbolizer` on `PATH`: another
+    /// LLVM's joins a unit's directory and file name differently (`./nptl/./nptl/…` from LLVM 14).
+    static let path: String = {
+        let environment = ProcessInfo.processInfo.environment
+        if let configured = environment["LLVM_SYMBOLIZER"], !configured.isEmpty { return configured }
+        for directory in (environment["PATH"] ?? "").split(separator: ":").map(String.init) {
+            let candidate = directory + "/llvm-symbolizer"
+            if access(directory + "/swift", X_OK) == 0, access(candidate, X_OK) == 0 { return candidate }
+        }
+        return "/opt/swift/usr/bin/llvm-symbolizer"
+    }()
+
+    /// Why a test that compares with `llvm-symbolizer` does not run.
+    static let missing: Comment = "needs the Swift toolchain's llvm-symbolizer (on PATH, or LLVM_SYMBOLIZER)"
 
     struct Location: Decodable {
         var FunctionName: String

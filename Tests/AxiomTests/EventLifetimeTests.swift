@@ -7,12 +7,15 @@ import Testing
 struct EventLifetimeTests {
     @Test("an event outlives the registry that resolved it: its descriptor and identity stay readable")
     func eventOutlivesRegistry() throws {
+        weak var freed: ErrorRegistry?
         func makeEvent() throws -> ErrorEvent {
             let registry = ErrorRegistry()
+            freed = registry
             try registry.register(ShopError.catalog)
             return ErrorEvent(error: ShopError.busy, layer: .client, operation: "restock", registry: registry)
         }
         let event = try makeEvent()
+        #expect(freed == nil, "the event keeps the registry alive")
         #expect(event.descriptor.code == ShopError.busy.errorCode)
         #expect(event.descriptor.numericCode == 503)
         #expect(event.descriptor.retry?.maxAttempts == 3)
