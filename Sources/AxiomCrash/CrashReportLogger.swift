@@ -16,7 +16,7 @@ import Synchronization
 ///   `axiom_crash_reports_total{outcome, signal}`. Rejected reports are logged at `error` and counted with
 ///   `outcome="rejected"`.
 /// - Error events: as an ``ErrorObserver`` next to ``LoggingObserver``, it writes one more entry for each event
-///   a default handler took (`.handled`) at or above ``minimumSeverity`` that carries a stack: the event's
+///   a `Handle` handler took (`.handled`) at or above ``minimumSeverity`` that carries a stack: the event's
 ///   metadata (code, category, layer, disposition…) with `stack` holding the symbolicated frames, from the
 ///   application's frame on (see ``ModuleStackDescriber``). The stack was captured as addresses when the error
 ///   entered the pipeline (see ``UnwindStackCapturer``); it is symbolicated here, only when the entry is actually
@@ -149,7 +149,7 @@ public final class CrashReportLogger: ErrorObserver {
 
     // MARK: Error events
 
-    /// Logs the symbolicated stack of an event a default handler took at or above ``minimumSeverity``; does
+    /// Logs the symbolicated stack of an event a `Handle` handler took at or above ``minimumSeverity``; does
     /// nothing for other events, for events without a stack, or when the logger's level would drop the entry
     /// (then nothing is symbolicated either).
     public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {

@@ -33,7 +33,7 @@ struct Demo {
         return Logger(label: "axiom.demo")
     }
 
-    /// Logs crash reports, and the symbolicated stacks of severe errors a default handler takes.
+    /// Logs crash reports, and the symbolicated stacks of severe errors a `Handle` handler takes.
     var crashLogger: CrashReportLogger {
         CrashReportLogger(logger: logger, symbolicator: CrashScene.symbolicator, crashFrameLimit: 3)
     }

@@ -14,6 +14,10 @@ public enum Severity: String, Sendable, CaseIterable {
 /// What the host's generic handlers do with an error.
 public enum Disposition: String, Sendable, CaseIterable {
     case ignore, recover, escalate, handle
+
+    /// The last line, as the first README spelled it.
+    @available(*, deprecated, renamed: "handle")
+    public static var `default`: Disposition { .handle }
 }
 
 /// How the wait between retries grows.

@@ -7,7 +7,7 @@ public enum ErrorOutcome: Sendable {
     case ignored(ErrorEvent)
     /// A handler gave a fallback value for it.
     case recovered(any Sendable, ErrorEvent)
-    /// A default handler (or the terminal layer's end) took it.
+    /// A `Handle` handler (or the terminal layer's end) took it.
     case handled(ErrorEvent)
 
     /// The error's event.

@@ -8,7 +8,7 @@ public enum ErrorResolution: Sendable, Hashable, CustomStringConvertible {
     case recovered
     /// Passed, maybe translated, to another layer.
     case escalated(to: Layer)
-    /// Taken by a default handler: logged, counted, presented; the end.
+    /// Taken by a `Handle` handler (the last line): logged, counted, presented; the end.
     case handled
 
     /// The disposition this resolution carries out.

@@ -8,7 +8,7 @@ public enum Outcome<Value: Sendable>: Sendable {
     case recovered(Value, ErrorEvent)
     /// It failed with an expected error, which was dropped.
     case ignored(ErrorEvent)
-    /// It failed, and a default handler took the error.
+    /// It failed, and a `Handle` handler (the last line) took the error.
     case handled(ErrorEvent)
 
     /// The value, if the operation came to one.
