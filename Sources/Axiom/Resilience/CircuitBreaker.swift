@@ -537,13 +537,13 @@ extension CircuitBreaker {
         let transitions: [State: Counter]
 
         init(key: String, factory: any MetricsFactory) {
-            state = Gauge(label: "axiom_circuit_breaker_state", dimensions: [("key", key)], factory: factory)
+            state = Gauge(label: ResilienceMetrics.stateLabel, dimensions: [("key", key)], factory: factory)
             rejections = Counter(
-                label: "axiom_circuit_breaker_rejections_total", dimensions: [("key", key)], factory: factory)
+                label: ResilienceMetrics.rejectionsLabel, dimensions: [("key", key)], factory: factory)
             var transitions: [State: Counter] = [:]
             for state in [State.closed, .open, .halfOpen, .isolated] {
                 transitions[state] = Counter(
-                    label: "axiom_circuit_breaker_transitions_total",
+                    label: ResilienceMetrics.transitionsLabel,
                     dimensions: [("key", key), ("to", state.rawValue)],
                     factory: factory)
             }
@@ -553,8 +553,8 @@ extension CircuitBreaker {
 }
 
 extension CircuitState {
-    /// The state gauge's value: closed 0, half-open 1, open 2, isolated 3.
-    var gaugeValue: Int {
+    /// The state gauge's value: closed 0, half-open 1, open 2, isolated 3, so "above zero" means "not healthy".
+    public var gaugeValue: Int {
         switch self {
         case .closed: 0
         case .halfOpen: 1

@@ -1,35 +1,27 @@
 import CoreMetrics
 import Synchronization
 
-/// Reports circuit-breaker state through swift-metrics, for breakers and other resilience code that do not
-/// report it themselves.
+/// Reports circuit-breaker state through swift-metrics, under the same series as the framework's
+/// ``CircuitBreaker``, for a breaker the application runs itself (one of another library, or a proxy's whose state
+/// it polls). A ``CircuitBreaker`` reports its own state; create one of these only for the others.
 ///
-/// A breaker calls ``breakerStateChanged(_:to:)`` on every transition (and once at creation with
-/// `.closed`), and ``callRejected(_:)`` when it refuses a call:
+/// Call ``breakerStateChanged(_:to:)`` on every transition (and once at creation with `.closed`), and
+/// ``callRejected(_:)`` when the breaker refuses a call:
 ///
 /// - `axiom_circuit_breaker_state{key}`: a gauge, 0 closed, 1 half-open, 2 open, 3 isolated;
 /// - `axiom_circuit_breaker_transitions_total{key, to}`: a counter of transitions into each state;
 /// - `axiom_circuit_breaker_rejections_total{key}`: calls refused.
 ///
-/// The labels, dimensions and gauge values are the runtime's `CircuitBreaker`'s own, so a dashboard reads
-/// one series whichever of the two reports a key. Report each key from one place only.
+/// ```swift
+/// let breakers = ResilienceMetrics()
+/// upstream.onStateChange { state in breakers.breakerStateChanged("payments-proxy", to: state) }
+/// ```
+///
+/// A dashboard reads one series whichever of the two reports a key; report each key from one place only.
 public final class ResilienceMetrics: Sendable {
     /// A breaker's state, as the gauge reports it.
-    public enum BreakerState: String, Sendable, Hashable, CaseIterable {
-        case closed, halfOpen, open
-        /// Forced open by an operator: no probe lets calls through.
-        case isolated
-
-        /// The gauge value: 0 closed, 1 half-open, 2 open, 3 isolated, so "above zero" means "not healthy".
-        public var gaugeValue: Int {
-            switch self {
-            case .closed: 0
-            case .halfOpen: 1
-            case .open: 2
-            case .isolated: 3
-            }
-        }
-    }
+    @available(*, deprecated, renamed: "CircuitState")
+    public typealias BreakerState = CircuitState
 
     /// The state gauge's label.
     public static let stateLabel = "axiom_circuit_breaker_state"
@@ -41,7 +33,7 @@ public final class ResilienceMetrics: Sendable {
     private struct Handles {
         let state: Gauge
         let rejections: Counter
-        var transitions: [BreakerState: Counter] = [:]
+        var transitions: [CircuitState: Counter] = [:]
     }
 
     private let factory: any MetricsFactory
@@ -51,7 +43,7 @@ public final class ResilienceMetrics: Sendable {
     public init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
 
     /// Records that the breaker of `breaker` (its key: usually a domain, `nwc`) is now in `state`.
-    public func breakerStateChanged(_ breaker: String, to state: BreakerState) {
+    public func breakerStateChanged(_ breaker: String, to state: CircuitState) {
         let (gauge, transitions) = handles.withTrackedLock { all in
             var handles = all[breaker] ?? makeHandles(breaker)
             let counter =

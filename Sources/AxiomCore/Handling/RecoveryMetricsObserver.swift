@@ -11,6 +11,14 @@ import Synchronization
 ///
 /// The success rate is successes ÷ attempts; ``recoverySuccessRate(domain:)`` gives it in-process for
 /// dashboards and demos without a metrics backend.
+///
+/// The application creates it and adds it to its pipelines' observers, beside ``MetricsObserver`` (which counts
+/// every episode by code, disposition and layer) when it wants rates per domain:
+///
+/// ```swift
+/// let recoveries = RecoveryMetricsObserver()
+/// ErrorObserverSystem.bootstrap(MultiplexErrorObserver([LoggingObserver(), MetricsObserver(), recoveries]))
+/// ```
 public final class RecoveryMetricsObserver: ErrorObserver {
     /// Counter of errors per domain.
     public static let errorsLabel = "axiom_domain_errors_total"
