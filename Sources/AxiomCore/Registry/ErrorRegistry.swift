@@ -366,6 +366,10 @@ struct ValueKey: Hashable, Sendable {
 /// in place as an integer; nil for any other value. Reads the type's layout, never the value's witnesses.
 @inline(__always)
 func plainBits<E>(of value: borrowing E) -> UInt64? {
+    #if AXIOM_PORTABLE_LAYOUT
+    // The trait reads no value's bytes: every value is identified through its witnesses.
+    return nil
+    #else
     guard _isPOD(E.self) else { return nil }
     switch MemoryLayout<E>.size {
     case 0: return 0
@@ -375,6 +379,7 @@ func plainBits<E>(of value: borrowing E) -> UInt64? {
     case 8: return unsafeBitCast(copy value, to: UInt64.self)
     default: return nil
     }
+    #endif
 }
 
 struct AliasKey: Hashable {

@@ -21,11 +21,16 @@ struct RawCodeKey: Hashable, Sendable {
     /// The key of a code, or nil when either string is not immortal (and so may be freed and its bits reused).
     @inlinable
     init?(_ code: ErrorCode) {
+        #if AXIOM_PORTABLE_LAYOUT
+        // The trait reads no string's layout: every code takes the dictionary path.
+        return nil
+        #else
         let domain = unsafeBitCast(code.domain, to: (UInt64, UInt64).self)
         let name = unsafeBitCast(code.code, to: (UInt64, UInt64).self)
         // The top bit of a string's object word marks it immortal: small (inline) strings and literals.
         guard domain.1 >> 63 == 1, name.1 >> 63 == 1 else { return nil }
         (w0, w1, w2, w3) = (domain.0, domain.1, name.0, name.1)
+        #endif
     }
 
     @inlinable

@@ -123,5 +123,9 @@ final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendabl
 
 /// The size of a plain value of `type` (no references, at most 8 bytes: its bytes are all there is to it), or nil.
 private func plainValueSize<T>(_ type: T.Type) -> Int? {
-    _isPOD(T.self) && MemoryLayout<T>.size <= 8 ? MemoryLayout<T>.size : nil
+    #if AXIOM_PORTABLE_LAYOUT
+    return nil
+    #else
+    return _isPOD(T.self) && MemoryLayout<T>.size <= 8 ? MemoryLayout<T>.size : nil
+    #endif
 }
