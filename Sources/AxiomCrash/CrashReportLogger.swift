@@ -74,7 +74,7 @@ public final class CrashReportLogger: ErrorObserver {
     @discardableResult
     public func processPendingReports(
         with processor: CrashReportProcessor
-    ) throws(CrashReporterError) -> [CrashReportProcessor.Outcome] {
+    ) throws(CrashReporterError) -> [CrashReportProcessor.Processing] {
         let outcomes = try processor.processPendingReports()
         for outcome in outcomes { log(outcome) }
         return outcomes
@@ -82,7 +82,7 @@ public final class CrashReportLogger: ErrorObserver {
 
     /// Logs what became of one raw report: a processed one at `critical`, a rejected one at `error` (both
     /// counted), one left pending at `warning` (not counted: it will be processed, and counted, later).
-    public func log(_ outcome: CrashReportProcessor.Outcome) {
+    public func log(_ outcome: CrashReportProcessor.Processing) {
         switch outcome {
         case .processed(let processed):
             log(processed)

@@ -22,8 +22,12 @@ public struct CrashReportProcessor: Sendable {
     public let directory: String
     public let symbolicator: Symbolicator
 
+    /// What became of one raw report, as first spelled ("outcome" is what a caller gets for an error).
+    @available(*, deprecated, renamed: "Processing")
+    public typealias Outcome = Processing
+
     /// What became of one raw report.
-    public enum Outcome: Sendable {
+    public enum Processing: Sendable {
         /// Symbolicated and written; the raw report is now in `processed/`.
         case processed(ProcessedCrashReport)
         /// Malformed; moved to `rejected/` with a `.reason` file beside it.
@@ -41,12 +45,12 @@ public struct CrashReportProcessor: Sendable {
     }
 
     /// Processes every pending report, oldest name first.
-    public func processPendingReports() throws(CrashReporterError) -> [Outcome] {
+    public func processPendingReports() throws(CrashReporterError) -> [Processing] {
         try CrashReporter.pendingReports(in: directory).map { process(reportAt: $0) }
     }
 
     /// Processes one raw report in ``directory``.
-    public func process(reportAt path: String) -> Outcome {
+    public func process(reportAt path: String) -> Processing {
         let name = String(path.split(separator: "/").last ?? "")
         let raw: RawCrashReport
         do {

@@ -67,12 +67,12 @@ enum CrashScene {
         summarize(processAll(directory, logger))
     }
 
-    static func processAll(_ directory: String, _ logger: CrashReportLogger) -> [CrashReportProcessor.Outcome] {
+    static func processAll(_ directory: String, _ logger: CrashReportLogger) -> [CrashReportProcessor.Processing] {
         let processor = CrashReportProcessor(directory: directory, symbolicator: symbolicator)
         return (try? logger.processPendingReports(with: processor)) ?? []
     }
 
-    static func summarize(_ outcomes: [CrashReportProcessor.Outcome]) {
+    static func summarize(_ outcomes: [CrashReportProcessor.Processing]) {
         for outcome in outcomes {
             switch outcome {
             case .processed(let processed):

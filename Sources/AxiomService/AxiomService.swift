@@ -130,7 +130,7 @@ public struct AxiomService: Service {
             } catch {
                 throw StartupError(step: .installCrashReporter, underlying: error)
             }
-            let outcomes: [CrashReportProcessor.Outcome]
+            let outcomes: [CrashReportProcessor.Processing]
             do {
                 outcomes = try CrashReportProcessor(directory: directory).processPendingReports()
             } catch {

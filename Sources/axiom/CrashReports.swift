@@ -219,7 +219,7 @@ struct CrashReports: AsyncParsableCommand {
             printError("axiom: no crash report directory at \(directory)")
             throw ExitCode(1)
         }
-        let outcomes: [CrashReportProcessor.Outcome]
+        let outcomes: [CrashReportProcessor.Processing]
         do {
             outcomes = try CrashReportProcessor(
                 directory: directory, symbolicator: Symbolicator(search: debugInfo.search)
@@ -264,7 +264,7 @@ struct CrashReportsSummary: Encodable {
     /// Reports that could not be written or moved; still pending.
     let failed: [SetAside]
 
-    init(directory: String, outcomes: [CrashReportProcessor.Outcome]) {
+    init(directory: String, outcomes: [CrashReportProcessor.Processing]) {
         self.directory = directory
         var processed: [Processed] = []
         var rejected: [SetAside] = []
