@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// What a crash report holds beyond the crashed thread's stack: the runtime's message, every module loaded at
-/// the time, every other thread, and the errors the application decided just before (issue 11's blind spots).
+/// the time, every other thread, and the errors the application decided just before (what reports used to miss).
 @Suite("Crash reports without blind spots")
 struct CrashBlindSpotTests {
     /// Crashes the probe in the way `kind` names and returns its one report, symbolicated.

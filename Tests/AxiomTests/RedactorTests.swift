@@ -62,7 +62,7 @@ struct RedactorTests {
         #expect(redactor.redact("mail jane.doe+wallet@example.co.uk, please") == "mail [REDACTED], please")
     }
 
-    @Test("URL-encoded keys: api_key%3D… and %22api_key%22%3A%22…%22 (issue 10's leaking lines)")
+    @Test("URL-encoded keys: api_key%3D… and %22api_key%22%3A%22…%22 (lines that leaked before)")
     func urlEncodedKeys() {
         #expect(
             redactor.redact("GET /cb?next=%2Fv1%3Fapi_key%3DAbC123xyz789%26page%3D2 done")
