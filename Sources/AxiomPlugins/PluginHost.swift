@@ -219,7 +219,7 @@ public final class PluginHost: Sendable {
         let cache = vetting.cacheDirectory.map(PluginVerdictCache.init(directory:))
         let key = PluginVerdictCache.Key(descriptor: descriptor, info: info)
         if let cached = cache?.verdict(for: key) { return cached }
-        let scanner: String
+        let scanner: ScannerCommand
         switch vetting.resolveScanner() {
         case .success(let path): scanner = path
         case .failure(let failure): return .refused(failure.reason, failure.detail)
