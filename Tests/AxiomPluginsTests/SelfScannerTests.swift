@@ -58,6 +58,26 @@ import Glibc
         #expect(own.contains { $0.messages["tr"]?.isEmpty == false })
     }
 
+    /// A descriptor the host opened without close-on-exec does not reach the scanner, either scanner: only the
+    /// plugin file and the verdict pipe do. The plugin's entry returns NULL when it sees the descriptor open.
+    @Test(arguments: ScannerTests.bothScanners)
+    func theScannerInheritsNoOtherDescriptorOfTheHost(separate: Bool) throws {
+        let directory = try FixtureDirectory()
+        defer { directory.remove() }
+        let inherited: Int32 = 917 + (separate ? 0 : 1)
+        let path = try directory.plugin(
+            "fd.so", ["FIXTURE_ID=\"test.fd\"", "FIXTURE_DOMAIN=\"fd\"", "FIXTURE_CLOSED_FD=\(inherited)"])
+        let opened = open("/dev/null", O_RDONLY)
+        #expect(opened >= 0)
+        #expect(dup2(opened, inherited) == inherited)
+        close(opened)
+        defer { close(inherited) }
+        #expect(fcntl(inherited, F_GETFD) & FD_CLOEXEC == 0)
+        let vetting = PluginVetting(usesSeparateScanner: separate, timeout: .seconds(120), cacheDirectory: nil)
+        let loaded = PluginHost(registry: ErrorRegistry(), vetting: vetting).load(file: path)
+        #expect((try? loaded.get())?.id == "test.fd", "\(loaded)")
+    }
+
     /// Started with the marker but without the scanner's descriptors, the test binary exits with status 2 at once:
     /// neither a scan nor its own `main` (the test runner) runs. Without the marker, the constructor does nothing:
     /// every test binary and application starts as usual (as this one did).
