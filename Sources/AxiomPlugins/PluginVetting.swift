@@ -17,7 +17,9 @@ import Glibc
 /// `--axiom-plugin-scan`, and a constructor of `AxiomPlugins` runs the scan before the application's `main`, which
 /// never runs in the scanner (the constructors of the libraries the executable loads do). An application may ship
 /// the `axiom-plugin-scanner` executable beside its own (or name it, see ``scannerPath``) for a smaller process,
-/// which loads only what a scan needs; it is then used instead.
+/// which loads only what a scan needs; it is then used instead. A host whose executable does not load
+/// `AxiomPlugins` at start (a program that loads it later with `dlopen`, as an interpreter does) has no such
+/// constructor in its executable, and needs the separate scanner.
 public struct PluginVetting: Sendable {
     /// Where the plugin's code runs.
     public enum Mode: Sendable, Hashable {
