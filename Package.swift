@@ -36,7 +36,8 @@ let package = Package(
         .library(name: "AxiomCore", targets: ["AxiomCore"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
-        // Runs a plugin's code for the first time, in a child process of the host; installed beside `axiom`.
+        // Runs a plugin's code for the first time, in a child process of the host, when shipped beside it (else
+        // the host's own executable does, a larger process); installed beside `axiom`.
         .executable(name: "axiom-plugin-scanner", targets: ["axiom-plugin-scanner"]),
         .library(name: "AxiomCrash", targets: ["AxiomCrash"]),
         .library(name: "AxiomSymbolication", targets: ["AxiomSymbolication"]),
@@ -137,7 +138,8 @@ let package = Package(
         .target(name: "CAxiomPluginABI"),
         // Helpers for Swift plugin authors. Never depends on Axiom: one copy of every Swift type per process.
         .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
-        // The GNU extensions the host and its scanner call (secure_getenv, pipe2, dladdr), which Glibc's module hides.
+        // The GNU extensions the host and its scanner call (secure_getenv, pipe2, dladdr), which Glibc's module hides,
+        // and the constructor that makes every executable linking AxiomPlugins its own scanner.
         .target(name: "CAxiomPluginScan"),
         // The host: discovery, checks before dlopen, the scanner and its verdict cache, loading, diagnostics.
         .target(
@@ -162,7 +164,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The plugin scanner: the child process in which a plugin's entry runs before the host takes its catalog.
+        // The plugin scanner: the child process in which a plugin's entry runs before the host takes its catalog; the
+        // smaller choice (by default the host's own executable is the scanner).
         .executableTarget(name: "axiom-plugin-scanner", dependencies: ["AxiomPlugins"]),
         .executableTarget(
             name: "AxiomDemo",

@@ -16,7 +16,7 @@ import Glibc
 /// ```
 ///   path ─open/fstat─▶ regular? ─pread─▶ ELF64 LE, this machine, ET_DYN, exports the entry?
 ///        ─▶ file, its folder and every folder up to / not writable by others? ─▶ (device, inode) not seen yet?
-///        ─▶ verdict cache hit? ──no──▶ axiom-plugin-scanner (child process: dlopen, entry, ABI checks, copy)
+///        ─▶ verdict cache hit? ──no──▶ the scanner (child process: dlopen, entry, ABI checks, copy)
 ///        ─▶ catalog as data ─▶ id not loaded yet? ─▶ texts only for its own keys? ─▶ English for every key?
 ///        ─▶ ErrorRegistry.register (all or nothing)
 /// ```
@@ -219,7 +219,7 @@ public final class PluginHost: Sendable {
         let cache = vetting.cacheDirectory.map(PluginVerdictCache.init(directory:))
         let key = PluginVerdictCache.Key(descriptor: descriptor, info: info)
         if let cached = cache?.verdict(for: key) { return cached }
-        let scanner: String
+        let scanner: ScannerCommand
         switch vetting.resolveScanner() {
         case .success(let path): scanner = path
         case .failure(let failure): return .refused(failure.reason, failure.detail)

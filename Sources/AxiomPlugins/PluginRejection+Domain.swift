@@ -52,7 +52,7 @@ extension PluginRejection: IdentifiableError {
             ("its folder may be changed by other users", "klasörü başka kullanıcılarca değiştirilebilir")
         case .duplicateFile: ("the same file is already loaded", "aynı dosya zaten yüklü")
         case .scannerUnavailable:
-            ("the plugin scanner program was not found", "eklenti tarayıcı programı bulunamadı")
+            ("the plugin scanner could not be started", "eklenti tarayıcısı başlatılamadı")
         case .crashedInScanner: ("the plugin crashed while it was checked", "eklenti denetlenirken çöktü")
         case .timedOutInScanner:
             ("the plugin did not finish starting in time", "eklenti zamanında başlamayı bitirmedi")

@@ -28,8 +28,9 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case directoryWritableByOthers
         /// The same file (device and inode) is already loaded, through another path or link.
         case duplicateFile
-        /// The `axiom-plugin-scanner` executable, which runs a plugin's code before the host takes its catalog, was
-        /// not found or could not be started.
+        /// No scanner, which runs a plugin's code before the host takes its catalog, could be started: the
+        /// ``PluginVetting/scannerPath`` named is missing, the host's own executable cannot be its scanner (a
+        /// set-user-ID host without a separate `axiom-plugin-scanner`, no `/proc`), or the process did not start.
         case scannerUnavailable
         /// The plugin crashed in the scanner (the detail names the signal and where); the host is unharmed.
         case crashedInScanner

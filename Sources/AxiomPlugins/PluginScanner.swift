@@ -6,8 +6,14 @@ import CAxiomPluginScan
 import Glibc
 #endif
 
-/// The body of the `axiom-plugin-scanner` executable: the child process in which a plugin's code runs for the first
-/// time, so that a plugin that crashes, hangs or exits takes down a disposable process instead of the host.
+/// The body of the scanner: the child process in which a plugin's code runs for the first time, so that a plugin
+/// that crashes, hangs or exits takes down a disposable process instead of the host.
+///
+/// The scanner is the host's own executable by default: the host starts `/proc/self/exe` again with the argument
+/// `--axiom-plugin-scan` and its pid, and a constructor of the library (which runs before `main`) sees them, runs
+/// the scan and exits, so the application's `main` never runs in the scanner. The separate `axiom-plugin-scanner`
+/// executable, whose `main` is ``main()``, does the same in a smaller process; a host uses it when it finds it (see
+/// ``PluginVetting``).
 ///
 /// The host starts the scanner with the plugin file open on descriptor 3 (the very file it checked, so nothing can
 /// swap it in between) and a pipe on descriptor 4; standard output and error are `/dev/null`, so whatever the plugin
@@ -19,6 +25,8 @@ public enum PluginScanner {
     /// The scanner's executable name, looked for beside the running executable.
     public static let executableName = "axiom-plugin-scanner"
 
+    /// The first argument of the host's own executable started as its scanner; the host's pid follows.
+    static let marker = AXIOM_PLUGIN_SCAN_MARKER
     /// The descriptor the plugin file is open on in the scanner.
     static let fileDescriptor: Int32 = 3
     /// The descriptor of the pipe the verdict goes to.
@@ -29,11 +37,16 @@ public enum PluginScanner {
     /// Runs the scanner: reads the plugin on descriptor 3, writes its verdict to descriptor 4, and exits. Called
     /// by the `axiom-plugin-scanner` executable only; it never returns.
     public static func main() -> Never {
-        // Dies with the host: a plugin that never returns must not keep running once nobody waits for it.
         let arguments = CommandLine.arguments
-        guard arguments.count == 2, let host = Int(arguments[1]), axiom_plugin_die_with_parent(host) == 0 else {
-            _exit(2)
-        }
+        guard arguments.count == 2, let host = Int(arguments[1]) else { _exit(2) }
+        run(host: host)
+    }
+
+    /// The scan, for the host whose pid is `host`: ``main()``'s, and the constructor's when the host's own
+    /// executable is the scanner.
+    static func run(host: Int) -> Never {
+        // Dies with the host: a plugin that never returns must not keep running once nobody waits for it.
+        guard axiom_plugin_die_with_parent(host) == 0 else { _exit(2) }
         // A plugin that crashes here is expected: no core file for each one.
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
@@ -144,4 +157,11 @@ public enum PluginScanner {
         ]
         return names[signal] ?? "signal \(signal)"
     }
+}
+
+/// The scan when the host's own executable is the scanner: called by the constructor in `CAxiomPluginScan`
+/// (`axiom_plugin_self_scan.c`) before `main`, once it has seen the marker argument and the scanner's descriptors.
+@_cdecl("axiom_plugin_scanner_run")
+func axiomPluginScannerRun(_ host: Int) {
+    PluginScanner.run(host: host)
 }

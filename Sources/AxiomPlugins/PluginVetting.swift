@@ -5,12 +5,21 @@ import CAxiomPluginScan
 import Glibc
 #endif
 
-/// How a ``PluginHost`` runs a plugin's code for the first time: in the `axiom-plugin-scanner` child process (the
-/// default), or in its own process (an explicit opt-in, for tests and benchmarks).
+/// How a ``PluginHost`` runs a plugin's code for the first time: in a scanner child process (the default), or in its
+/// own process (an explicit opt-in, for tests and benchmarks).
 ///
 /// Out of process, the scanner calls the plugin's entry and sends the catalog back as plain data; the host registers
 /// that and never maps the plugin itself, so no code of a plugin ever runs in the host. Each verdict is cached on
-/// disk (see ``cacheDirectory``), so a start with unchanged plugins forks no scanner.
+/// disk (see ``cacheDirectory``), so a start with unchanged plugins starts no scanner.
+///
+/// The scanner is the host's own executable unless a separate one is found: an application that links
+/// `AxiomPlugins` needs nothing else. The host starts `/proc/self/exe` again with the argument
+/// `--axiom-plugin-scan`, and a constructor of `AxiomPlugins` runs the scan before the application's `main`, which
+/// never runs in the scanner (the constructors of the libraries the executable loads do). An application may ship
+/// the `axiom-plugin-scanner` executable beside its own (or name it, see ``scannerPath``) for a smaller process,
+/// which loads only what a scan needs; it is then used instead. A host whose executable does not load
+/// `AxiomPlugins` at start (a program that loads it later with `dlopen`, as an interpreter does) has no such
+/// constructor in its executable, and needs the separate scanner.
 public struct PluginVetting: Sendable {
     /// Where the plugin's code runs.
     public enum Mode: Sendable, Hashable {
@@ -23,9 +32,14 @@ public struct PluginVetting: Sendable {
 
     /// Where the plugin's code runs.
     public var mode: Mode
-    /// The scanner executable, when the application puts it somewhere else than beside its executable. Nil: beside
-    /// the running executable, then `AXIOM_PLUGIN_SCANNER` (read with `secure_getenv`).
+    /// The separate scanner executable, when the application puts it somewhere else than beside its executable: it
+    /// is then the only scanner (a plugin is refused with `scannerUnavailable` when it is missing). Nil: the
+    /// `axiom-plugin-scanner` beside the running executable, else the one `AXIOM_PLUGIN_SCANNER` names (read with
+    /// `secure_getenv`), else the host's own executable.
     public var scannerPath: String?
+    /// Whether a separate `axiom-plugin-scanner` is used when one is found (the default). False: the host's own
+    /// executable is always the scanner, and ``scannerPath`` is not read.
+    public var usesSeparateScanner: Bool
     /// How long the scanner may take for one plugin before it is killed and the plugin refused.
     public var timeout: Duration
     /// The directory of the verdict cache, or nil for no cache (every start scans every plugin).
@@ -33,16 +47,18 @@ public struct PluginVetting: Sendable {
 
     /// Creates a vetting configuration.
     public init(
-        mode: Mode = .scanner, scannerPath: String? = nil, timeout: Duration = .seconds(5),
-        cacheDirectory: String? = PluginVetting.standardCacheDirectory
+        mode: Mode = .scanner, scannerPath: String? = nil, usesSeparateScanner: Bool = true,
+        timeout: Duration = .seconds(5), cacheDirectory: String? = PluginVetting.standardCacheDirectory
     ) {
         self.mode = mode
         self.scannerPath = scannerPath
+        self.usesSeparateScanner = usesSeparateScanner
         self.timeout = timeout
         self.cacheDirectory = cacheDirectory
     }
 
-    /// The default: the scanner beside the executable, five seconds per plugin, the standard cache.
+    /// The default: the `axiom-plugin-scanner` beside the executable if there is one, else the host's own
+    /// executable; five seconds per plugin; the standard cache.
     public static var standard: PluginVetting { PluginVetting() }
 
     /// Plugins run in the host, uncached: the loader as it was before the scanner. Never the default.
@@ -60,33 +76,92 @@ public struct PluginVetting: Sendable {
         return nil
     }
 
-    /// The scanner to run: ``scannerPath``, else the one beside the running executable, else
-    /// `AXIOM_PLUGIN_SCANNER`. Nil, with the places looked at, when none is an executable file.
-    func resolveScanner() -> Result<String, PluginRejection.Reason.Failure> {
+    /// The scanner to run: ``scannerPath`` alone when set; else the `axiom-plugin-scanner` beside the running
+    /// executable, then `AXIOM_PLUGIN_SCANNER`, then the host's own executable. A failure names the places looked
+    /// at.
+    func resolveScanner() -> Result<ScannerCommand, PluginRejection.Reason.Failure> {
+        let name = PluginScanner.executableName
         var tried: [String] = []
-        var candidates: [String] = []
-        if let scannerPath {
-            candidates = [scannerPath]
-        } else {
-            if let directory = realPath("/proc/self/exe").map(parentDirectory(of:)) {
-                candidates.append(directory + "/" + PluginScanner.executableName)
+        if usesSeparateScanner {
+            var candidates: [String] = []
+            if let scannerPath {
+                candidates = [scannerPath]
+            } else {
+                if let directory = realPath("/proc/self/exe").map(parentDirectory(of:)) {
+                    candidates.append(directory + "/" + name)
+                }
+                if let configured = secureEnvironment("AXIOM_PLUGIN_SCANNER") { candidates.append(configured) }
             }
-            if let configured = secureEnvironment("AXIOM_PLUGIN_SCANNER") { candidates.append(configured) }
-        }
-        for candidate in candidates {
-            var info = stat()
-            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
-                return .success(candidate)
+            for candidate in candidates {
+                if isExecutableFile(candidate) { return .success(ScannerCommand(separate: candidate)) }
+                tried.append(candidate)
             }
-            tried.append(candidate)
+            if scannerPath != nil {
+                return .failure(
+                    PluginRejection.Reason.Failure(
+                        .scannerUnavailable,
+                        "no \(name) executable at \(tried.joined()) (PluginVetting.scannerPath); build it (swift build "
+                            + "--product \(name)), leave scannerPath nil for the host's own executable, or choose "
+                            + "PluginVetting.inProcess"))
+            }
         }
-        return .failure(
-            PluginRejection.Reason.Failure(
-                .scannerUnavailable,
-                "no \(PluginScanner.executableName) executable at "
-                    + (tried.isEmpty ? "any configured place" : tried.joined(separator: " or "))
-                    + "; build it (swift build --product \(PluginScanner.executableName)), set AXIOM_PLUGIN_SCANNER, or choose PluginVetting.inProcess"
-            ))
+        switch ScannerCommand.hostExecutable() {
+        case .success(let command): return .success(command)
+        case .failure(let unavailable):
+            return .failure(
+                PluginRejection.Reason.Failure(
+                    .scannerUnavailable,
+                    (tried.isEmpty ? "" : "no \(name) executable at " + tried.joined(separator: " or ") + ", and ")
+                        + "the host's own executable cannot be the scanner (\(unavailable.detail)); ship \(name) beside the "
+                        + "executable (swift build --product \(name)), set AXIOM_PLUGIN_SCANNER, or choose "
+                        + "PluginVetting.inProcess"))
+        }
+    }
+}
+
+/// A regular file this process may execute.
+private func isExecutableFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+}
+
+/// How a scanner process is started.
+struct ScannerCommand: Equatable {
+    /// The file `posix_spawn` executes.
+    var executable: String
+    /// Its arguments, before the host's pid: the program's name, and the marker for the host's own executable.
+    var arguments: [String]
+    /// The scanner, as refusals name it.
+    var name: String
+
+    /// The separate `axiom-plugin-scanner` at `path`.
+    init(separate path: String) {
+        executable = path
+        arguments = [path]
+        name = PluginScanner.executableName
+    }
+
+    /// The host's own executable: `/proc/self/exe`, which `execve` follows to the very file this process runs
+    /// (even when its path was replaced or removed since), with the marker the constructor looks for. A failure
+    /// says why it cannot be: a set-user-ID or capability-raised process (whose scanner would honour arguments and
+    /// descriptors from anyone who starts it), or no `/proc`.
+    static func hostExecutable() -> Result<ScannerCommand, PluginRejection.Reason.Failure> {
+        if axiom_plugin_secure_execution() != 0 {
+            return .failure(.init(.scannerUnavailable, "it runs set-user-ID or with raised capabilities"))
+        }
+        guard isExecutableFile("/proc/self/exe"), let path = realPath("/proc/self/exe") else {
+            return .failure(.init(.scannerUnavailable, "/proc/self/exe is not readable"))
+        }
+        return .success(
+            ScannerCommand(
+                executable: "/proc/self/exe", arguments: [path, PluginScanner.marker],
+                name: "the host's scanner process"))
+    }
+
+    private init(executable: String, arguments: [String], name: String) {
+        self.executable = executable
+        self.arguments = arguments
+        self.name = name
     }
 }
 
@@ -114,8 +189,8 @@ enum ScannerProcess {
     /// The largest verdict read from a scanner: far above any real catalog (the reader's item bound).
     static let maxOutput = 64 << 20
 
-    /// Scans the file open at `file` with the scanner at `scanner`, waiting at most `timeout`.
-    static func scan(file: Int32, scanner: String, timeout: Duration) -> PluginVerdict {
+    /// Scans the file open at `file` with `scanner`, waiting at most `timeout`.
+    static func scan(file: Int32, scanner: ScannerCommand, timeout: Duration) -> PluginVerdict {
         var pipeEnds: [Int32] = [0, 0]
         guard axiom_plugin_pipe_cloexec(&pipeEnds) == 0 else {
             return .refused(.scannerUnavailable, "pipe: \(String(cString: strerror(errno)))")
@@ -133,26 +208,35 @@ enum ScannerProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else the host has open, even a descriptor opened without close-on-exec (glibc 2.34 and later).
+        _ = axiom_plugin_spawn_close_from(&actions, PluginScanner.verdictDescriptor + 1)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group, so that a child the plugin forks is killed with it.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
+        // Its own process group, so that a child the plugin forks is killed with it; no signal blocked, and none
+        // ignored (an ignored signal stays ignored across exec).
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var everySignal = sigset_t()
+        sigfillset(&everySignal)
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
 
         var child: pid_t = 0
         // The host's pid: the scanner dies with the host (a plugin that loops must not outlive a host that was
         // killed before its deadline). The scan blocks the spawning thread until the scanner is reaped, so the
         // thread whose exit the kernel watches lives as long as the scanner should.
-        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(scanner), strdup(String(getpid())), nil]
+        let arguments: [UnsafeMutablePointer<CChar>?] =
+            (scanner.arguments + [String(getpid())]).map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
-        let spawned = posix_spawn(&child, scanner, &actions, &attributes, arguments, environ)
+        let spawned = posix_spawn(&child, scanner.executable, &actions, &attributes, arguments, environ)
         close(writeEnd)
         guard spawned == 0 else {
-            return .refused(.scannerUnavailable, "cannot start \(scanner): \(String(cString: strerror(spawned)))")
+            return .refused(
+                .scannerUnavailable, "cannot start \(scanner.arguments[0]): \(String(cString: strerror(spawned)))")
         }
 
         let deadline = ContinuousClock.now + timeout
@@ -201,13 +285,13 @@ enum ScannerProcess {
             }
             return .refused(
                 .timedOutInScanner,
-                "the plugin did not return its catalog within \(timeout) in \(PluginScanner.executableName); killed")
+                "the plugin did not return its catalog within \(timeout) in \(scanner.name); killed")
         }
-        return interpret(output: output, status: status)
+        return interpret(output: output, status: status, scanner: scanner.name)
     }
 
-    /// The verdict from what the scanner wrote and how it ended.
-    static func interpret(output: [UInt8], status: Int32) -> PluginVerdict {
+    /// The verdict from what the scanner (named `scanner` in refusals) wrote and how it ended.
+    static func interpret(output: [UInt8], status: Int32, scanner: String) -> PluginVerdict {
         let signal = status & 0x7F
         let exitCode = (status >> 8) & 0xFF
         if signal == 0, exitCode == 0, let verdict = PluginVerdict.decode(output) { return verdict }
@@ -216,13 +300,13 @@ enum ScannerProcess {
         if (try? reader.text()) == PluginScanner.crashTag { crash = try? reader.text() }
         if signal != 0 {
             let place = crash ?? PluginScanner.signalName(signal)
-            return .refused(.crashedInScanner, "\(place) (in \(PluginScanner.executableName); the host is unharmed)")
+            return .refused(.crashedInScanner, "\(place) (in \(scanner); the host is unharmed)")
         }
         if let crash {
-            return .refused(.crashedInScanner, "\(crash) (in \(PluginScanner.executableName); the host is unharmed)")
+            return .refused(.crashedInScanner, "\(crash) (in \(scanner); the host is unharmed)")
         }
         if exitCode == 0 && !output.isEmpty {
-            return .refused(.crashedInScanner, "\(PluginScanner.executableName) returned a malformed verdict")
+            return .refused(.crashedInScanner, "\(scanner) returned a malformed verdict")
         }
         return .refused(
             .exitedInScanner,

@@ -33,8 +33,8 @@ public struct AxiomService: Service {
         public var afterCrashReport: CrashReporter.AfterReport = .dieAtOnce
         /// Where plugins are searched; nil: none are loaded.
         public var plugins: PluginSearch?
-        /// How their code is vetted before it is registered: the scanner beside the executable, with its
-        /// verdict cache, unless set otherwise.
+        /// How their code is vetted before it is registered: the `axiom-plugin-scanner` beside the executable,
+        /// else the executable itself, with the verdict cache, unless set otherwise.
         public var pluginVetting: PluginVetting = .standard
         /// The registry plugins register into.
         public var registry: ErrorRegistry

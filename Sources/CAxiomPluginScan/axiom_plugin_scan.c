@@ -5,6 +5,8 @@
 #include "axiom_plugin_scan.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <sys/auxv.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,4 +37,16 @@ int axiom_plugin_die_with_parent(long parent) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
     // The parent may have died between the spawn and the prctl: then no signal will come.
     return getppid() == (pid_t)parent ? 0 : -1;
+}
+
+int axiom_plugin_secure_execution(void) { return getauxval(AT_SECURE) != 0; }
+
+int axiom_plugin_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+#else
+    (void)actions;
+    (void)lowest;
+    return ENOSYS;
+#endif
 }

@@ -14,7 +14,7 @@ struct PluginOptions: ParsableArguments {
     @Option(
         name: .customLong("scan-timeout"),
         help: ArgumentHelp(
-            "How long axiom-plugin-scanner may take for one plugin before it is killed and the plugin refused. Raise it on a slow or loaded machine: a time-out is not cached, so the next start scans that plugin again.",
+            "How long the plugin scanner may take for one plugin before it is killed and the plugin refused. Raise it on a slow or loaded machine: a time-out is not cached, so the next start scans that plugin again.",
             valueName: "seconds"))
     var scanTimeout: Double = 5
 

@@ -8,9 +8,9 @@ struct Plugins: AsyncParsableCommand {
         abstract: "List the plugins that load and the files that are refused.",
         discussion: """
             Looks beside the axiom executable (the shipped plugins, which take precedence), then in each \
-            --plugin-path, then in AXIOM_PLUGIN_PATH (colon-separated). Each plugin's code runs first in \
-            axiom-plugin-scanner, a child process, so a plugin that crashes or hangs is refused and the others \
-            load. Exits 0 when nothing was refused, 1 otherwise.
+            --plugin-path, then in AXIOM_PLUGIN_PATH (colon-separated). Each plugin's code runs first in a \
+            scanner, a child process (axiom-plugin-scanner beside the tool, else the tool itself), so a plugin \
+            that crashes or hangs is refused and the others load. Exits 0 when nothing was refused, 1 otherwise.
             """
     )
 

@@ -16,8 +16,10 @@ struct FixtureDirectory {
     static let source = repository + "/Tests/PluginFixtures/fixture_plugin.c"
 
     /// The directory the test binary runs from: SwiftPM builds the shipped plugins there.
-    static let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent().path
+    static let buildDirectory = URL(fileURLWithPath: testBinary).deletingLastPathComponent().path
+
+    /// The running test binary: the host's own executable, which is also a plugin scanner.
+    static let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
 
     /// A fresh directory, mode 0700.
     init() throws {

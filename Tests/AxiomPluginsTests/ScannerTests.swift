@@ -53,7 +53,12 @@ import Glibc
         #expect(rejected["good.so"] == nil)
     }
 
-    @Test func crashingHangingExitingAndTruncatedPluginsAreRefusedByNameAndTheGoodOneLoads() throws {
+    /// Each test that runs the scanner runs it both ways: the separate `axiom-plugin-scanner` (built beside the
+    /// test binary, so found there) and the host's own executable (the test binary, started again as the scanner).
+    static let bothScanners = [true, false]
+
+    @Test(arguments: bothScanners)
+    func crashingHangingExitingAndTruncatedPluginsAreRefusedByNameAndTheGoodOneLoads(separate: Bool) throws {
         // Only the scanner's time limit tells a plugin that never returns from one whose scanner is slow to start,
         // and a loaded machine can take seconds to start one (a sanitizer's runtime starts in each). So the plugins
         // that end on their own are scanned under a limit no start comes near, and the endless one, alone, under a
@@ -65,10 +70,13 @@ import Glibc
         try Self.addHangingPlugin(to: hanging)
         let registry = ErrorRegistry()
         let host = PluginHost(
-            registry: registry, vetting: PluginVetting(timeout: .seconds(120), cacheDirectory: directory.cache))
+            registry: registry,
+            vetting: PluginVetting(
+                usesSeparateScanner: separate, timeout: .seconds(120), cacheDirectory: directory.cache))
         let report = host.load(PluginSearch(paths: [directory.path]))
         let impatient = PluginHost(
-            registry: registry, vetting: PluginVetting(timeout: .seconds(1), cacheDirectory: hanging.cache))
+            registry: registry,
+            vetting: PluginVetting(usesSeparateScanner: separate, timeout: .seconds(1), cacheDirectory: hanging.cache))
         let clock = ContinuousClock()
         let started = clock.now
         let hangReport = impatient.load(PluginSearch(paths: [hanging.path]))
@@ -90,17 +98,21 @@ import Glibc
     /// A host killed while its scanner runs a plugin that never returns: the scanner dies with it, rather than
     /// spinning for ever (the host's deadline and its kill of the scanner's group died with the host). A shell stands
     /// in for the host: it starts the scanner as the host does (plugin on descriptor 3, verdict pipe on 4, the
-    /// host's pid as the one argument), prints its pid, and is killed.
-    @Test func aScannerDiesWithItsHost() throws {
+    /// host's pid as the last argument), prints its pid, and is killed. The host's own executable as the scanner
+    /// is the test binary, started with the marker.
+    @Test(arguments: bothScanners) func aScannerDiesWithItsHost(separate: Bool) throws {
         let directory = try FixtureDirectory()
         defer { directory.remove() }
         try Self.addHangingPlugin(to: directory)
         let host = Process()
         host.executableURL = URL(fileURLWithPath: "/bin/sh")
-        host.arguments = [
-            "-c", #"exec 3<"$1"; "$2" $$ 4>/dev/null >/dev/null 2>&1 & echo $!; wait"#, "sh", directory.file("hang.so"),
-            FixtureDirectory.buildDirectory + "/axiom-plugin-scanner",
-        ]
+        let command =
+            separate
+            ? [FixtureDirectory.buildDirectory + "/axiom-plugin-scanner"]
+            : [FixtureDirectory.testBinary, PluginScanner.marker]
+        // Descriptor 4 is a pipe (the shell's output), as the host's is: the marker's constructor checks that.
+        let script = #"exec 3<"$1"; shift; "$@" $$ 4>&1 >/dev/null 2>&1 & echo $!; wait"#
+        host.arguments = ["-c", script, "sh", directory.file("hang.so")] + command
         let output = Pipe()
         host.standardOutput = output
         try host.run()

@@ -20,6 +20,7 @@
  *   FIXTURE_CRASH             the entry writes through a null pointer (SIGSEGV)
  *   FIXTURE_HANG              the entry never returns
  *   FIXTURE_EXIT              the entry calls exit(0)
+ *   FIXTURE_CLOSED_FD=n       the entry returns NULL when descriptor n is open in its process
  *
  * It compiles against the current header and against the revision-1 header kept in abi-revision-1/, so that
  * the host is tested with plugins of both revisions.
@@ -33,6 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef FIXTURE_CLOSED_FD
+#include <fcntl.h>
+#endif
 
 #ifndef FIXTURE_ID
 #define FIXTURE_ID "test.fixture"
@@ -156,6 +160,9 @@ const axiom_plugin_descriptor *axiom_plugin_entry_v1(void) {
 #endif
 #ifdef FIXTURE_EXIT
     exit(0);
+#endif
+#ifdef FIXTURE_CLOSED_FD
+    if (fcntl(FIXTURE_CLOSED_FD, F_GETFD) != -1) return NULL;
 #endif
     pthread_once(&once, build);
     return &descriptor;
