@@ -98,7 +98,8 @@ public final class PluginHost: Sendable {
         }
     }
 
-    enum Outcome {
+    /// What became of one file: loaded, refused, or passed over.
+    enum Attempt {
         case loaded(LoadedPlugin)
         case rejected(PluginRejection)
         /// Not a plugin, in a directory where that is expected (the executable's own).
@@ -114,12 +115,12 @@ public final class PluginHost: Sendable {
     func load(
         file path: String, quietUnlessPlugin quiet: Bool, shipped: Bool = false, skipLoaded: Bool = false
     )
-        -> Outcome
+        -> Attempt
     {
         let started = ContinuousClock.now
         // Loads are serialized: two threads must not both pass the identity check for one file.
         return state.withTrackedLock { state in
-            func refuse(_ reason: PluginRejection.Reason, _ detail: String) -> Outcome {
+            func refuse(_ reason: PluginRejection.Reason, _ detail: String) -> Attempt {
                 .rejected(PluginRejection(path: path, reason: reason, detail: detail))
             }
 

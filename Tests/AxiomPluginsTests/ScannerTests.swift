@@ -123,17 +123,18 @@ import Glibc
             guard let stat = try? String(contentsOfFile: "/proc/\(scanner)/stat", encoding: .utf8) else { return false }
             return !stat.contains(") Z ")
         }
-        usleep(200_000)
+        func mapsThePlugin() -> Bool {
+            // Read to the end: a /proc file says it is empty until read.
+            guard let maps = FileHandle(forReadingAtPath: "/proc/\(scanner)/maps") else { return false }
+            defer { try? maps.close() }
+            return String(decoding: maps.readDataToEndOfFile(), as: UTF8.self).contains("hang.so")
+        }
+        // The plugin is mapped once the scanner has opened it: its endless entry runs next. (The waits below give
+        // up only so that a failure cannot hang the suite; how long either takes is not what is checked.)
+        #expect(waitFor(mapsThePlugin), "the scanner never loaded the plugin")
         #expect(alive(), "the scanner should be running the plugin's endless entry")
         kill(host.processIdentifier, SIGKILL)
-        // At once, usually; a scanner still starting (a sanitizer's runtime, a loaded machine) notices when it
-        // reaches its main.
-        var waited = 0
-        while alive() && waited < 600 {
-            usleep(50_000)
-            waited += 1
-        }
-        #expect(!alive(), "the scanner outlived its host")
+        #expect(waitFor { !alive() }, "the scanner outlived its host")
         if alive() { kill(scanner, SIGKILL) }
         host.waitUntilExit()
     }
@@ -374,4 +375,14 @@ struct PluginsCommandTests {
         // Some mutations only change a text's content and still read; most break a length and are refused.
         #expect(read > 0 && read < 20_000)
     }
+}
+
+/// Whether `condition` came true, looked at every 20 ms; false after two minutes, so that a failure cannot hang the
+/// suite (a sanitizer's runtime on a loaded machine takes seconds to start a process, never minutes).
+func waitFor(_ condition: () -> Bool) -> Bool {
+    for _ in 0..<6_000 {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
 }
