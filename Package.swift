@@ -139,6 +139,10 @@ let package = Package(
         .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
         // The GNU extensions the host and its scanner call (secure_getenv, pipe2, dladdr), which Glibc's module hides.
         .target(name: "CAxiomPluginScan"),
+        // The ELF reader of the plugin host's checks before dlopen and of the symbolicator: headers, sections,
+        // symbols, build-id, from bytes the caller maps or reads from its descriptor. Depends on nothing, so the
+        // symbolicator stays free of the core.
+        .target(name: "AxiomELF"),
         // The host: discovery, checks before dlopen, the scanner and its verdict cache, loading, diagnostics.
         .target(
             name: "AxiomPlugins",
@@ -234,6 +238,8 @@ let package = Package(
             name: "AxiomSymbolicationTests",
             dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
         ),
+        // The ELF reader's failures on bytes that are not a whole ELF64 file.
+        .testTarget(name: "AxiomELFTests", dependencies: ["AxiomELF"]),
 
         // The integrations: each a product on top of the core, with the package it glues, behind its trait.
         // RFC 9457 problem details for every error a Hummingbird route throws, decided through a pipeline.
