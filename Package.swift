@@ -146,7 +146,10 @@ let package = Package(
         // The host: discovery, checks before dlopen, the scanner and its verdict cache, loading, diagnostics.
         .target(
             name: "AxiomPlugins",
-            dependencies: ["AxiomCore", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit", "CAxiomPluginScan"]
+            dependencies: [
+                "AxiomCore", "AxiomELF", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit",
+                "CAxiomPluginScan",
+            ]
         ),
         .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
         .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
@@ -228,7 +231,7 @@ let package = Package(
         ),
         .target(
             name: "AxiomSymbolication",
-            dependencies: ["CAxiomDwarf"]
+            dependencies: ["AxiomELF", "CAxiomDwarf"]
         ),
         .target(
             name: "CAxiomSymbolicationFixtures",
