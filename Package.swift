@@ -141,10 +141,17 @@ let package = Package(
         // The GNU extensions the host and its scanner call (secure_getenv, pipe2, dladdr), which Glibc's module hides,
         // and the constructor that makes every executable linking AxiomPlugins its own scanner.
         .target(name: "CAxiomPluginScan"),
+        // The ELF reader of the plugin host's checks before dlopen and of the symbolicator: headers, sections,
+        // symbols, build-id, from bytes the caller maps or reads from its descriptor. Depends on nothing, so the
+        // symbolicator stays free of the core.
+        .target(name: "AxiomELF"),
         // The host: discovery, checks before dlopen, the scanner and its verdict cache, loading, diagnostics.
         .target(
             name: "AxiomPlugins",
-            dependencies: ["AxiomCore", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit", "CAxiomPluginScan"]
+            dependencies: [
+                "AxiomCore", "AxiomELF", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit",
+                "CAxiomPluginScan",
+            ]
         ),
         .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
         .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
@@ -227,7 +234,7 @@ let package = Package(
         ),
         .target(
             name: "AxiomSymbolication",
-            dependencies: ["CAxiomDwarf"]
+            dependencies: ["AxiomELF", "CAxiomDwarf"]
         ),
         .target(
             name: "CAxiomSymbolicationFixtures",
@@ -237,6 +244,8 @@ let package = Package(
             name: "AxiomSymbolicationTests",
             dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
         ),
+        // The ELF reader's failures on bytes that are not a whole ELF64 file.
+        .testTarget(name: "AxiomELFTests", dependencies: ["AxiomELF"]),
 
         // The integrations: each a product on top of the core, with the package it glues, behind its trait.
         // RFC 9457 problem details for every error a Hummingbird route throws, decided through a pipeline.

@@ -1,3 +1,4 @@
+import AxiomELF
 import CAxiomPluginABI
 
 import class AxiomPluginKit.PluginExport
@@ -32,9 +33,7 @@ struct PluginVerdictCache {
             size = Int64(info.st_size)
             modified = Int64(info.st_mtim.tv_sec)
             modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
-            let id = ELFImage.buildID(descriptor: descriptor, size: Int(info.st_size)) ?? []
-            buildID = id.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
-                .joined()
+            buildID = (ELFImage.buildID(descriptor: descriptor, size: Int(info.st_size)) ?? []).lowercaseHex
         }
 
         var fileName: String { "\(device)-\(inode).verdict" }

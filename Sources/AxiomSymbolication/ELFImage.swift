@@ -1,3 +1,4 @@
+import AxiomELF
 import CAxiomDwarf
 
 #if canImport(Glibc)
@@ -9,18 +10,20 @@ import Musl
 /// A read-only memory mapping of an ELF file with the few things symbolication needs from it: the
 /// section headers, the function symbols of `.symtab`/`.dynsym`, and the GNU build-id note.
 ///
-/// Every offset read from the file is bounds-checked, so a truncated or corrupt file yields a
-/// `SymbolicationError`, never a crash. Only 64-bit little-endian ELF (x86_64, aarch64) is handled.
+/// The file is read by the shared ELF reader (`ELFFile`), which bounds-checks every offset, so a truncated or
+/// corrupt file yields a `SymbolicationError`, never a crash. Only 64-bit little-endian ELF (x86_64, aarch64) is
+/// handled.
 final class ELFImage {
+    /// A section header and its name.
     struct Section {
         var name: String
-        var type: UInt32
-        var flags: UInt64
-        var address: UInt64
-        var offset: UInt64
-        var size: UInt64
-        var link: UInt32
-        var entrySize: UInt64
+        var header: ELFSectionHeader
+
+        var type: UInt32 { header.type }
+        var flags: UInt64 { header.flags }
+        var address: UInt64 { header.address }
+        var offset: UInt64 { header.offset }
+        var size: UInt64 { header.size }
     }
 
     /// A function symbol. The name is read from the string table only when it is asked for.
@@ -33,9 +36,10 @@ final class ELFImage {
     }
 
     let path: String
-    private let base: UnsafeRawPointer
-    let fileSize: Int
-    private(set) var sections: [Section] = []
+    private let file: ELFFile<MappedELFBytes>
+    private var base: UnsafeRawPointer { file.bytes.base }
+    var fileSize: Int { file.bytes.count }
+    let sections: [Section]
 
     init(path: String) throws(SymbolicationError) {
         self.path = path
@@ -52,14 +56,19 @@ final class ELFImage {
         guard fstat(fd, &info) == 0 else { throw .unreadable(path, String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path, "not a regular file") }
         let size = Int(info.st_size)
-        guard size >= 4 else { throw .notELF(path) }
+        guard size >= 4 else { throw SymbolicationError(ELFError.notELF, path: path) }
         guard let mapping = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapping != MAP_FAILED else {
             throw .unreadable(path, String(cString: strerror(errno)))
         }
-        self.base = UnsafeRawPointer(mapping)
-        self.fileSize = size
-        // From here on, deinit unmaps the file even when the checks below throw.
-        try validateAndReadSections()
+        do throws(ELFError) {
+            let file = try ELFFile(MappedELFBytes(base: UnsafeRawPointer(mapping), count: size))
+            let headers = try file.sectionHeaders()
+            self.file = file
+            self.sections = zip(file.sectionNames(headers), headers).map(Section.init)
+        } catch {
+            munmap(mapping, size)
+            throw SymbolicationError(error, path: path)
+        }
     }
 
     deinit {
@@ -69,8 +78,7 @@ final class ELFImage {
     // MARK: Bounds-checked reads
 
     private func fits(_ offset: UInt64, _ count: UInt64) -> Bool {
-        let (end, overflow) = offset.addingReportingOverflow(count)
-        return !overflow && end <= UInt64(fileSize)
+        file.bytes.contains(offset, count)
     }
 
     @inline(__always) private func read<T: FixedWidthInteger>(_ offset: UInt64, as: T.Type) -> T {
@@ -79,60 +87,7 @@ final class ELFImage {
 
     /// A NUL-terminated string at `offset`, or nil when it runs past the end of the file.
     func string(at offset: Int) -> String? {
-        guard offset >= 0, offset < fileSize else { return nil }
-        let start = base.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
-        guard let end = memchr(start, 0, fileSize - offset) else { return nil }
-        let length = UnsafeRawPointer(end) - UnsafeRawPointer(start)
-        return String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
-    }
-
-    private func validateAndReadSections() throws(SymbolicationError) {
-        let magic = base.loadUnaligned(as: UInt32.self)
-        guard magic == UInt32(littleEndian: 0x464C_457F) else { throw .notELF(path) }
-        guard fileSize >= 64 else { throw .malformedELF(path, "the ELF header is cut short (\(fileSize) bytes)") }
-        let elfClass = base.load(fromByteOffset: 4, as: UInt8.self)
-        let dataEncoding = base.load(fromByteOffset: 5, as: UInt8.self)
-        guard elfClass == 2 else { throw .unsupportedELF(path, "32-bit ELF") }
-        guard dataEncoding == 1 else { throw .unsupportedELF(path, "big-endian ELF") }
-
-        let sectionHeaderOffset = read(0x28, as: UInt64.self)
-        let sectionHeaderSize = UInt64(read(0x3A, as: UInt16.self))
-        var sectionCount = UInt64(read(0x3C, as: UInt16.self))
-        var stringSectionIndex = UInt64(read(0x3E, as: UInt16.self))
-        if sectionHeaderOffset == 0 { return }  // no section headers: nothing to use, but not an error
-        guard sectionHeaderSize >= 64 else { throw .malformedELF(path, "section header size \(sectionHeaderSize)") }
-        guard fits(sectionHeaderOffset, sectionHeaderSize) else {
-            throw .malformedELF(path, "the section headers lie past the end of the file")
-        }
-        // Extended numbering: the real counts live in section header 0.
-        if sectionCount == 0 { sectionCount = read(sectionHeaderOffset + 32, as: UInt64.self) }
-        if stringSectionIndex == 0xFFFF { stringSectionIndex = UInt64(read(sectionHeaderOffset + 40, as: UInt32.self)) }
-        let (tableSize, overflow) = sectionCount.multipliedReportingOverflow(by: sectionHeaderSize)
-        guard !overflow, sectionCount < 1 << 20, fits(sectionHeaderOffset, tableSize) else {
-            throw .malformedELF(path, "\(sectionCount) section headers do not fit in the file")
-        }
-        var sections: [Section] = []
-        sections.reserveCapacity(Int(sectionCount))
-        var nameOffsets: [UInt32] = []
-        for index in 0..<sectionCount {
-            let header = sectionHeaderOffset + index * sectionHeaderSize
-            nameOffsets.append(read(header, as: UInt32.self))
-            sections.append(
-                Section(
-                    name: "", type: read(header + 4, as: UInt32.self), flags: read(header + 8, as: UInt64.self),
-                    address: read(header + 16, as: UInt64.self),
-                    offset: read(header + 24, as: UInt64.self), size: read(header + 32, as: UInt64.self),
-                    link: read(header + 40, as: UInt32.self), entrySize: read(header + 56, as: UInt64.self)))
-        }
-        if stringSectionIndex < sectionCount {
-            let names = sections[Int(stringSectionIndex)]
-            if fits(names.offset, names.size) {
-                for index in sections.indices where UInt64(nameOffsets[index]) < names.size {
-                    sections[index].name = string(at: Int(names.offset) + Int(nameOffsets[index])) ?? ""
-                }
-            }
-        }
-        self.sections = sections
+        file.bytes.string(at: offset)
     }
 
     /// True when the file carries DWARF (possibly compressed). A stripped file may keep the section header with
@@ -194,31 +149,25 @@ final class ELFImage {
 
     private func symbols(ofType type: UInt32) -> [Symbol] {
         var result: [Symbol] = []
-        for section in sections where section.type == type {
-            guard section.entrySize >= 24, fits(section.offset, section.size), Int(section.link) < sections.count
-            else { continue }
-            let strings = sections[Int(section.link)]
+        for section in sections where section.type == type && Int(section.header.link) < sections.count {
+            let strings = sections[Int(section.header.link)].header
             guard fits(strings.offset, strings.size) else { continue }
-            let count = section.size / section.entrySize
-            result.reserveCapacity(result.count + Int(count))
-            for index in 0..<count {
-                let entry = section.offset + index * section.entrySize
-                let info = base.load(fromByteOffset: Int(entry + 4), as: UInt8.self)
-                let symbolType = info & 0xF
-                // STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC
-                guard symbolType == 0 || symbolType == 2 || symbolType == 10 else { continue }
-                let sectionIndex = Int(read(entry + 6, as: UInt16.self))
-                let value = read(entry + 8, as: UInt64.self)
-                // Defined in an executable section (SHF_EXECINSTR); SHN_UNDEF and reserved indices are not.
-                guard sectionIndex != 0, sectionIndex < min(sections.count, 0xFF00), value != 0,
-                    sections[sectionIndex].flags & 0x4 != 0
-                else { continue }
-                let nameOffset = UInt64(read(entry, as: UInt32.self))
-                guard nameOffset < strings.size else { continue }
-                result.append(
-                    Symbol(
-                        address: value, size: read(entry + 16, as: UInt64.self),
-                        nameOffset: Int(strings.offset + nameOffset), order: result.count))
+            _ = file.withSymbols(in: section.header) { table in
+                result.reserveCapacity(result.count + table.count)
+                for entry in table {
+                    // STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC
+                    guard entry.type == 0 || entry.type == 2 || entry.type == 10 else { continue }
+                    let sectionIndex = Int(entry.sectionIndex)
+                    // Defined in an executable section (SHF_EXECINSTR); SHN_UNDEF and reserved indices are not.
+                    guard sectionIndex != 0, sectionIndex < min(sections.count, 0xFF00), entry.value != 0,
+                        sections[sectionIndex].flags & ELFSectionHeader.executable != 0,
+                        UInt64(entry.nameOffset) < strings.size
+                    else { continue }
+                    result.append(
+                        Symbol(
+                            address: entry.value, size: entry.size,
+                            nameOffset: Int(strings.offset) + Int(entry.nameOffset), order: result.count))
+                }
             }
         }
         return result
@@ -298,32 +247,18 @@ final class ELFImage {
 
     /// The GNU build-id (`NT_GNU_BUILD_ID` note) as lowercase hex, or nil.
     func buildID() -> String? {
-        for section in sections where section.type == 7 {  // SHT_NOTE
-            guard fits(section.offset, section.size) else { continue }
-            var cursor = section.offset
-            let end = section.offset + section.size
-            while cursor + 12 <= end {
-                let nameSize = UInt64(read(cursor, as: UInt32.self))
-                let descriptorSize = UInt64(read(cursor + 4, as: UInt32.self))
-                let noteType = read(cursor + 8, as: UInt32.self)
-                let nameStart = cursor + 12
-                let descriptorStart = nameStart + ((nameSize + 3) & ~3)
-                let next = descriptorStart + ((descriptorSize + 3) & ~3)
-                guard next <= end else { break }
-                if noteType == 3, nameSize == 4, string(at: Int(nameStart)) == "GNU", descriptorSize > 0 {
-                    var hex = ""
-                    hex.reserveCapacity(Int(descriptorSize) * 2)
-                    for index in 0..<descriptorSize {
-                        let byte = base.load(fromByteOffset: Int(descriptorStart + index), as: UInt8.self)
-                        let digits = String(byte, radix: 16)
-                        hex += byte < 16 ? "0" + digits : digits
-                    }
-                    return hex
-                }
-                cursor = next
-            }
+        file.buildID(sections: sections.map(\.header))?.lowercaseHex
+    }
+}
+
+extension SymbolicationError {
+    /// The ELF reader's failure on the file at `path`: the one place its words become the symbolicator's.
+    init(_ error: ELFError, path: String) {
+        switch error {
+        case .notELF: self = .notELF(path)
+        case .truncated, .malformed: self = .malformedELF(path, error.description)
+        case .unsupportedClass, .unsupportedByteOrder: self = .unsupportedELF(path, error.description)
         }
-        return nil
     }
 }
 

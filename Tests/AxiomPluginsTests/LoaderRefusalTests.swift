@@ -60,6 +60,26 @@ import Glibc
         #expect(refusal(path)?.reason == .wrongClass)
     }
 
+    @Test func anELF32SaysWhichClassTheHostLoads() throws {
+        let path = try directory.write("elf32-words.so", FixtureDirectory.elfHeader(class: 1, machine: 3))
+        #expect(refusal(path)?.detail == "ELF32; this host loads ELF64")
+    }
+
+    @Test func aBigEndianELFIsTheWrongByteOrder() throws {
+        var header = FixtureDirectory.elfHeader(class: 2, machine: 62)
+        header[5] = 2
+        let rejection = try #require(refusal(try directory.write("big-endian.so", header)))
+        #expect(rejection.reason == .wrongByteOrder)
+        #expect(rejection.detail == "big-endian ELF; this host is little-endian")
+    }
+
+    @Test func anELFHeaderCutShortIsMalformed() throws {
+        let header = FixtureDirectory.elfHeader(class: 2, machine: 62)
+        let rejection = try #require(refusal(try directory.write("cut.so", Array(header.prefix(20)))))
+        #expect(rejection.reason == .malformedELF)
+        #expect(rejection.detail == "the ELF header is cut short (20 bytes)")
+    }
+
     @Test func anAarch64ObjectIsTheWrongArchitecture() throws {
         let path = try directory.write("arm64.so", FixtureDirectory.elfHeader(class: 2, machine: 183))
         let rejection = try #require(refusal(path))

@@ -15,7 +15,7 @@ import Glibc
 ///
 /// A Swift Testing test rather than a libFuzzer target: what is under test is the boundary between two processes
 /// (the host's checks, then `dlopen` and the entry in the scanner), which a libFuzzer target, one process calling a
-/// function, does not exercise; the in-process parsers have their own targets in `Tests/Fuzz` (`PluginELF`,
+/// function, does not exercise; the in-process parsers have their own targets in `Tests/Fuzz` (`ELF`,
 /// `PluginDescriptor`). The seed is fixed, so a failure reproduces; each copy's seed and mutation are in the failure.
 /// Cost: under a minute on two cores (about half the copies reach the scanner, at some 10 ms a process).
 @Suite struct MutationFuzzTests {

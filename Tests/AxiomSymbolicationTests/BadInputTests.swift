@@ -86,6 +86,30 @@ struct BadInputTests {
         #expect(frames.last?.function == "axiom_seed_entry")
     }
 
+    @Test("Another class or byte order is unsupported ELF, said in words")
+    func unsupportedELF() throws {
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.seed)))
+        for (position, value, words): (Int, UInt8, String) in [(4, 1, "32-bit ELF"), (5, 2, "big-endian ELF")] {
+            var bytes = whole
+            bytes[position] = value
+            let path = try temporaryFile("unsupported-\(position).so", bytes)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let failure = error(path)
+            #expect(failure?.code == .unsupportedELF)
+            #expect(failure?.message == "unsupported ELF file: \(words)")
+        }
+    }
+
+    @Test("A module without section headers has its build-id read from its PT_NOTE segment")
+    func buildIDWithoutSectionHeaders() throws {
+        let id = try #require(elfBuildID(path: Self.seed))
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.seed)))
+        bytes.setU64(at: 0x28, 0)  // e_shoff
+        let path = try temporaryFile("no-section-headers.so", bytes)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(elfBuildID(path: path) == id)
+    }
+
     @Test("A FIFO is refused as not a regular file, without waiting for a writer")
     func fifo() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("axiom-sym-\(getpid())-fifo").path

@@ -24,7 +24,7 @@ let package = Package(
     targets: [
         .target(name: "FuzzSupport", path: "Support"),
         fuzzTarget("DomainError", ["Axiom"]),
-        fuzzTarget("PluginELF", ["AxiomPlugins"]),
+        fuzzTarget("ELF", ["AxiomPlugins", "AxiomSymbolication"]),
         fuzzTarget("PluginDescriptor", ["Axiom", "AxiomPlugins", "AxiomPluginKit"]),
         fuzzTarget("RawCrashReport", ["AxiomCrash", "AxiomSymbolication"]),
         fuzzTarget("Symbolication", ["AxiomSymbolication"]),

@@ -1,5 +1,6 @@
-// libFuzzer target: the symbolicator on any bytes a module file could hold: its ELF reader and its in-place DWARF
-// reader (unit headers, abbreviations, attribute forms, range lists, line programs, names).
+// libFuzzer target: the symbolicator on any bytes a module file could hold, for its DWARF readers: the in-place one
+// (unit headers, abbreviations, attribute forms, range lists, line programs, names) and libdwarf's. The ELF reader
+// under it has a target of its own (ELF), which reads the file as both the plugin host and the symbolicator do.
 //
 // The bytes are written to a temporary file (the readers open a path) and looked up by a fresh `Symbolicator`, so
 // no cache carries over from one input to the next. Addresses looked up: the function symbols the file declares,
@@ -56,12 +57,6 @@ func fuzzSymbolication(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             precondition(!error.message.isEmpty, "an error without a message")
         }
         _ = try? symbolicator.symbolicate(pc: address, loadBias: 0x1000, modulePath: path, isReturnAddress: true)
-    }
-    _ = elfBuildID(path: path)
-    // What the build-id search reads of a module before it picks a debug file.
-    if let image = try? ELFImage(path: path) {
-        _ = image.buildID()
-        _ = image.debugLink()
     }
     return 0
 }
