@@ -347,6 +347,17 @@ final class DebuginfodRun: Sendable {
 
     private let state = Mutex(State())
 
+    /// Runs `body` with the state locked, and tells ThreadSanitizer so (see `axiom_tsan_acquire`): the prefetching
+    /// threads share it.
+    private func withState<R: Sendable>(_ body: (inout State) -> R) -> R {
+        state.withLock { (state: inout State) -> R in
+            let lock = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            axiom_tsan_acquire(lock)
+            defer { axiom_tsan_release(lock) }
+            return body(&state)
+        }
+    }
+
     /// Asks the servers, unless this build-id was asked already (then its answer), an earlier query went
     /// unanswered, or the run's budget is spent; the cached file's path, or why not. The lock is not held through
     /// the query, so queries of several threads run together (see `axiom_debuginfod_find_debuginfo`).
@@ -356,7 +367,7 @@ final class DebuginfodRun: Sendable {
             case ask(deadline: Int)
         }
         let start = ContinuousClock.now
-        let decision = state.withLock { state -> Decision in
+        let decision = withState { state -> Decision in
             if let answer = state.answers[buildID] { return .answered(answer) }
             let left = Duration.seconds(servers.totalTimeoutSeconds) - state.spent(at: start)
             let leftSeconds = Int(left.components.seconds)
@@ -380,7 +391,7 @@ final class DebuginfodRun: Sendable {
         }
         let answer = query(servers, buildID: buildID, deadline: deadline)
         let end = ContinuousClock.now
-        return state.withLock { state in
+        return withState { state in
             state.running -= 1
             if state.running == 0, let busySince = state.busySince {
                 state.spent += end - busySince
@@ -406,7 +417,7 @@ final class DebuginfodRun: Sendable {
     /// kept for ``ask(_:buildID:)``. The rules are ``ask(_:buildID:)``'s: a query that starts after one went
     /// unanswered, or once the budget is spent, does not ask.
     func prefetch(_ servers: DebugInfoSearch.Debuginfod, buildIDs: [String]) {
-        let wanted = state.withLock { state in buildIDs.filter { state.answers[$0] == nil } }
+        let wanted = withState { state in buildIDs.filter { state.answers[$0] == nil } }
         var unique: [String] = []
         for buildID in wanted where !unique.contains(buildID) { unique.append(buildID) }
         guard unique.count > 1 else {
