@@ -99,10 +99,17 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         }
     }
 
-    /// Symbolicates `raw` with `symbolicator`.
+    /// Symbolicates `raw` with `symbolicator`. The debug files of the report's modules that have frames and no
+    /// debug info on this machine are first fetched from the symbolicator's debuginfod servers, if it has any, all
+    /// at once (``Symbolicator/prefetchDebugInfo(for:)``).
     public init(raw: RawCrashReport, symbolicator: Symbolicator, platform: String = Self.currentPlatform()) {
         self.raw = raw
         self.platform = platform
+        let addresses =
+            raw.frames + raw.otherThreads.flatMap(\.frames) + raw.asyncChains.flatMap(\.resumePoints)
+        let modules = raw.modules.filter { module in addresses.contains { module.contains($0) } }
+        symbolicator.prefetchDebugInfo(
+            for: modules.map { (path: $0.path, buildID: $0.buildID.isEmpty ? nil : $0.buildIDHex) })
         var state = SymbolicationState(raw: raw, symbolicator: symbolicator)
         self.frames = Self.withAsyncCallers(state.frames(raw.frames), raw: raw, state: &state)
         self.otherThreads = raw.otherThreads.map { thread in

@@ -6,6 +6,7 @@ import CoreMetrics
 import Logging
 import OTel
 import ServiceLifecycle
+import Synchronization
 import Tracing
 
 /// The framework's logs, metrics and traces, and its crash reports, exported to an OpenTelemetry collector over
@@ -34,8 +35,13 @@ import Tracing
 /// - **Crash reports**: ``crashReports`` sends each processed report as one `FATAL` log record
 ///   (``CrashReportLogRecord``).
 ///
-/// ``init(_:)`` makes the same exporters without touching the process's logging, metrics and instrumentation
-/// systems, for an application that bootstraps them itself (with a multiplex handler, say) or a test.
+/// ``init(_:logger:)`` makes the same exporters without touching the process's logging, metrics and
+/// instrumentation systems, for an application that bootstraps them itself (with a multiplex handler, say) or a test.
+///
+/// On graceful shutdown the three exporters make their last export at the same time, under one deadline,
+/// ``Configuration/shutdownTimeout``: what is not sent by then is dropped, and the signals dropped are counted in
+/// ``droppedAtShutdown`` and logged as one warning. A collector that is down therefore holds shutdown up for that
+/// deadline, not for each exporter's export timeout in turn.
 public struct OpenTelemetryExport: Service {
     /// Where and what to export.
     public struct Configuration: Sendable {
@@ -50,16 +56,22 @@ public struct OpenTelemetryExport: Service {
         /// attributes, log level). Its endpoints and service name are replaced by ``collector`` and
         /// ``serviceName``; its `OTEL_*` environment variables still apply, as swift-otel documents.
         public var otel: OTel.Configuration
+        /// How long graceful shutdown may take, from the moment the export is told to shut down: the logs, metrics
+        /// and traces exporters make their last export together, and whichever has not finished by then is
+        /// cancelled, its unsent data dropped and counted in ``OpenTelemetryExport/droppedAtShutdown``. 5 s by
+        /// default, well inside Kubernetes' 30 s grace period, whatever the exporters' own export timeouts are.
+        public var shutdownTimeout: Duration
 
         /// A configuration for `collector` (for example `http://127.0.0.1:4318`) and `serviceName`.
         public init(
             collector: String = "http://localhost:4318", serviceName: String, redactor: Redactor = Redactor(),
-            otel: OTel.Configuration = .default
+            otel: OTel.Configuration = .default, shutdownTimeout: Duration = .seconds(5)
         ) {
             self.collector = collector
             self.serviceName = serviceName
             self.redactor = redactor
             self.otel = otel
+            self.shutdownTimeout = shutdownTimeout
         }
 
         /// swift-otel's configuration with this one's collector and service name.
@@ -86,20 +98,41 @@ public struct OpenTelemetryExport: Service {
     public let crashReports: CrashReportExporter
     /// swift-otel's log handlers, before redaction.
     private let makeExportingLogHandler: @Sendable (String) -> any LogHandler
-    private let services: [any Service]
+    private let exporters: [(signal: Signal, service: any Service)]
+    private let drops: ShutdownDrops
+    private let logger: Logger
+
+    /// One of the three kinds of telemetry the export sends.
+    public enum Signal: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        case logs, metrics, traces
+
+        /// `logs`, `metrics` or `traces`.
+        public var description: String { rawValue }
+    }
+
+    /// The signals whose last export graceful shutdown cut off at ``Configuration/shutdownTimeout`` (or that were
+    /// cancelled while exporting), in `logs`, `metrics`, `traces` order; empty until then, and after a shutdown
+    /// that sent everything. Its count is the number of exporters whose buffered data was dropped.
+    public var droppedAtShutdown: [Signal] { drops.signals }
 
     /// The exporters, without bootstrapping anything. Throws swift-otel's error for a configuration it refuses.
-    public init(_ configuration: Configuration) throws {
+    ///
+    /// `logger` gets one warning when shutdown drops data (see ``droppedAtShutdown``). By default it writes to
+    /// standard error: a logger that exports through this export's own logs would lose the warning with them.
+    public init(_ configuration: Configuration, logger: Logger? = nil) throws {
         self.configuration = configuration
+        self.logger =
+            logger ?? Logger(label: "axiom.opentelemetry", factory: { StreamLogHandler.standardError(label: $0) })
+        drops = ShutdownDrops()
         let otel = configuration.resolved
-        var services: [any Service] = []
+        var exporters: [(signal: Signal, service: any Service)] = []
         let redactor = configuration.redactor
         if otel.logs.enabled {
             let logs = try OTel.makeLoggingBackend(configuration: otel)
             let factory = logs.factory
             makeExportingLogHandler = factory
             makeLogHandler = { label in RedactingLogHandler(wrapping: factory(label), redactor: redactor) }
-            services.append(logs.service)
+            exporters.append((.logs, logs.service))
         } else {
             makeExportingLogHandler = { _ in SwiftLogNoOpLogHandler() }
             makeLogHandler = makeExportingLogHandler
@@ -107,14 +140,14 @@ public struct OpenTelemetryExport: Service {
         if otel.metrics.enabled {
             let metrics = try OTel.makeMetricsBackend(configuration: otel)
             metricsFactory = metrics.factory
-            services.append(metrics.service)
+            exporters.append((.metrics, metrics.service))
         } else {
             metricsFactory = NOOPMetricsHandler.instance
         }
         if otel.traces.enabled {
             let traces = try OTel.makeTracingBackend(configuration: otel)
             tracer = traces.factory
-            services.append(traces.service)
+            exporters.append((.traces, traces.service))
         } else {
             tracer = NoOpTracer()
         }
@@ -122,17 +155,16 @@ public struct OpenTelemetryExport: Service {
             endpoint: otel.logs.otlpExporter.endpoint, serviceName: configuration.serviceName,
             resource: otel.resourceAttributes, headers: otel.logs.otlpExporter.headers,
             timeout: otel.logs.otlpExporter.timeout)
-        // Shut down in reverse: first the striped error counts go to the metrics backend, then traces, then metrics
-        // (whose last export then has those counts), then logs, so the others can still log while they flush.
-        if otel.metrics.enabled { services.append(StripedCountsFlush()) }
-        self.services = services
+        self.exporters = exporters
     }
 
     /// The exporters, bootstrapped as the process's logging (through ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)``,
     /// so do not also call `LoggingSystem.bootstrap`), metrics and instrumentation systems. Call it once, early in
     /// `main`: swift-metrics and swift-distributed-tracing can be bootstrapped once per process.
-    public static func bootstrap(_ configuration: Configuration) throws -> OpenTelemetryExport {
-        let export = try OpenTelemetryExport(configuration)
+    ///
+    /// `logger` is as for ``init(_:logger:)``.
+    public static func bootstrap(_ configuration: Configuration, logger: Logger? = nil) throws -> OpenTelemetryExport {
+        let export = try OpenTelemetryExport(configuration, logger: logger)
         // Every logger of the process, the framework's and swift-log's, gets the exporting handler behind the
         // redactor (RedactingLogHandler.bootstrap bootstraps swift-log once, and can be called again).
         RedactingLogHandler.bootstrap(redactor: configuration.redactor, export.makeExportingLogHandler)
@@ -142,17 +174,77 @@ public struct OpenTelemetryExport: Service {
     }
 
     /// Runs the exporters until graceful shutdown, then flushes what they buffer (swift-otel's batch processors
-    /// and periodic metric reader export one last time).
+    /// and periodic metric reader export one last time), all three at once, for at most
+    /// ``Configuration/shutdownTimeout``; what is not sent by then is dropped and counted (``droppedAtShutdown``).
     public func run() async throws {
-        guard !services.isEmpty else {
+        guard !exporters.isEmpty else {
             try? await gracefulShutdown()
             return
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map { .init(service: $0) },
-                logger: Logger(label: "axiom.opentelemetry", factory: { _ in SwiftLogNoOpLogHandler() })))
-        try await group.run()
+        // A ServiceGroup shuts its services down in reverse, one after another: first the striped error counts go
+        // to the metrics backend, then the exporters, together, so the metrics reader's last export has those
+        // counts. The group's graceful-shutdown limit is the deadline: past it, it cancels the exporters.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: ConcurrentExporters(exporters: exporters, drops: drops))
+        ]
+        if exporters.contains(where: { $0.signal == .metrics }) {
+            services.append(.init(service: StripedCountsFlush()))
+        }
+        var group = ServiceGroupConfiguration(
+            services: services, logger: Logger(label: "axiom.opentelemetry", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        defer {
+            let dropped = drops.signals
+            if !dropped.isEmpty {
+                logger.warning(
+                    "OpenTelemetry export: shutdown dropped what was not sent within its deadline",
+                    metadata: [
+                        "dropped_signals": "\(dropped.map(\.rawValue).joined(separator: ","))",
+                        "dropped_count": "\(dropped.count)",
+                        "shutdown_timeout": "\(configuration.shutdownTimeout)",
+                    ])
+            }
+        }
+        try await ServiceGroup(configuration: group).run()
+    }
+}
+
+/// Runs the exporters side by side. They are child tasks of one service, so they all see graceful shutdown at
+/// once (ServiceLifecycle's graceful shutdown is a task-local that child tasks inherit) and make their last
+/// exports concurrently; the enclosing group's cancellation at the deadline reaches each of them. An exporter that
+/// ends cancelled was cut off, and its signal is counted as dropped.
+struct ConcurrentExporters: Service {
+    let exporters: [(signal: OpenTelemetryExport.Signal, service: any Service)]
+    let drops: ShutdownDrops
+
+    func run() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for (signal, service) in exporters {
+                tasks.addTask {
+                    do {
+                        try await service.run()
+                    } catch {
+                        // Cut off at the deadline: counted below; anything else is the exporter's failure.
+                        guard Task.isCancelled else { throw error }
+                    }
+                    if Task.isCancelled { drops.record(signal) }
+                }
+            }
+            try await tasks.waitForAll()
+        }
+    }
+}
+
+/// The signals an export's shutdown dropped: written by the exporters' tasks, read by the application.
+final class ShutdownDrops: Sendable {
+    private let dropped = Mutex<Set<OpenTelemetryExport.Signal>>([])
+
+    func record(_ signal: OpenTelemetryExport.Signal) { dropped.withTrackedLock { _ = $0.insert(signal) } }
+
+    var signals: [OpenTelemetryExport.Signal] {
+        let dropped = dropped.withTrackedLock { $0 }
+        return OpenTelemetryExport.Signal.allCases.filter(dropped.contains)
     }
 }
 

@@ -47,8 +47,10 @@ public struct DebugInfoSearch: Sendable, Hashable {
     ///
     /// libdebuginfod reads its servers, cache folder and timeout from the environment only
     /// (`DEBUGINFOD_URLS`, `DEBUGINFOD_CACHE_PATH`, `DEBUGINFOD_TIMEOUT`), so a query sets those variables of
-    /// this process to the values given here (queries are serialized; a value equal to the current one is not
-    /// written again). Downloaded files are kept in the cache folder, by build-id; so is, for 10 minutes
+    /// this process to the values given here (a value equal to the current one is not written again). Queries with
+    /// the same servers, cache and timeout run at the same time; one with other values waits until those running
+    /// end. A report's modules are asked for at most four at a time (``Symbolicator/prefetchDebugInfo(for:)``).
+    /// Downloaded files are kept in the cache folder, by build-id; so is, for 10 minutes
     /// (libdebuginfod's `cache_miss_s`), the fact that no server gave a build-id, a timeout included: a query for
     /// it then answers "not found" at once.
     public struct Debuginfod: Sendable, Hashable {
@@ -58,13 +60,14 @@ public struct DebugInfoSearch: Sendable, Hashable {
         public var cachePath: String?
         /// How long one module's query may take in all, whole seconds (at least 1). A module's answer, found or
         /// not, is kept; and once a query has gone unanswered for this long, one ``Symbolicator`` asks the servers
-        /// nothing more: the later modules say the servers did not answer earlier in this run. So servers that are
-        /// down or never answer cost at most this once per symbolicator, not once per module.
+        /// nothing more: the modules asked for after it say the servers did not answer earlier in this run (those
+        /// asked at the same time wait their own timeout, alongside it). So servers that are down or never answer
+        /// cost at most this once per symbolicator, not once per module.
         public var timeoutSeconds: Int
         /// How long one ``Symbolicator``'s queries may take together, whole seconds (at least 1): the bound on the
-        /// debuginfod waits of one report (or one run of `axiom symbolicate`/`crash-reports`). A query gets the
-        /// smaller of ``timeoutSeconds`` and what is left of this; once less than a second is left, the remaining
-        /// modules are not asked, and say so.
+        /// debuginfod waits of one report (or one run of `axiom symbolicate`/`crash-reports`), in wall time:
+        /// queries that run at the same time count once. A query gets the smaller of ``timeoutSeconds`` and what is
+        /// left of this; once less than a second is left, the remaining modules are not asked, and say so.
         public var totalTimeoutSeconds: Int
 
         /// Creates a server list.
@@ -133,9 +136,59 @@ struct DebugInfoLocator {
     /// What the debuginfod queries of this locator's symbolicator have cost so far.
     let debuginfodRun = DebuginfodRun()
 
+    /// A module's search on this machine's files (steps 1 to 4 of ``DebugInfoSearch``), and what it left for the
+    /// debuginfod servers when it found no debug file.
+    enum LocalSearch {
+        case found(Found)
+        case notFound(binary: ELFImage?, problem: SymbolicationError?, buildID: String?, searched: [String])
+    }
+
     /// Resolves a module. `buildID` (lowercase hex) is the one recorded at crash time; nil trusts the file at
     /// `path` as it is (a live process, or a report without build-ids).
     func locate(path: String, buildID: String?) throws(SymbolicationError) -> Found {
+        let binary: ELFImage?
+        let binaryProblem: SymbolicationError?
+        let wanted: String?
+        var searched: [String]
+        switch try searchLocally(path: path, buildID: buildID) {
+        case .found(let found): return found
+        case .notFound(let image, let problem, let buildID, let places):
+            (binary, binaryProblem, wanted, searched) = (image, problem, buildID, places)
+        }
+        if let wanted, let servers = search.debuginfod, !servers.urls.isEmpty {
+            switch debuginfodRun.ask(servers, buildID: wanted) {
+            case .success(let file):
+                if let image = Self.open(file, buildID: wanted, crc: nil, searched: &searched) {
+                    return found(binary: binary, debug: image, source: .debuginfod)
+                }
+            case .failure(let reason):
+                searched.append("debuginfod \(servers.urls.joined(separator: " ")) (\(reason.text))")
+            }
+        }
+        let looked = searched.isEmpty ? "" : "; looked in: " + searched.joined(separator: ", ")
+        guard let binary else {
+            let problem = binaryProblem ?? .fileNotFound(path)
+            throw SymbolicationError(
+                code: problem.code, modulePath: path,
+                message: problem.message + "; no debug file with build-id \(wanted ?? "?") found" + looked)
+        }
+        return Found(
+            symbols: binary, debug: nil,
+            info: ModuleDebugInfo(
+                source: nil, debugFile: nil, symbolFile: path, missingReason: "no debug info found" + looked))
+    }
+
+    /// The build-id to ask the debuginfod servers for, when the module's debug info is not on this machine and
+    /// there are servers to ask; nil otherwise.
+    func buildIDForDebuginfod(path: String, buildID: String?) -> String? {
+        guard let servers = search.debuginfod, !servers.urls.isEmpty,
+            case .notFound(_, _, let wanted?, _)? = try? searchLocally(path: path, buildID: buildID)
+        else { return nil }
+        return wanted
+    }
+
+    /// Steps 1 to 4 of ``DebugInfoSearch``: the module's file, its debuglink, the debug roots and symbol stores.
+    private func searchLocally(path: String, buildID: String?) throws(SymbolicationError) -> LocalSearch {
         var searched: [String] = []
         var binary: ELFImage? = nil
         var binaryProblem: SymbolicationError? = nil
@@ -156,9 +209,10 @@ struct DebugInfoLocator {
 
         if let binary {
             if binary.hasDWARF {
-                return Found(
-                    symbols: binary, debug: binary,
-                    info: ModuleDebugInfo(source: .binary, debugFile: path, symbolFile: path))
+                return .found(
+                    Found(
+                        symbols: binary, debug: binary,
+                        info: ModuleDebugInfo(source: .binary, debugFile: path, symbolFile: path)))
             }
             searched.append("\(path) (no DWARF)")
             if let link = binary.debugLink() {
@@ -168,7 +222,7 @@ struct DebugInfoLocator {
                     + search.debugRoots.map { $0 + folder + "/" + link.name }
                 for candidate in candidates {
                     if let image = Self.open(candidate, buildID: wanted, crc: link.crc, searched: &searched) {
-                        return found(binary: binary, debug: image, source: .debugLink)
+                        return .found(found(binary: binary, debug: image, source: .debugLink))
                     }
                 }
             }
@@ -180,32 +234,12 @@ struct DebugInfoLocator {
             ] {
                 for folder in folders {
                     if let image = Self.open(folder + "/" + relative, buildID: wanted, crc: nil, searched: &searched) {
-                        return found(binary: binary, debug: image, source: source)
+                        return .found(found(binary: binary, debug: image, source: source))
                     }
                 }
             }
-            if let servers = search.debuginfod, !servers.urls.isEmpty {
-                switch debuginfodRun.ask(servers, buildID: wanted) {
-                case .success(let file):
-                    if let image = Self.open(file, buildID: wanted, crc: nil, searched: &searched) {
-                        return found(binary: binary, debug: image, source: .debuginfod)
-                    }
-                case .failure(let reason):
-                    searched.append("debuginfod \(servers.urls.joined(separator: " ")) (\(reason.text))")
-                }
-            }
         }
-        let looked = searched.isEmpty ? "" : "; looked in: " + searched.joined(separator: ", ")
-        guard let binary else {
-            let problem = binaryProblem ?? .fileNotFound(path)
-            throw SymbolicationError(
-                code: problem.code, modulePath: path,
-                message: problem.message + "; no debug file with build-id \(wanted ?? "?") found" + looked)
-        }
-        return Found(
-            symbols: binary, debug: nil,
-            info: ModuleDebugInfo(
-                source: nil, debugFile: nil, symbolFile: path, missingReason: "no debug info found" + looked))
+        return .notFound(binary: binary, problem: binaryProblem, buildID: wanted, searched: searched)
     }
 
     /// The module's own symbol tables first when its file is usable, as `llvm-symbolizer` does (a system library's
@@ -284,62 +318,165 @@ struct DebugInfoLocator {
     }
 }
 
-/// The debuginfod queries of one ``Symbolicator``: the time they took together, and whether one went unanswered.
+/// The debuginfod queries of one ``Symbolicator``: the time they took together, whether one went unanswered, and
+/// the answers so far.
 ///
 /// A server that accepts connections and never answers would otherwise cost its whole timeout once per module,
 /// one module after another. Once a query has timed out, the servers are not asked again; and the queries together
-/// never wait longer than ``DebugInfoSearch/Debuginfod/totalTimeoutSeconds``.
+/// never wait longer than ``DebugInfoSearch/Debuginfod/totalTimeoutSeconds`` of wall time (queries that run at the
+/// same time count once). ``prefetch(_:buildIDs:)`` asks for several modules at once, on threads of its own.
 final class DebuginfodRun: Sendable {
+    /// How many queries ``prefetch(_:buildIDs:)`` runs at a time.
+    static let concurrentQueries = 4
+
     private struct State {
-        /// Time spent waiting on the servers so far.
+        /// Wall time during which at least one query was waiting on the servers, queries now running excluded.
         var spent: Duration = .zero
+        /// How many queries are waiting on the servers now, and since when one has been.
+        var running = 0
+        var busySince: ContinuousClock.Instant?
         /// The timeout (seconds) of the query the servers did not answer, once one did not.
         var unansweredAfter: Int?
+        /// Each build-id's answer, once asked: a later ask for it (the module opened after a prefetch) takes it.
+        var answers: [String: Result<String, DebugInfoLocator.Failure>] = [:]
+
+        func spent(at now: ContinuousClock.Instant) -> Duration {
+            spent + (busySince.map { now - $0 } ?? .zero)
+        }
     }
 
     private let state = Mutex(State())
 
-    /// Asks the servers, unless an earlier query went unanswered or the run's budget is spent; the cached file's
-    /// path, or why not. The lock is held through the query: queries are serialized anyway (libdebuginfod reads
-    /// its servers from the environment), and the budget must count each wait once.
+    /// Runs `body` with the state locked, and tells ThreadSanitizer so (see `axiom_tsan_acquire`): the prefetching
+    /// threads share it.
+    private func withState<R: Sendable>(_ body: (inout State) -> R) -> R {
+        state.withLock { (state: inout State) -> R in
+            let lock = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            axiom_tsan_acquire(lock)
+            defer { axiom_tsan_release(lock) }
+            return body(&state)
+        }
+    }
+
+    /// Asks the servers, unless this build-id was asked already (then its answer), an earlier query went
+    /// unanswered, or the run's budget is spent; the cached file's path, or why not. The lock is not held through
+    /// the query, so queries of several threads run together (see `axiom_debuginfod_find_debuginfo`).
     func ask(_ servers: DebugInfoSearch.Debuginfod, buildID: String) -> Result<String, DebugInfoLocator.Failure> {
-        state.withLock { state in
-            let left = Duration.seconds(servers.totalTimeoutSeconds) - state.spent
+        enum Decision {
+            case answered(Result<String, DebugInfoLocator.Failure>)
+            case ask(deadline: Int)
+        }
+        let start = ContinuousClock.now
+        let decision = withState { state -> Decision in
+            if let answer = state.answers[buildID] { return .answered(answer) }
+            let left = Duration.seconds(servers.totalTimeoutSeconds) - state.spent(at: start)
             let leftSeconds = Int(left.components.seconds)
             guard leftSeconds >= 1 else {
-                return .failure(
-                    .init(text: "not asked: this run's \(servers.totalTimeoutSeconds) s for debuginfod are spent"))
+                return .answered(
+                    .failure(
+                        .init(text: "not asked: this run's \(servers.totalTimeoutSeconds) s for debuginfod are spent")))
             }
             if let unansweredAfter = state.unansweredAfter {
-                return .failure(.init(text: "not asked: no answer within \(unansweredAfter) s earlier in this run"))
+                return .answered(
+                    .failure(.init(text: "not asked: no answer within \(unansweredAfter) s earlier in this run")))
             }
-            let timeout = min(servers.timeoutSeconds, leftSeconds)
-            guard let bytes = DebugInfoLocator.bytes(fromHex: buildID) else {
-                return .failure(.init(text: "bad build-id"))
+            if state.running == 0 { state.busySince = start }
+            state.running += 1
+            return .ask(deadline: min(servers.timeoutSeconds, leftSeconds))
+        }
+        let deadline: Int
+        switch decision {
+        case .answered(let answer): return answer
+        case .ask(let seconds): deadline = seconds
+        }
+        let answer = query(servers, buildID: buildID, deadline: deadline)
+        let end = ContinuousClock.now
+        return withState { state in
+            state.running -= 1
+            if state.running == 0, let busySince = state.busySince {
+                state.spent += end - busySince
+                state.busySince = nil
             }
-            let start = ContinuousClock.now
-            var path: UnsafeMutablePointer<CChar>? = nil
-            let urls = servers.urls.joined(separator: " ")
-            let result = bytes.withUnsafeBufferPointer { buffer in
-                axiom_debuginfod_find_debuginfo(
-                    buffer.baseAddress, Int32(buffer.count), urls, servers.cachePath, Int32(clamping: timeout), &path)
-            }
-            let took = ContinuousClock.now - start
-            state.spent += took
-            if result == 0, let path {
-                defer { free(path) }
-                return .success(String(cString: path))
-            }
+            var answer = answer
             // libdebuginfod's answer for a server that is down or too slow varies by cause (curl's code, or
             // "not found" once the deadline abandoned the query); the time spent tells which it was.
-            if took >= .seconds(timeout) {
-                state.unansweredAfter = timeout
+            if case .failure = answer, end - start >= .seconds(deadline) {
+                state.unansweredAfter = state.unansweredAfter ?? deadline
                 let bound =
-                    timeout < servers.timeoutSeconds
+                    deadline < servers.timeoutSeconds
                     ? ", what was left of this run's \(servers.totalTimeoutSeconds) s" : ""
-                return .failure(.init(text: "no answer within \(timeout) s" + bound))
+                answer = .failure(.init(text: "no answer within \(deadline) s" + bound))
             }
-            return .failure(.init(text: result == -ENOENT ? "not found" : String(cString: strerror(-result))))
+            state.answers[buildID] = answer
+            return answer
         }
+    }
+
+    /// Asks for each of `buildIDs` not asked yet, at most ``concurrentQueries`` at a time, each on a thread of its
+    /// own (a query blocks its thread for up to its timeout), and returns when all are answered. The answers are
+    /// kept for ``ask(_:buildID:)``. The rules are ``ask(_:buildID:)``'s: a query that starts after one went
+    /// unanswered, or once the budget is spent, does not ask.
+    func prefetch(_ servers: DebugInfoSearch.Debuginfod, buildIDs: [String]) {
+        let wanted = withState { state in buildIDs.filter { state.answers[$0] == nil } }
+        var unique: [String] = []
+        for buildID in wanted where !unique.contains(buildID) { unique.append(buildID) }
+        guard unique.count > 1 else {
+            for buildID in unique { _ = ask(servers, buildID: buildID) }
+            return
+        }
+        let next = Atomic<Int>(0)
+        let work = PrefetchWork { [unique] in
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < unique.count else { return }
+                _ = self.ask(servers, buildID: unique[index])
+            }
+        }
+        let threads = (0..<min(Self.concurrentQueries, unique.count)).compactMap { _ in work.start() }
+        // A thread that could not be started leaves its share to the others, or to this one.
+        if threads.isEmpty { work.run() }
+        for thread in threads { pthread_join(thread, nil) }
+    }
+
+    private func query(
+        _ servers: DebugInfoSearch.Debuginfod, buildID: String, deadline: Int
+    ) -> Result<String, DebugInfoLocator.Failure> {
+        guard let bytes = DebugInfoLocator.bytes(fromHex: buildID) else { return .failure(.init(text: "bad build-id")) }
+        var path: UnsafeMutablePointer<CChar>? = nil
+        let urls = servers.urls.joined(separator: " ")
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            axiom_debuginfod_find_debuginfo(
+                buffer.baseAddress, Int32(buffer.count), urls, servers.cachePath,
+                Int32(clamping: servers.timeoutSeconds), Int32(clamping: deadline), &path)
+        }
+        if result == 0, let path {
+            defer { free(path) }
+            return .success(String(cString: path))
+        }
+        return .failure(.init(text: result == -ENOENT ? "not found" : String(cString: strerror(-result))))
+    }
+}
+
+/// What each prefetching thread runs, handed to `pthread_create` as its one argument.
+private final class PrefetchWork: Sendable {
+    let run: @Sendable () -> Void
+
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+
+    /// Starts a thread running ``run``; nil when the system would not start one.
+    func start() -> pthread_t? {
+        let argument = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, nil,
+            { argument in
+                Unmanaged<PrefetchWork>.fromOpaque(argument!).takeRetainedValue().run()
+                return nil
+            }, argument)
+        guard started == 0 else {
+            Unmanaged<PrefetchWork>.fromOpaque(argument).release()
+            return nil
+        }
+        return thread
     }
 }

@@ -15,9 +15,11 @@ import Synchronization
 /// Everything is cached: a module is opened once and kept (one that cannot be used, with its reason, too); a
 /// compile unit's line table and function scopes are built the first time an address falls in it; demangled
 /// names and per-address results are kept. Thread-safe: the state sits behind one mutex (the readers and
-/// libdwarf are not thread-safe), so concurrent callers serialize, a debuginfod query included (bounded by its
-/// timeout). The debuginfod queries of one symbolicator share a total budget, and once one goes unanswered for its
-/// whole timeout, the servers are not asked again (see ``DebugInfoSearch/Debuginfod``).
+/// libdwarf are not thread-safe), so concurrent callers serialize, a debuginfod query made while opening a module
+/// included (bounded by its timeout). ``prefetchDebugInfo(for:)`` asks debuginfod for many modules' debug files at
+/// once, outside that mutex, before symbolicating them (`SymbolicatedCrashReport` does it for a report's modules).
+/// The debuginfod queries of one symbolicator share a total budget, and once one goes unanswered for its whole
+/// timeout, the servers are not asked again (see ``DebugInfoSearch/Debuginfod``).
 public final class Symbolicator: Sendable {
     struct State: ~Copyable {
         var modules: [ModuleKey: Result<SymbolicatedModule, SymbolicationError>] = [:]
@@ -145,6 +147,27 @@ public final class Symbolicator: Sendable {
         var address = pc &- loadBias
         if isReturnAddress && address > 0 { address -= 1 }
         return try symbolicate(modulePath: modulePath, buildID: buildID, address: address)
+    }
+
+    /// Fetches from the debuginfod servers, concurrently, the debug files of those of `modules` whose debug info
+    /// is not on this machine, so that symbolicating them later waits on no server. Optional: without it each
+    /// module's query is made when the module is first used, one module at a time.
+    ///
+    /// Each module is as for ``symbolicate(modulePath:buildID:address:)``: its path where it ran and the build-id
+    /// recorded then (nil: the file's own). Modules already open, with local debug info, or without a build-id are
+    /// skipped; the others are asked for at most 4 at a time, each query on a thread of its own, without holding
+    /// the symbolicator's lock, and the call returns when all are answered. The run's rules hold (see
+    /// ``DebugInfoSearch/Debuginfod``): the queries share the total budget (in wall time: queries running together
+    /// count once), and once one goes unanswered for its whole timeout, the queries that start after it do not ask.
+    /// Does nothing without debuginfod servers.
+    public func prefetchDebugInfo(for modules: [(path: String, buildID: String?)]) {
+        guard let servers = locator.search.debuginfod, !servers.urls.isEmpty else { return }
+        let unopened =
+            (try? withState { state in
+                modules.filter { state.modules[ModuleKey(path: $0.path, buildID: $0.buildID)] == nil }
+            }) ?? modules
+        let buildIDs = unopened.compactMap { locator.buildIDForDebuginfod(path: $0.path, buildID: $0.buildID) }
+        locator.debuginfodRun.prefetch(servers, buildIDs: buildIDs)
     }
 
     /// Opens a module ahead of time (so a later symbolication does not pay for it). Optional.

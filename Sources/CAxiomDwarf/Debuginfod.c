@@ -13,9 +13,15 @@
 
 #include "CAxiomDwarf.h"
 
-// One query at a time: the environment variables set below must stay what this query asked for until
-// libdebuginfod has read them.
+// libdebuginfod reads DEBUGINFOD_URLS, _CACHE_PATH and _TIMEOUT while a query runs, so they must stay what every
+// running query asked for. Queries that ask for the values the environment holds run together; one that asks for
+// others waits until none runs, and only then are the variables written. `active` counts the running queries and
+// `waiting` the ones waiting for different values: while one waits, a newcomer waits too, so a stream of queries
+// with the current values cannot hold a query with other values off for ever.
 static pthread_mutex_t query_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t query_ended = PTHREAD_COND_INITIALIZER;
+static int active = 0;
+static int waiting = 0;
 
 static int64_t monotonic_ms(void) {
     struct timespec now;
@@ -41,26 +47,55 @@ static void set_variable(const char *name, const char *value) {
     if (current == NULL || strcmp(current, value) != 0) setenv(name, value, 1);
 }
 
+// Whether the environment already holds `value` (NULL: whatever it holds).
+static int holds(const char *name, const char *value) {
+    if (value == NULL) return 1;
+    const char *current = getenv(name);
+    return current != NULL && strcmp(current, value) == 0;
+}
+
 int axiom_debuginfod_find_debuginfo(const unsigned char *buildID, int buildIDSize, const char *urls,
-                                    const char *cachePath, int timeoutSeconds, char **pathOut) {
+                                    const char *cachePath, int timeoutSeconds, int deadlineSeconds,
+                                    char **pathOut) {
     *pathOut = NULL;
     if (timeoutSeconds < 1) timeoutSeconds = 1;
-    pthread_mutex_lock(&query_lock);
-    set_variable(DEBUGINFOD_URLS_ENV_VAR, urls);
-    set_variable(DEBUGINFOD_CACHE_PATH_ENV_VAR, cachePath);
+    if (deadlineSeconds < 1) deadlineSeconds = 1;
+    if (deadlineSeconds > timeoutSeconds) deadlineSeconds = timeoutSeconds;
     // The library's own bound: connecting, and a transfer that stalls, give up after this many seconds.
     char timeout[16];
     snprintf(timeout, sizeof timeout, "%d", timeoutSeconds);
-    set_variable(DEBUGINFOD_TIMEOUT_ENV_VAR, timeout);
+    pthread_mutex_lock(&query_lock);
+    int waited = 0;
+    while (active > 0) {
+        int same = holds(DEBUGINFOD_URLS_ENV_VAR, urls) && holds(DEBUGINFOD_CACHE_PATH_ENV_VAR, cachePath) &&
+                   holds(DEBUGINFOD_TIMEOUT_ENV_VAR, timeout);
+        if (same && (waited || waiting == 0)) break;
+        if (!waited) {
+            waited = 1;
+            waiting += 1;
+        }
+        pthread_cond_wait(&query_ended, &query_lock);
+    }
+    if (waited) waiting -= 1;
+    if (active == 0) {
+        set_variable(DEBUGINFOD_URLS_ENV_VAR, urls);
+        set_variable(DEBUGINFOD_CACHE_PATH_ENV_VAR, cachePath);
+        set_variable(DEBUGINFOD_TIMEOUT_ENV_VAR, timeout);
+    }
+    active += 1;
+    pthread_mutex_unlock(&query_lock);
     int result = -ENOMEM;
     debuginfod_client *client = debuginfod_begin();
     if (client != NULL) {
-        int64_t deadline = monotonic_ms() + (int64_t)timeoutSeconds * 1000;
+        int64_t deadline = monotonic_ms() + (int64_t)deadlineSeconds * 1000;
         debuginfod_set_user_data(client, &deadline);
         debuginfod_set_progressfn(client, past_deadline);
         result = debuginfod_find_debuginfo(client, buildID, buildIDSize, pathOut);
         debuginfod_end(client);
     }
+    pthread_mutex_lock(&query_lock);
+    active -= 1;
+    if (active == 0) pthread_cond_broadcast(&query_ended);
     pthread_mutex_unlock(&query_lock);
     if (result >= 0) {
         close(result);

@@ -27,10 +27,10 @@ struct Symbolicate: AsyncParsableCommand {
             /usr/lib/debug/<its folder>), /usr/lib/debug/.build-id/xx/rest.debug, each --symbols folder \
             (same layout: DIR/.build-id/xx/rest.debug, as `axiom symbols add` fills it), then the debuginfod \
             servers of --debuginfod or DEBUGINFOD_URLS (cache: DEBUGINFOD_CACHE_PATH). A module file with another \
-            build-id is never read: its frames keep module and offset, and say why. Each module's debuginfod query \
-            is bounded by --debuginfod-timeout; once one goes unanswered that long, no later module's is made (its \
-            frames say the servers did not answer earlier in this run), and all of them together by \
-            --debuginfod-total-timeout.
+            build-id is never read: its frames keep module and offset, and say why. A report's modules are asked \
+            for from debuginfod four at a time. Each module's query is bounded by --debuginfod-timeout; once one \
+            goes unanswered that long, no module's is made after it (its frames say the servers did not answer \
+            earlier in this run), and all of them together, in wall time, by --debuginfod-total-timeout.
 
             With --binary FILE, the arguments are addresses in FILE's own address space (0x-prefixed hex, or \
             decimal), as llvm-symbolizer and addr2line take them; with none, they are read from standard input, \

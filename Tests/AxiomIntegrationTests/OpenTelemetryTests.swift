@@ -6,6 +6,7 @@ import AxiomOpenTelemetry
 import AxiomTesting
 import AxiomTracing
 import Foundation
+import InMemoryLogging
 import Logging
 import NIOCore
 import OTel
@@ -160,6 +161,8 @@ struct OpenTelemetryTests {
         }
         // Released only now: its release flushes too, and must not be what brought the counts.
         withExtendedLifetime(striped) {}
+        // Everything was sent before the shutdown deadline.
+        #expect(export.droppedAtShutdown.isEmpty)
 
         let (requests, errors) = try await receiver.received()
         #expect(errors.isEmpty, "\(errors)")
@@ -231,6 +234,46 @@ struct OpenTelemetryTests {
             (point["asInt"] as? String).flatMap(Int.init) ?? (point["asDouble"] as? Double).map { Int($0) }
         }
         #expect(busyCounts.max() == 2 * rounds, "\(busyCounts)")
+    }
+
+    @Test func aCollectorThatNeverAnswersHoldsShutdownUpForTheDeadlineOnlyAndTheDropIsCounted() async throws {
+        let receiver = try OTLPReceiver()
+        defer { receiver.stop() }
+        // A collector that reads each request and never answers.
+        var configuration = configuration(receiver.collector + "/silent")
+        // Each exporter would wait 20 s for its answer, so shutting them down one after another would take a minute,
+        // and even one of them more than the bound below.
+        for timeout in [
+            \OTel.Configuration.logs.otlpExporter.timeout, \.metrics.otlpExporter.timeout,
+            \.traces.otlpExporter.timeout, \.logs.batchLogRecordProcessor.exportTimeout,
+            \.metrics.exportTimeout, \.traces.batchSpanProcessor.exportTimeout,
+        ] as [WritableKeyPath<OTel.Configuration, Duration>] {
+            configuration.otel[keyPath: timeout] = .seconds(20)
+        }
+        configuration.shutdownTimeout = .seconds(1)
+        let warnings = InMemoryLogHandler()
+        let export = try OpenTelemetryExport(configuration, logger: Logger(label: "test", factory: { _ in warnings }))
+        let group = ServiceGroup(
+            configuration: .init(services: [export], gracefulShutdownSignals: [], logger: Logger(label: "test")))
+        let elapsed = try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            // Something for each exporter to send.
+            Logger(label: "axiom.test", factory: export.makeLogHandler).error("unsent")
+            export.tracer.withSpan("unsent") { _ in }
+            export.metricsFactory.makeCounter(label: "axiom_test_unsent_total", dimensions: []).increment(by: 1)
+            let start = ContinuousClock.now
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return start.duration(to: .now)
+        }
+        // Every exporter was cut off at the deadline, and that is counted and logged.
+        #expect(export.droppedAtShutdown == [.logs, .metrics, .traces])
+        let warning = try #require(warnings.entries.first { $0.level == .warning })
+        #expect(warning.metadata["dropped_count"] == "3")
+        #expect(warning.metadata["dropped_signals"] == "logs,metrics,traces")
+        // The deadline is ServiceLifecycle's, slept on the continuous clock, so this bound is wall time: the
+        // configured 1 s plus a generous 10 s for a loaded machine, against 20 s for a single exporter left alone.
+        #expect(elapsed < .seconds(11), "\(elapsed)")
     }
 
     @Test func aCollectorThatRefusesTheReportIsAClearErrorAndNotRetried() async throws {

@@ -69,4 +69,118 @@ struct DebugInfoSearchTests {
         #expect(clamped.timeoutSeconds == 1)
         #expect(clamped.totalTimeoutSeconds == 1)
     }
+
+    @Test(
+        "A prefetch asks debuginfod for a report's modules at once: four slow answers overlap",
+        .enabled(if: SlowDebuginfodServer.canRun, "needs python3 on PATH"))
+    func debuginfodPrefetchIsConcurrent() throws {
+        let server = try SlowDebuginfodServer(delaySeconds: 1)
+        defer { server.stop() }
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("axiom-prefetch-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let symbolicator = Symbolicator(
+            search: DebugInfoSearch(
+                debugRoots: [], debuginfod: .init(urls: [server.url], cachePath: cache, timeoutSeconds: 30)))
+        let modules = (1...4).map { (path: "/nonexistent/lib\($0).so", buildID: "deadbeef0\($0)") }
+        symbolicator.prefetchDebugInfo(for: modules)
+        // The server held each answer back; queries made one after another would never overlap.
+        let stats = try server.stats()
+        #expect(stats.requests == 4)
+        #expect(stats.maxInFlight >= 2, "\(stats)")
+        // Opening the modules takes the prefetched answers: nobody asks the server again.
+        for module in modules {
+            do {
+                _ = try symbolicator.debugInfo(modulePath: module.path, buildID: module.buildID)
+                Issue.record("found debug info the server does not have")
+            } catch {
+                #expect(error.message.hasSuffix("debuginfod \(server.url) (not found)"), "\(error.message)")
+            }
+        }
+        #expect(try server.stats().requests == 4)
+    }
+}
+
+/// A debuginfod server on loopback that answers every request 404, each after `delaySeconds`, and counts the
+/// requests it is holding at once: a line `stats` on its standard input prints them, as JSON, on its output.
+final class SlowDebuginfodServer {
+    static let script = #"""
+        import json, sys, threading, time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        delay = float(sys.argv[1])
+        lock = threading.Lock()
+        stats = {"requests": 0, "inFlight": 0, "maxInFlight": 0}
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args): pass
+            def answer(self, status, body=b""):
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def do_GET(self):
+                with lock:
+                    stats["requests"] += 1
+                    stats["inFlight"] += 1
+                    stats["maxInFlight"] = max(stats["maxInFlight"], stats["inFlight"])
+                time.sleep(delay)
+                with lock: stats["inFlight"] -= 1
+                self.answer(404)
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        print(f"port {server.server_address[1]}", flush=True)
+        for line in sys.stdin:
+            with lock: print(json.dumps(stats), flush=True)
+        """#
+
+    static var canRun: Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/python3")
+        }
+    }
+
+    let process = Process()
+    let input = Pipe()
+    let output = Pipe()
+    let url: String
+
+    init(delaySeconds: Double) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.script, "\(delaySeconds)"]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let text = try Self.readLine(output)
+        guard text.hasPrefix("port "), let port = Int(text.dropFirst(5)) else {
+            process.terminate()
+            throw SlowServerError(text: text)
+        }
+        url = "http://127.0.0.1:\(port)"
+    }
+
+    struct SlowServerError: Error { var text: String }
+
+    struct Stats: CustomStringConvertible {
+        var requests: Int
+        var maxInFlight: Int
+        var description: String { "\(requests) requests, at most \(maxInFlight) at once" }
+    }
+
+    private static func readLine(_ output: Pipe) throws -> String {
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    func stats() throws -> Stats {
+        try input.fileHandleForWriting.write(contentsOf: Data("stats\n".utf8))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(Self.readLine(output).utf8)) as? [String: Int])
+        return Stats(requests: json["requests"] ?? 0, maxInFlight: json["maxInFlight"] ?? 0)
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
 }

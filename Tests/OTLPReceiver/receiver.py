@@ -8,6 +8,7 @@ It listens on 127.0.0.1 only, on a port the system picks, and prints `port <N>` 
   ExportTraceServiceRequest; answered 200 with an empty response message. A body that does not decode is
   answered 400 and recorded as an error.
 - POST /status/<code>/v1/...: answered <code> without decoding (a collector that refuses).
+- POST /silent/v1/...: read and never answered, until the receiver exits (a collector that hangs).
 - GET /received: every decoded request so far, as JSON: [{"signal": "logs", "request": {...}}, ...], in the
   protobuf JSON mapping (bytes fields such as trace ids as base64), plus "errors".
 - It exits when its standard input closes (the test ended) or after --lifetime seconds.
@@ -38,6 +39,7 @@ SIGNALS = {
 received = []
 errors = []
 lock = threading.Lock()
+done = threading.Event()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -55,6 +57,9 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(length)
         path = self.path
+        if path.startswith("/silent/"):
+            done.wait()
+            return
         if path.startswith("/status/"):
             self.answer(int(path.split("/")[2]), b"refused by the test")
             return
@@ -97,7 +102,6 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"port {server.server_address[1]}", flush=True)
     # Ends with the test: when stdin closes, or after the lifetime.
-    done = threading.Event()
     threading.Thread(target=lambda: (sys.stdin.read(), done.set()), daemon=True).start()
     done.wait(lifetime)
     server.shutdown()

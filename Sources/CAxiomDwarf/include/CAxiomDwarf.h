@@ -35,11 +35,15 @@ int axiom_dwarf_loaded_module_build_id(uintptr_t address, unsigned char *buffer,
 /// Asks debuginfod servers (libdebuginfod) for the debug file of `buildID` (raw bytes). `urls`
 /// (space-separated) and `cachePath` replace `DEBUGINFOD_URLS` and `DEBUGINFOD_CACHE_PATH` in the
 /// process environment (libdebuginfod reads them only from there); NULL keeps the environment's value.
-/// The whole query gives up after `timeoutSeconds` (at least 1), a server that is down or never answers
-/// included. Queries are serialized. On success returns 0 and stores the cached file's path, malloc'ed, in
-/// `pathOut` (the caller frees it); otherwise returns a negative errno (`-ENOENT`: no server has it).
+/// `timeoutSeconds` (at least 1) becomes `DEBUGINFOD_TIMEOUT`, libdebuginfod's bound on connecting and on a
+/// transfer that stalls; the whole query gives up after `deadlineSeconds` (at least 1, at most `timeoutSeconds`),
+/// a server that is down or never answers included. Queries asking for the same urls, cache and timeout run
+/// concurrently; one asking for other values waits until the running ones end. On success returns 0 and stores
+/// the cached file's path, malloc'ed, in `pathOut` (the caller frees it); otherwise returns a negative errno
+/// (`-ENOENT`: no server has it).
 int axiom_debuginfod_find_debuginfo(const unsigned char *buildID, int buildIDSize, const char *urls,
-                                    const char *cachePath, int timeoutSeconds, char **pathOut);
+                                    const char *cachePath, int timeoutSeconds, int deadlineSeconds,
+                                    char **pathOut);
 
 /// ThreadSanitizer cannot see `Synchronization.Mutex` on Linux: its lock is a futex taken inside the Swift
 /// runtime, which is not instrumented, so TSan takes the data a mutex guards for racy. These tell TSan that a
