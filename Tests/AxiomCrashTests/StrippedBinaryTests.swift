@@ -290,7 +290,7 @@ struct StrippedBinaryTests {
         return (ChildProcess.readText(output), ChildProcess.readText(text), elapsed)
     }
 
-    @Test("A debuginfod server that is down leaves module offsets, at once")
+    @Test("A debuginfod server that is down leaves module offsets, without waiting for the timeout")
     func debuginfodDown() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -298,9 +298,9 @@ struct StrippedBinaryTests {
         let listener = try LoopbackListener()
         let url = "http://127.0.0.1:\(listener.port)"
         listener.close()
-        // A timeout far above what the command takes, however loaded the machine: a run that waited for it fails.
-        let (json, text, elapsed) = try symbolicateAbsentModule(url: url, timeoutSeconds: 60, in: directory)
-        #expect(elapsed < .seconds(60), "\(elapsed)")
+        // Refused at once: the reason is the refusal, not the 60 s timeout running out.
+        let (json, text, _) = try symbolicateAbsentModule(url: url, timeoutSeconds: 60, in: directory)
+        #expect(!json.contains("no answer within"), "\(json)")
         expectOffsetsOnly(
             json: json, text: text,
             reason: "looked in: \(directory.path)/no-debug-root/.build-id/de/adbeef.debug, "
@@ -315,7 +315,9 @@ struct StrippedBinaryTests {
             // sanitizer).
             let (json, text, elapsed) = try symbolicateAbsentModule(
                 url: url, timeoutSeconds: 2, frames: 10, in: directory)
-            #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(14), "\(elapsed)")
+            // The wait happened (a lower bound cannot fail on a loaded machine); that it happened once, for the
+            // module and not per frame, is the one reason the module is given.
+            #expect(elapsed >= .seconds(1.5), "\(elapsed)")
             expectOffsetsOnly(json: json, text: text, reason: "debuginfod \(url) (no answer within 2 s)")
         }
     }
@@ -339,7 +341,9 @@ struct StrippedBinaryTests {
             // that and are not asked. 5 s, and whatever the machine adds (seconds, loaded, under a sanitizer).
             let (json, text, elapsed) = try symbolicateAbsentModule(
                 url: url, timeoutSeconds: 5, modules: 6, in: directory)
-            #expect(elapsed >= .seconds(4) && elapsed < .seconds(12), "\(elapsed)")
+            // The first four waited (a lower bound cannot fail on a loaded machine); the others were not asked, as
+            // their reasons say below.
+            #expect(elapsed >= .seconds(4), "\(elapsed)")
             expectOffsetsOnly(json: json, text: text, reason: "debuginfod \(url) (no answer within 5 s)")
             let later = "debuginfod \(url) (not asked: no answer within 5 s earlier in this run)"
             for library in 1...5 {
@@ -358,7 +362,7 @@ struct StrippedBinaryTests {
             let (json, text, elapsed) = try symbolicateAbsentModule(
                 url: url, timeoutSeconds: 60, modules: 6, extraArguments: ["--debuginfod-total-timeout", "2"],
                 in: directory)
-            #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(30), "\(elapsed)")
+            #expect(elapsed >= .seconds(1.5), "\(elapsed)")
             expectOffsetsOnly(
                 json: json, text: text,
                 reason: "debuginfod \(url) (no answer within 2 s, what was left of this run's 2 s)")
