@@ -1,4 +1,5 @@
-/// An RFC 9457 problem details object, as ``ProblemResponder`` answers with it (`application/problem+json`).
+/// An RFC 9457 problem details object, as ``ProblemResponder`` answers with it (`application/problem+json`) and
+/// ``ProblemReader`` reads it back.
 ///
 /// The standard members (`type`, `title`, `status`, `detail`, `instance`) and two extensions: `code`, the error's
 /// identity (`domain/code`), and `traceId`, the trace the request belongs to when it is traced. Texts come from the
