@@ -50,6 +50,7 @@ let package = Package(
         .library(name: "AxiomPluginPaymentMethods", type: .dynamic, targets: ["AxiomPluginPaymentMethods"]),
         .library(name: "AxiomPluginLinuxIO", type: .dynamic, targets: ["AxiomPluginLinuxIO"]),
         // The integrations, each behind the trait of the same purpose (see `traits`).
+        .library(name: "AxiomHTTP", targets: ["AxiomHTTP"]),
         .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
         .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
         .library(name: "AxiomService", targets: ["AxiomService"]),
@@ -70,9 +71,15 @@ let package = Package(
                 (swift-distributed-tracing).
                 """),
         .trait(
+            name: "HTTP",
+            description: """
+                AxiomHTTP: RFC 9457 problem details answered for any server and read back from peers \
+                (swift-http-types), without a server.
+                """),
+        .trait(
             name: "Hummingbird",
             description: "AxiomHummingbird: RFC 9457 problem details for a Hummingbird service.",
-            enabledTraits: ["Tracing"]),
+            enabledTraits: ["Tracing", "HTTP"]),
         .trait(
             name: "ServiceLifecycle",
             description: "AxiomService: the framework's start and stop in a ServiceGroup (swift-service-lifecycle)."),
@@ -92,6 +99,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -248,11 +256,24 @@ let package = Package(
         .testTarget(name: "AxiomELFTests", dependencies: ["AxiomELF"]),
 
         // The integrations: each a product on top of the core, with the package it glues, behind its trait.
+        // RFC 9457 problem details without a server: the answer a server adapter sends for an error, and a peer's
+        // answer read back as its error.
+        .target(
+            name: "AxiomHTTP",
+            dependencies: ["Axiom", product("HTTPTypes", "swift-http-types", trait: "HTTP")]
+        ),
+        .testTarget(
+            name: "AxiomHTTPTests",
+            dependencies: [
+                "AxiomHTTP", "Axiom", "AxiomCore",
+                product("HTTPTypes", "swift-http-types", trait: "HTTP"),
+            ]
+        ),
         // RFC 9457 problem details for every error a Hummingbird route throws, decided through a pipeline.
         .target(
             name: "AxiomHummingbird",
             dependencies: [
-                "Axiom", "AxiomTracing",
+                "Axiom", "AxiomHTTP", "AxiomTracing",
                 product("Hummingbird", "hummingbird", trait: "Hummingbird"),
                 product("Tracing", "swift-distributed-tracing", trait: "Hummingbird"),
             ]

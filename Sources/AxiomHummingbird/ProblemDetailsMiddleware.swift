@@ -1,7 +1,7 @@
 #if Hummingbird
 import Axiom
+@_exported import AxiomHTTP
 import AxiomTracing
-import Foundation
 import Hummingbird
 
 /// Decides every error a route throws through the application's pipeline and answers with RFC 9457 problem
@@ -99,54 +99,16 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         }
     }
 
-    /// The problem details response for `error`, and the code it names.
+    /// The problem details response for `error`, and the code it names: ``ProblemResponder``'s answer in
+    /// Hummingbird's types.
     func problem(_ error: any Error, request: Request, ownStatus: Int?) -> (Response, ErrorCode) {
-        let registry = pipeline.configuration.registry
-        let (identity, descriptor) = registry.resolve(error)
-        var status = configuration.status(for: descriptor)
-        // An HTTPError the registry could not identify keeps the status it was thrown with.
-        if descriptor.code == ErrorCatalog.unknownCode, let ownStatus, (400...599).contains(ownStatus) {
-            status = ownStatus
-        }
-        let locale = AcceptLanguage(request.headers[.acceptLanguage]).preferred(from: registry.locales)
-        let localizer = Localizer(registry: registry, locale: locale)
-        let generic = status >= 500
-        let title = generic ? localizer.text(forKey: Localizer.generalTitleKey) : localizer.title(for: descriptor)
-        let detail = generic ? localizer.text(forKey: Localizer.unexpectedKey) : localizer.message(for: descriptor)
-        // An error no catalog registers is answered with the one generic identity: its own code (for a Swift error,
-        // its type's name) is an implementation detail, and goes only to the log, the span and the metrics.
-        let publicCode = descriptor.code == ErrorCatalog.unknownCode ? ErrorCatalog.unknownCode : identity.code
-        let body = ProblemDetails(
-            type: configuration.type(of: publicCode), title: title?.text ?? "Something went wrong", status: status,
-            detail: detail?.text ?? "Something went wrong. Please try again.", instance: request.uri.path,
-            code: publicCode.description, traceId: TraceIdentifiers.current?.traceID)
-
-        var headers: HTTPFields = [.contentType: ProblemDetails.mediaType]
-        // The texts were chosen by Accept-Language: a shared cache must not serve one language's answer to a client
-        // that asked for another (RFC 9110 §12.5.5; a 404 is cacheable by default).
-        headers[.vary] = "Accept-Language"
-        headers[.contentLanguage] = detail?.locale ?? Localizer.baseLocale
-        if let seconds = retryAfter(identity: identity, descriptor: descriptor, status: status) {
-            headers[.retryAfter] = String(seconds)
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(body)) ?? Data(#"{"status":500}"#.utf8)
+        let answer = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration).answer(
+            error, acceptLanguage: request.headers[.acceptLanguage], instance: request.uri.path,
+            traceId: TraceIdentifiers.current?.traceID, ownStatus: ownStatus)
         let response = Response(
-            status: HTTPResponse.Status(code: status), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-        return (response, identity.code)
-    }
-
-    /// Whole seconds to wait before trying again, if the error or its descriptor says: the error's own Retry-After
-    /// (capped by the policy's longest wait when there is a policy), or for 429 and 503 the policy's first wait.
-    func retryAfter(identity: ErrorIdentity, descriptor: ErrorDescriptor, status: Int) -> Int? {
-        var wait = identity.retryAfter
-        if let own = wait, let policy = descriptor.retry { wait = min(own, policy.maxDelay) }
-        if wait == nil, status == 429 || status == 503, let policy = descriptor.retry { wait = policy.delay }
-        guard let wait, wait > .zero else { return nil }
-        let (seconds, attoseconds) = wait.components
-        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+            status: answer.response.status, headers: answer.response.headerFields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        return (response, answer.code)
     }
 }
 #endif

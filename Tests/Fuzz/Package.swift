@@ -20,7 +20,8 @@ func fuzzTarget(_ name: String, _ products: [String]) -> Target {
 let package = Package(
     name: "axiom-fuzz",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "axiom", path: "../..")],
+    // The default traits, as an application gets them, and HTTP for AxiomHTTP's reader.
+    dependencies: [.package(name: "axiom", path: "../..", traits: [.defaults, "HTTP"])],
     targets: [
         .target(name: "FuzzSupport", path: "Support"),
         fuzzTarget("DomainError", ["Axiom"]),
@@ -30,6 +31,7 @@ let package = Package(
         fuzzTarget("Symbolication", ["AxiomSymbolication"]),
         fuzzTarget("Redactor", ["Axiom"]),
         fuzzTarget("AcceptLanguage", ["Axiom"]),
+        fuzzTarget("ProblemReader", ["Axiom", "AxiomHTTP"]),
     ],
     swiftLanguageModes: [.v6]
 )

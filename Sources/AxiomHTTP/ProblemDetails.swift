@@ -1,11 +1,11 @@
-/// An RFC 9457 problem details object, as `ProblemDetailsMiddleware` answers with it
-/// (`application/problem+json`).
+/// An RFC 9457 problem details object, as ``ProblemResponder`` answers with it (`application/problem+json`) and
+/// ``ProblemReader`` reads it back.
 ///
 /// The standard members (`type`, `title`, `status`, `detail`, `instance`) and two extensions: `code`, the error's
 /// identity (`domain/code`), and `traceId`, the trace the request belongs to when it is traced. Texts come from the
 /// registry's catalogs in the negotiated language, never from the error's own description, so a payload cannot
 /// reach the body.
-#if Hummingbird
+#if HTTP
 public struct ProblemDetails: Codable, Sendable, Hashable {
     /// A URI naming the problem type: the configuration's base followed by `domain/code`.
     public var type: String

@@ -1,8 +1,8 @@
-#if Hummingbird
+#if HTTP
 import Axiom
 
-/// How `ProblemDetailsMiddleware` turns a decided error into an answer: the type URIs, and the status of each
-/// category when a code names none of its own.
+/// How ``ProblemResponder`` (and the server adapters on it, such as `ProblemDetailsMiddleware`) turns a decided
+/// error into an answer: the type URIs, and the status of each category when a code names none of its own.
 public struct ProblemDetailsConfiguration: Sendable {
     /// The prefix of every `type` URI, the error's `domain/code` following it: the service's own, where it documents
     /// its problem types (`https://shop.example/problems/`). When nil, every answer's type is `about:blank` (RFC 9457

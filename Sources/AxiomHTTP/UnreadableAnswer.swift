@@ -1,0 +1,65 @@
+#if HTTP
+import Axiom
+
+/// A peer's answer that ``ProblemReader`` could not read as its error: not problem details at all, or problem
+/// details it could not read. Domain `axiom.http.peer`, registered by the reader in its registry.
+///
+/// Its ``reason`` says what was wrong, never what the body held: a body may carry secrets.
+public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of answer it was.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Not problem details: another content type, or a status below 400 (a success with a problem body).
+        case notProblemDetails
+        /// Problem details that could not be read: too large, nested too deep, not JSON, a member of the wrong type.
+        case unreadableProblem
+    }
+
+    /// What kind of answer it was: also its code in ``domain``.
+    public let kind: Kind
+    /// What was wrong with it, in a few words.
+    public let reason: String
+    /// The answer's status.
+    public let status: Int
+
+    /// An unreadable answer.
+    public init(_ kind: Kind, reason: String, status: Int) {
+        self.kind = kind
+        self.reason = reason
+        self.status = status
+    }
+
+    /// The domain's name.
+    public static let domain = "axiom.http.peer"
+
+    public var errorCode: ErrorCode { ErrorCode(Self.domain, kind.rawValue) }
+
+    public var description: String { "\(errorCode) (status \(status)): \(reason)" }
+
+    /// The domain's codes, with their fates and texts: a peer that answers what cannot be read is a service this one
+    /// depends on that failed (category `api`).
+    public static let builtinDomain = BuiltinDomain(
+        name: domain,
+        codes: [
+            BuiltinCode(
+                name: Kind.notProblemDetails.rawValue, category: .api, severity: .error, disposition: .handle,
+                english: BuiltinTexts(
+                    "A service this one depends on answered with something other than an error description.",
+                    title: "Unexpected answer"),
+                turkish: BuiltinTexts(
+                    "Bu hizmetin bağlı olduğu bir hizmet, hata açıklaması yerine başka bir yanıt verdi.",
+                    title: "Beklenmeyen yanıt")),
+            BuiltinCode(
+                name: Kind.unreadableProblem.rawValue, category: .api, severity: .error, disposition: .handle,
+                english: BuiltinTexts(
+                    "A service this one depends on answered with an error description that could not be read.",
+                    title: "Unreadable answer"),
+                turkish: BuiltinTexts(
+                    "Bu hizmetin bağlı olduğu bir hizmetin hata açıklaması okunamadı.", title: "Okunamayan yanıt")),
+        ])
+
+    /// Registers the domain in `registry`. Idempotent.
+    public static func register(in registry: ErrorRegistry) throws(RegistrationError) {
+        try registry.registerFrameworkDomain(builtinDomain)
+    }
+}
+#endif

@@ -1,0 +1,144 @@
+#if HTTP
+import Axiom
+import AxiomHTTP
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The service's catalog: a validation error with its own status, a rate limit with a retry policy, a storage
+/// failure (a 5xx), each with English and Turkish texts.
+let shop = BuiltinDomain(
+    name: "shop",
+    codes: [
+        BuiltinCode(
+            name: "INVALID_QUANTITY", category: .validation, severity: .warning, disposition: .handle, httpStatus: 422,
+            english: BuiltinTexts("The quantity must be between 1 and 99.", title: "Check the quantity"),
+            turkish: BuiltinTexts("Miktar 1 ile 99 arasında olmalı.", title: "Miktarı kontrol edin")),
+        BuiltinCode(
+            name: "RATE_LIMITED", category: .network, severity: .warning, disposition: .recover,
+            retry: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(30)), httpStatus: 429,
+            english: BuiltinTexts("Too many requests. Try again later.", title: "Slow down"),
+            turkish: BuiltinTexts("Çok fazla istek. Daha sonra yeniden deneyin.", title: "Yavaşlayın")),
+        BuiltinCode(
+            name: "LEDGER_DOWN", category: .storage, severity: .error, disposition: .handle,
+            english: BuiltinTexts("The ledger at db.internal:5432 is down.", title: "Ledger down"),
+            turkish: BuiltinTexts("db.internal:5432 adresindeki defter çalışmıyor.", title: "Defter çalışmıyor")),
+    ])
+
+func shopRegistry() throws -> ErrorRegistry {
+    let registry = ErrorRegistry()
+    try registry.register(shop.catalog)
+    return registry
+}
+
+/// An error no catalog registers, whose description holds a secret.
+struct DatabaseDown: Error, CustomStringConvertible {
+    var description: String { "connection failed: password=hunter2" }
+}
+
+func json(_ data: Data) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+}
+
+@Suite("Answering with problem details")
+struct ProblemAnswerTests {
+    @Test("the status, title and detail come from the descriptor; the error's message never reaches the body")
+    func statusFromTheDescriptor() throws {
+        let responder = ProblemResponder(
+            registry: try shopRegistry(), configuration: .init(typeBase: "https://shop.example/problems/"))
+        let answer = responder.answer(
+            DomainError(domain: "shop", code: "INVALID_QUANTITY", message: "quantity=0"), acceptLanguage: nil,
+            instance: "/cart", traceId: "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(answer.response.status.code == 422)
+        #expect(answer.response.headerFields[.contentType] == "application/problem+json")
+        #expect(answer.response.headerFields[.vary] == "Accept-Language")
+        #expect(answer.response.headerFields[.contentLanguage] == "en")
+        #expect(answer.response.headerFields[.retryAfter] == nil)
+        #expect(answer.code == ErrorCode("shop", "INVALID_QUANTITY"))
+        let body = try json(answer.body)
+        #expect(body["type"] as? String == "https://shop.example/problems/shop/INVALID_QUANTITY")
+        #expect(body["title"] as? String == "Check the quantity")
+        #expect(body["detail"] as? String == "The quantity must be between 1 and 99.")
+        #expect(body["status"] as? Int == 422)
+        #expect(body["instance"] as? String == "/cart")
+        #expect(body["code"] as? String == "shop/INVALID_QUANTITY")
+        #expect(body["traceId"] as? String == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(!String(decoding: answer.body, as: UTF8.self).contains("quantity=0"))
+    }
+
+    @Test("an override wins over the descriptor's status, and a category names the status of a code without one")
+    func overridesAndCategories() throws {
+        let registry = try shopRegistry()
+        let overridden = ProblemResponder(
+            registry: registry, configuration: .init(overrides: [ErrorCode("shop", "INVALID_QUANTITY"): 400]))
+        let error = DomainError(domain: "shop", code: "INVALID_QUANTITY")
+        #expect(overridden.answer(error, acceptLanguage: nil, instance: "/").response.status.code == 400)
+        let ledger = DomainError(domain: "shop", code: "LEDGER_DOWN")
+        #expect(
+            ProblemResponder(registry: registry).answer(ledger, acceptLanguage: nil, instance: "/").problem.status
+                == 500)
+    }
+
+    @Test("the language comes from Accept-Language with its qualities, English when none is offered")
+    func languages() throws {
+        let responder = ProblemResponder(registry: try shopRegistry())
+        let error = DomainError(domain: "shop", code: "INVALID_QUANTITY")
+        let turkish = responder.answer(error, acceptLanguage: "de;q=0.9, tr-TR, en;q=0.5", instance: "/")
+        #expect(turkish.response.headerFields[.contentLanguage] == "tr")
+        #expect(turkish.problem.title == "Miktarı kontrol edin")
+        #expect(turkish.response.headerFields[.vary] == "Accept-Language")
+        let german = responder.answer(error, acceptLanguage: "de", instance: "/")
+        #expect(german.response.headerFields[.contentLanguage] == "en")
+        #expect(german.problem.title == "Check the quantity")
+    }
+
+    @Test("Retry-After: the error's own, rounded up and capped by the policy, else the policy's first wait for a 429")
+    func retryAfter() throws {
+        let responder = ProblemResponder(registry: try shopRegistry())
+        let policy = DomainError(domain: "shop", code: "RATE_LIMITED")
+        #expect(responder.answer(policy, acceptLanguage: nil, instance: "/").response.headerFields[.retryAfter] == "30")
+        let own = DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .milliseconds(6500))
+        #expect(responder.answer(own, acceptLanguage: nil, instance: "/").response.headerFields[.retryAfter] == "7")
+        let long = DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds(86_400))
+        #expect(responder.answer(long, acceptLanguage: nil, instance: "/").response.headerFields[.retryAfter] == "300")
+    }
+
+    @Test("a 5xx says only the generic text, in the client's language, whatever the code")
+    func genericServerError() throws {
+        let responder = ProblemResponder(registry: try shopRegistry())
+        let answer = responder.answer(
+            DomainError(domain: "shop", code: "LEDGER_DOWN"), acceptLanguage: "tr", instance: "/pay")
+        #expect(answer.response.status.code == 500)
+        #expect(answer.problem.code == "shop/LEDGER_DOWN")
+        #expect(answer.response.headerFields[.contentLanguage] == "tr")
+        let text = String(decoding: answer.body, as: UTF8.self)
+        #expect(!text.contains("db.internal"))
+        #expect(!text.contains("Defter"))
+        #expect(
+            answer.problem.detail
+                == Localizer(registry: responder.registry, locale: "tr").text(forKey: Localizer.unexpectedKey)?.text)
+    }
+
+    @Test("an unregistered error is axiom/unknownError, type about:blank, a 500; its own code is only for the log")
+    func unknownError() throws {
+        let responder = ProblemResponder(registry: try shopRegistry())
+        let answer = responder.answer(DatabaseDown(), acceptLanguage: nil, instance: "/")
+        #expect(answer.response.status.code == 500)
+        #expect(answer.problem.code == "axiom/unknownError")
+        #expect(answer.problem.type == "about:blank")
+        #expect(answer.code != ErrorCatalog.unknownCode)
+        #expect(!String(decoding: answer.body, as: UTF8.self).contains("hunter2"))
+        let thrownWith = responder.answer(DatabaseDown(), acceptLanguage: nil, instance: "/", ownStatus: 404)
+        #expect(thrownWith.response.status.code == 404)
+        #expect(
+            responder.answer(DatabaseDown(), acceptLanguage: nil, instance: "/", ownStatus: 200).problem.status == 500)
+    }
+}
+#else
+import Testing
+
+/// AxiomHTTP's sources are inside `#if HTTP`: without the trait this suite says so instead of passing by running
+/// nothing.
+@Test(.disabled("needs the HTTP trait (the Hummingbird trait turns it on): swift test --enable-all-traits"))
+func httpTestsNeedTheirTrait() {}
+#endif
