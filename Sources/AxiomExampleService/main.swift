@@ -233,6 +233,9 @@ router.post("crash") { _, _ -> CrashSummary in
         traceId: processed.report.raw.activeTrace?.traceIDHex, report: processed.jsonPath, exported: exported)
 }
 
+// Started before the server listens: the plugins' domains (NWC's RATE_LIMITED among them) are registered before the
+// first request, and earlier runs' crash reports are exported. The group's run of `axiom` waits for this start.
+_ = try await axiom.start()
 var services: [any Service] = []
 if let telemetry { services.append(telemetry) }
 services.append(axiom)

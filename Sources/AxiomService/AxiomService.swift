@@ -5,6 +5,7 @@ import AxiomPlugins
 import CoreMetrics
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The framework's start and stop, as a `Service` of a `ServiceGroup`:
 ///
@@ -62,7 +63,7 @@ public struct AxiomService: Service {
     }
 
     /// Why the service could not start: the step, and what failed in it.
-    public struct StartupError: Error, CustomStringConvertible {
+    public struct StartupError: Error, Sendable, CustomStringConvertible {
         /// The step that failed.
         public enum Step: String, Sendable {
             /// Installing the crash reporter.
@@ -82,6 +83,7 @@ public struct AxiomService: Service {
     /// What the service starts.
     public let configuration: Configuration
     private let logger: Logger
+    private let startup = StartOnce()
 
     /// A service with `configuration`, logging through `logger`.
     public init(configuration: Configuration, logger: Logger = Logger(label: "axiom.service")) {
@@ -121,8 +123,35 @@ public struct AxiomService: Service {
         ).increment()
     }
 
-    /// Steps 1 to 3 of ``run()``, without waiting for shutdown.
+    /// Steps 1 to 3 of ``run()``, without waiting for shutdown. They run once per service, whoever asks first:
+    /// every later call, ``run()``'s included, waits for that start and returns its report (or its error). So a
+    /// server that must not answer before the plugins' domains are registered awaits `start()` before it listens,
+    /// in `main` or in its own service's `run()`:
+    ///
+    /// ```swift
+    /// _ = try await axiom.start()   // plugins loaded, earlier crash reports exported
+    /// let group = ServiceGroup(services: [axiom, server], gracefulShutdownSignals: [.sigterm], logger: logger)
+    /// ```
     public func start() async throws(StartupError) -> StartReport {
+        let task = startup.task.withLock { task in
+            if let task { return task }
+            let started = Task { await self.runStartSteps() }
+            task = started
+            return started
+        }
+        return try await task.value.get()
+    }
+
+    /// Installs, processes and loads: what ``start()`` runs once.
+    private func runStartSteps() async -> Result<StartReport, StartupError> {
+        do throws(StartupError) {
+            return .success(try await startSteps())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func startSteps() async throws(StartupError) -> StartReport {
         var report = StartReport()
         if let directory = configuration.crashDirectory {
             do {
@@ -174,5 +203,10 @@ public struct AxiomService: Service {
         }
         return report
     }
+}
+
+/// The one start of an ``AxiomService``, shared by its copies (a service is a value that `ServiceGroup` holds).
+final class StartOnce: Sendable {
+    let task = Mutex<Task<Result<AxiomService.StartReport, AxiomService.StartupError>, Never>?>(nil)
 }
 #endif
