@@ -55,12 +55,14 @@ public struct ProblemReader: Sendable {
     /// The registry the peer's codes are looked up in.
     public let registry: ErrorRegistry
 
-    /// A reader over `registry`; registers `axiom.http.peer` (``UnreadableAnswer``) in it.
+    /// A reader over `registry`; registers `axiom.http.peer` (``UnreadableAnswer``) and `axiom.http`
+    /// (``HTTPErrorDomain``, the identity of an answer without a `code`) in it.
     public init(registry: ErrorRegistry) {
         self.registry = registry
         // Only another source that took the framework's domain name can refuse it; the errors are then decided as
         // unknown errors, with their code all the same.
         try? UnreadableAnswer.register(in: registry)
+        try? HTTPErrorDomain.register(in: registry)
     }
 
     /// The peer's error in `response` and `body`.
@@ -98,7 +100,7 @@ public struct ProblemReader: Sendable {
         }
         let code: ErrorCode
         switch object["code"] {
-        case nil, is NSNull: code = ErrorCode("axiom.http", String(status))
+        case nil, is NSNull: code = HTTPErrorDomain.code(status: status)
         case let text as String:
             guard let parsed = Self.code(text) else { throw unreadable("`code` is not domain/code") }
             code = parsed

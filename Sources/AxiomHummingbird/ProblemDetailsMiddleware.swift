@@ -46,14 +46,14 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     /// Type URIs and statuses.
     public let configuration: ProblemDetailsConfiguration
 
-    /// A middleware that decides through `pipeline`. Registers `axiom.http` (Hummingbird's `HTTPError`s) in the
-    /// pipeline's registry.
+    /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
+    /// identity of Hummingbird's `HTTPError`s (``HTTPErrorDomain/code(of:)``).
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
         self.pipeline = pipeline
         self.configuration = configuration
         // Only another source that took the framework's domain name can refuse it; HTTPErrors are then decided
         // as unknown errors, and answered with their own status all the same.
-        try? HTTPErrorDomain.register(in: pipeline.configuration.registry)
+        try? HTTPErrorDomain.register(HTTPError.self, in: pipeline.configuration.registry) { $0.status.code }
     }
 
     public func handle(
@@ -75,40 +75,34 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         return response
     }
 
-    /// The answer, and the code of the problem it details (nil when a recovery's own response is the answer).
+    /// The answer, and the code of the problem it details (nil when a recovery's own response is the answer):
+    /// ``ProblemResponder``'s decided answer in Hummingbird's types.
     func decidedAnswer(_ error: any Error, request: Request, context: Context) -> (Response, ErrorCode?) {
-        let operation = "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)"
-        let ownStatus = (error as? any HTTPResponseError)?.status.code
-        do {
-            switch try pipeline.decide(error, operation: operation) {
-            case .recovered(let value, let event):
-                if let response = value as? Response { return (response, nil) }
-                if let generator = value as? any ResponseGenerator,
-                    let response = try? generator.response(from: request, context: context)
-                {
-                    return (response, nil)
-                }
-                return problem(event.error, request: request, ownStatus: ownStatus)
-            case .ignored(let event), .handled(let event):
-                return problem(event.error, request: request, ownStatus: ownStatus)
-            }
-        } catch let escalated {
-            // No layer above this one: the translated error is the answer, and the request has failed.
-            TracingInstrument.markFailed(escalated.event)
-            return problem(escalated.error, request: request, ownStatus: nil)
+        let responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
+        let decided = responder.answer(
+            deciding: error, through: pipeline,
+            operation: "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)",
+            acceptLanguage: request.headers[.acceptLanguage], instance: request.uri.path,
+            traceId: TraceIdentifiers.current?.traceID, ownStatus: (error as? any HTTPResponseError)?.status.code
+        ) { value -> Response? in
+            if let response = value as? Response { return response }
+            return try? (value as? any ResponseGenerator)?.response(from: request, context: context)
+        }
+        switch decided {
+        case .response(let response):
+            return (response, nil)
+        case .problem(let answer, let escalated):
+            if let escalated { TracingInstrument.markFailed(escalated) }
+            let response = Response(
+                status: answer.response.status, headers: answer.response.headerFields,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+            return (response, answer.code)
         }
     }
+}
 
-    /// The problem details response for `error`, and the code it names: ``ProblemResponder``'s answer in
-    /// Hummingbird's types.
-    func problem(_ error: any Error, request: Request, ownStatus: Int?) -> (Response, ErrorCode) {
-        let answer = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration).answer(
-            error, acceptLanguage: request.headers[.acceptLanguage], instance: request.uri.path,
-            traceId: TraceIdentifiers.current?.traceID, ownStatus: ownStatus)
-        let response = Response(
-            status: answer.response.status, headers: answer.response.headerFields,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
-        return (response, answer.code)
-    }
+extension HTTPErrorDomain {
+    /// The identity of Hummingbird's `HTTPError`: `axiom.http/<status code>`.
+    public static func code(of error: HTTPError) -> ErrorCode { code(status: Int(error.status.code)) }
 }
 #endif

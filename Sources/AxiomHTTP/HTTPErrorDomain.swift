@@ -1,18 +1,18 @@
-#if Hummingbird
+#if HTTP
 import Axiom
-import Hummingbird
 
-/// The domain `axiom.http`: Hummingbird's own `HTTPError`s (a route that does not exist, a body too large, one
-/// a route throws to answer with a status), identified by their status, so that they are decided and answered like
-/// every other error, in the client's language. A status without a code of its own is `axiom.http/<status>` all
-/// the same, decided with the domain's fallback (the registry's unknown code keeps the status through
-/// ``ProblemDetailsMiddleware``).
+/// The domain `axiom.http`: the errors a server framework raises with a status of its own (Hummingbird's
+/// `HTTPError`, Vapor's `Abort`: a route that does not exist, a body too large, one a route throws to answer with a
+/// status), identified by their status, so that they are decided and answered like every other error, in the
+/// client's language, whichever framework raised them. A status without a code of its own is `axiom.http/<status>`
+/// all the same, decided with the domain's fallback (the registry's unknown code keeps the status through
+/// ``ProblemResponder``). A peer's answer without a `code` is read back as this domain's code of its status.
 public enum HTTPErrorDomain {
     /// The domain's name.
     public static let name = "axiom.http"
 
-    /// The identity of an `HTTPError`: `axiom.http/<status code>`.
-    public static func code(of error: HTTPError) -> ErrorCode { ErrorCode(name, String(error.status.code)) }
+    /// The identity of an error raised with `status`: `axiom.http/<status>`.
+    public static func code(status: Int) -> ErrorCode { ErrorCode(name, String(status)) }
 
     /// The statuses with codes, texts and fates.
     public static let domain = BuiltinDomain(
@@ -68,11 +68,18 @@ public enum HTTPErrorDomain {
                 tr: ("Bu hizmetin bağlı olduğu bir hizmet zamanında yanıt vermedi.", "Ağ geçidi zaman aşımı")),
         ])
 
-    /// Registers the domain in `registry` and teaches it the identity of `HTTPError`. Idempotent.
+    /// Registers the domain in `registry`. Idempotent.
     public static func register(in registry: ErrorRegistry) throws(RegistrationError) {
-        if try registry.registerFrameworkDomain(domain) {
-            registry.registerIdentity(of: HTTPError.self) { code(of: $0) }
-        }
+        _ = try registry.registerFrameworkDomain(domain)
+    }
+
+    /// Registers the domain in `registry` and teaches it the identity of a server framework's own status error:
+    /// `axiom.http/<status>`, the status read by `status`. What a server adapter calls once, for its framework's type.
+    public static func register<StatusError: Error>(
+        _ type: StatusError.Type, in registry: ErrorRegistry, status: @escaping @Sendable (StatusError) -> Int
+    ) throws(RegistrationError) {
+        try register(in: registry)
+        registry.registerIdentity(of: type) { code(status: status($0)) }
     }
 
     /// A client error (4xx) is the client's to fix: handled where it happens, at warning; a server error at error.

@@ -1,0 +1,61 @@
+#if HTTP
+import Axiom
+
+/// What a server sends for an error once its pipeline has decided it: a recovery's own response, or problem
+/// details. ``ProblemResponder/answer(deciding:through:operation:acceptLanguage:instance:traceId:ownStatus:response:)``
+/// gives it; a server adapter turns it into its framework's response.
+public enum DecidedAnswer<Response> {
+    /// A handler recovered with a value the server sends as it is (its framework's own response).
+    case response(Response)
+    /// Problem details. `escalated` is the event of an error that went past the pipeline's last layer (the answer
+    /// then details the translated error): the request has failed, whatever the status.
+    case problem(ProblemAnswer, escalated: ErrorEvent?)
+}
+
+extension ProblemResponder {
+    /// Decides `error` through `pipeline` and gives what a server sends for it: every server adapter's one path
+    /// from a thrown error to an answer.
+    ///
+    /// ```
+    ///   error ──▶ pipeline.decide ──▶ handled ─────────────────▶ problem details (status from the descriptor)
+    ///                            ├─▶ ignored ─────────────────▶ problem details, the same; the pipeline's
+    ///                            │                              observers did not count it as a failure
+    ///                            ├─▶ recovered, response(value) gives one ──▶ that response
+    ///                            ├─▶ recovered with another value ──▶ problem details
+    ///                            └─▶ escalated (no layer above) ──▶ problem details of the translated error
+    /// ```
+    ///
+    /// A request cannot be run again once its body may have been read, so the pipeline decides outside `run`: a
+    /// retry decision counts as a pass, and the next handler decides. The responder's registry should be the
+    /// pipeline's.
+    ///
+    /// - Parameters:
+    ///   - operation: the request's name in the pipeline's events (`GET /orders/{id}`).
+    ///   - acceptLanguage, instance, traceId, ownStatus: as for ``answer(_:acceptLanguage:instance:traceId:ownStatus:)``.
+    ///   - response: the framework's response for a recovery's value, nil when the value is not one.
+    public func answer<Handlers: ErrorHandler, Response>(
+        deciding error: any Error, through pipeline: ErrorPipeline<Handlers>, operation: String,
+        acceptLanguage: String?, instance: String, traceId: String?, ownStatus: Int?,
+        response: (any Sendable) -> Response?
+    ) -> DecidedAnswer<Response> {
+        let decided: any Error
+        do {
+            switch try pipeline.decide(error, operation: operation) {
+            case .recovered(let value, let event):
+                if let response = response(value) { return .response(response) }
+                decided = event.error
+            case .ignored(let event), .handled(let event):
+                decided = event.error
+            }
+        } catch let escalated {
+            // No layer above this one: the translated error is the answer, and the request has failed.
+            let problem = answer(
+                escalated.error, acceptLanguage: acceptLanguage, instance: instance, traceId: traceId, ownStatus: nil)
+            return .problem(problem, escalated: escalated.event)
+        }
+        let problem = answer(
+            decided, acceptLanguage: acceptLanguage, instance: instance, traceId: traceId, ownStatus: ownStatus)
+        return .problem(problem, escalated: nil)
+    }
+}
+#endif
