@@ -52,6 +52,7 @@ let package = Package(
         // The integrations, each behind the trait of the same purpose (see `traits`).
         .library(name: "AxiomHTTP", targets: ["AxiomHTTP"]),
         .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
+        .library(name: "AxiomHTTPClient", targets: ["AxiomHTTPClient"]),
         .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
         .library(name: "AxiomService", targets: ["AxiomService"]),
         .library(name: "AxiomOpenTelemetry", targets: ["AxiomOpenTelemetry"]),
@@ -81,6 +82,13 @@ let package = Package(
             description: "AxiomHummingbird: RFC 9457 problem details for a Hummingbird service.",
             enabledTraits: ["Tracing", "HTTP"]),
         .trait(
+            name: "HTTPClient",
+            description: """
+                AxiomHTTPClient: a peer's error answer read back as its error by async-http-client calls, with the \
+                caller's trace context sent along.
+                """,
+            enabledTraits: ["Tracing", "HTTP"]),
+        .trait(
             name: "ServiceLifecycle",
             description: "AxiomService: the framework's start and stop in a ServiceGroup (swift-service-lifecycle)."),
         .trait(
@@ -104,6 +112,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // OTLP over HTTP only: the gRPC trait would double the build for a transport the collector also speaks
         // over HTTP.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
@@ -278,6 +287,17 @@ let package = Package(
                 product("Tracing", "swift-distributed-tracing", trait: "Hummingbird"),
             ]
         ),
+        // A peer's error answer read back as its error by async-http-client calls, the caller's trace sent along.
+        .target(
+            name: "AxiomHTTPClient",
+            dependencies: [
+                "Axiom", "AxiomHTTP", "AxiomTracing",
+                product("AsyncHTTPClient", "async-http-client", trait: "HTTPClient"),
+                product("NIOCore", "swift-nio", trait: "HTTPClient"),
+                product("NIOHTTP1", "swift-nio", trait: "HTTPClient"),
+                product("Tracing", "swift-distributed-tracing", trait: "HTTPClient"),
+            ]
+        ),
         // Decided errors on the current span, span status from the final outcome, trace ids in log lines.
         .target(
             name: "AxiomTracing",
@@ -330,7 +350,7 @@ let package = Package(
             dependencies: [
                 "Axiom", "AxiomHummingbird", "AxiomTracing", "AxiomService", "AxiomPlugins", "AxiomTesting",
                 // The probe and the example service are built beside the test binary, which runs them.
-                "AxiomOpenTelemetry", "AxiomCrash", "AxiomCrashProbe", "AxiomExampleService",
+                "AxiomOpenTelemetry", "AxiomCrash", "AxiomCrashProbe", "AxiomExampleService", "AxiomHTTPClient",
                 product("OTel", "swift-otel", trait: "OpenTelemetry"),
                 product("Hummingbird", "hummingbird", trait: "Hummingbird"),
                 product("AsyncHTTPClient", "async-http-client", trait: "OpenTelemetry"),
@@ -349,6 +369,17 @@ let package = Package(
         benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),
         benchmark("PresentationBenchmarks", ["Axiom", .product(name: "Logging", package: "swift-log")]),
+        // The server `Benchmarks/http-errors` loads with wrk: the framework's error answer beside the server
+        // framework's own (Hummingbird trait).
+        .executableTarget(
+            name: "HTTPErrorServer",
+            dependencies: [
+                "Axiom", "AxiomHummingbird",
+                product("Hummingbird", "hummingbird", trait: "Hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/HTTPErrorServer"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

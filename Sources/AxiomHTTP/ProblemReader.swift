@@ -113,19 +113,48 @@ public struct ProblemReader: Sendable {
         }
         let traceId = strings["traceId"].flatMap(Self.traceId)
         if let traceId { metadata["traceId"] = traceId }
-        var retryAfter: Duration?
-        if let field = response.headerFields[.retryAfter] {
-            switch Self.retryAfter(field, now: now) {
-            case .success(let wait): retryAfter = wait
-            case .failure(let failure): metadata[DomainError.invalidRetryAfterKey] = failure.reason
-            }
-        }
+        let retryAfter = Self.retryAfter(of: response, now: now, metadata: &metadata)
         let error = DomainError(
             domain: code.domain, code: code.code, message: strings["detail"] ?? "", metadata: metadata,
             retryAfter: retryAfter)
         return PeerProblem(
             error: error, status: status, title: strings["title"], detail: strings["detail"], retryAfter: retryAfter,
             traceId: traceId, descriptor: registry.descriptor(for: code))
+    }
+
+    /// The peer's error in an answer a client received, whatever the peer sent: nil for a success (a status below
+    /// 400, whatever its body); problem details read as ``read(_:body:now:)`` reads them; any other error answer (a
+    /// proxy's HTML page, an empty 503) as ``HTTPErrorDomain``'s code of its status, with its `Retry-After`, so a
+    /// caller decides and retries every error answer by an identity.
+    ///
+    /// - Parameter body: the answer's body; only read when the answer is problem details.
+    /// - Throws: ``UnreadableAnswer`` when the answer is problem details that cannot be read.
+    public func peerProblem(in response: HTTPResponse, body: Data, now: Date) throws(UnreadableAnswer) -> PeerProblem? {
+        let status = response.status.code
+        guard status >= 400 else { return nil }
+        if Self.isProblemMediaType(response.headerFields[.contentType]) {
+            return try read(response, body: body, now: now)
+        }
+        let code = HTTPErrorDomain.code(status: status)
+        var metadata = ["status": String(status)]
+        let retryAfter = Self.retryAfter(of: response, now: now, metadata: &metadata)
+        let error = DomainError(
+            domain: code.domain, code: code.code, message: "", metadata: metadata, retryAfter: retryAfter)
+        return PeerProblem(
+            error: error, status: status, title: nil, detail: nil, retryAfter: retryAfter, traceId: nil,
+            descriptor: registry.descriptor(for: code))
+    }
+
+    /// The answer's `Retry-After`, if it has one that can be read; why it cannot, in `metadata`, if not.
+    private static func retryAfter(of response: HTTPResponse, now: Date, metadata: inout [String: String]) -> Duration?
+    {
+        guard let field = response.headerFields[.retryAfter] else { return nil }
+        switch retryAfter(field, now: now) {
+        case .success(let wait): return wait
+        case .failure(let failure):
+            metadata[DomainError.invalidRetryAfterKey] = failure.reason
+            return nil
+        }
     }
 
     // MARK: The body
@@ -202,7 +231,7 @@ public struct ProblemReader: Sendable {
     }
 
     /// Whether a `Content-Type` value names `application/problem+json`, with any parameters.
-    static func isProblemMediaType(_ value: String?) -> Bool {
+    public static func isProblemMediaType(_ value: String?) -> Bool {
         guard let value else { return false }
         let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return type.trimmingCharacters(in: .whitespaces).lowercased() == ProblemDetails.mediaType

@@ -57,6 +57,21 @@ public struct TracingInstrument: PipelineInstrument {
         mark(code, settingStatus: true, tracer: tracer)
     }
 
+    /// Records on the span active in this task (as `tracer`, nil: the bootstrapped one, knows it) the error a peer
+    /// answered a call with: `axiom.peer.code` (its `domain/code`) and, when the peer named it, `axiom.peer.trace_id`
+    /// (the trace its answer belongs to; the caller's own when the peer continued the caller's `traceparent`). The
+    /// span's status is left alone: the caller's pipeline decides whether the peer's error fails the operation.
+    public static func recordPeerError(code: ErrorCode, traceId: String?, tracer: (any Tracer)? = nil) {
+        guard let span = activeSpan(tracer) else { return }
+        span.attributes[peerCodeAttribute] = code.description
+        if let traceId { span.attributes[peerTraceIdAttribute] = traceId }
+    }
+
+    /// The span attribute naming the code of a peer's error: ``recordPeerError(code:traceId:tracer:)``.
+    public static let peerCodeAttribute = "axiom.peer.code"
+    /// The span attribute naming the trace of a peer's error answer: ``recordPeerError(code:traceId:tracer:)``.
+    public static let peerTraceIdAttribute = "axiom.peer.trace_id"
+
     /// `error.type` on the active span, and its status error when `settingStatus`.
     private static func mark(_ code: ErrorCode, settingStatus: Bool, tracer: (any Tracer)?) {
         guard let span = activeSpan(tracer) else { return }

@@ -39,6 +39,38 @@ struct ProblemReaderTests {
         #expect(descriptor.disposition == .recover)
     }
 
+    @Test("a client's view: a success is no error, problem details are the peer's, any other error answer its status")
+    func peerProblemOfAnyAnswer() throws {
+        let registry = try shopRegistry()
+        let reader = ProblemReader(registry: registry)
+        let problemBody = Data(#"{"code":"shop/RATE_LIMITED","status":429}"#.utf8)
+        // A success, even with a problem body, is no error.
+        #expect(try reader.peerProblem(in: problemResponse(200), body: problemBody, now: now) == nil)
+        // Problem details are read as `read` reads them.
+        let peer = try #require(
+            try reader.peerProblem(in: problemResponse(429, [.retryAfter: "3"]), body: problemBody, now: now))
+        #expect(peer.code == ErrorCode("shop", "RATE_LIMITED"))
+        #expect(peer.retryAfter == .seconds(3))
+        // A proxy's page is its status, with its wait; the page itself is never read.
+        let html = HTTPResponse(
+            status: .init(code: 503),
+            headerFields: [.contentType: "text/html", .retryAfter: "Sun, 06 Nov 1994 08:49:47 GMT"])
+        let proxy = try #require(try reader.peerProblem(in: html, body: Data("<h1>down</h1>".utf8), now: now))
+        #expect(proxy.code == ErrorCode("axiom.http", "503"))
+        #expect(proxy.retryAfter == .seconds(10))
+        #expect(proxy.error.message.isEmpty)
+        #expect(proxy.descriptor?.category == .capability)
+        // A wait that cannot be read is said in the error's metadata, not thrown.
+        let bad = HTTPResponse(status: .init(code: 502), headerFields: [.retryAfter: "soon"])
+        let gateway = try #require(try reader.peerProblem(in: bad, body: Data(), now: now))
+        #expect(gateway.retryAfter == nil)
+        #expect(gateway.error.metadata[DomainError.invalidRetryAfterKey] != nil)
+        // Problem details that cannot be read are refused as `read` refuses them.
+        #expect(throws: UnreadableAnswer.self) {
+            try reader.peerProblem(in: problemResponse(500), body: Data("[1,2".utf8), now: now)
+        }
+    }
+
     @Test("a code the local registry does not know is a DomainError with the peer's code and texts as data")
     func unknownPeerCode() throws {
         let reader = ProblemReader(registry: ErrorRegistry())

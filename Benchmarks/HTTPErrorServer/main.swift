@@ -1,0 +1,69 @@
+// The server `Benchmarks/http-errors` loads with wrk: one route, `/limited`, answering 429 in one of three ways,
+// so the framework's price is read beside the server framework's own error answer in the same run.
+//
+//     HTTPErrorServer hummingbird own|adapter|code PORT
+//
+//   own      the route throws the framework's own error (Hummingbird's `HTTPError(.tooManyRequests)`), answered by
+//            the framework itself: the baseline
+//   adapter  the same error, decided and answered by the framework's problem details middleware
+//   code     the route throws a registered code (`bench/RATE_LIMITED`, 429, Retry-After 2 s), decided and
+//            answered by the middleware
+//
+// Logging goes to stderr at level error (the pipeline's observers log a 429 at warning, so they log nothing here,
+// as a service would configure them); metrics go to swift-metrics' no-op backend.
+#if Hummingbird
+import Axiom
+import AxiomHummingbird
+import Foundation
+import Hummingbird
+import Logging
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, ["own", "adapter", "code"].contains(arguments[2]), let port = Int(arguments[3]),
+    arguments[1] == "hummingbird"
+else {
+    FileHandle.standardError.write(Data("usage: HTTPErrorServer hummingbird own|adapter|code PORT\n".utf8))
+    exit(2)
+}
+let mode = arguments[2]
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = .error
+    return handler
+}
+
+let registry = ErrorRegistry()
+try registry.register(
+    ErrorCatalog(
+        source: "bench", domains: ["bench"],
+        descriptors: [
+            ErrorDescriptor(
+                code: ErrorCode("bench", "RATE_LIMITED"), category: .network, severity: .warning,
+                messageKey: "error.bench.RATE_LIMITED", httpStatus: 429)
+        ],
+        messages: [
+            "en": [
+                "error.bench.RATE_LIMITED": "Too many requests. Try again in a moment.",
+                "error.bench.RATE_LIMITED.title": "Slow down",
+            ]
+        ]))
+let pipeline = ErrorPipeline(
+    layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
+) { FollowDescriptor() }
+
+let router = Router()
+if mode != "own" { router.add(middleware: ProblemDetailsMiddleware(pipeline: pipeline)) }
+router.get("limited") { _, _ -> String in
+    if mode == "code" { throw DomainError(domain: "bench", code: "RATE_LIMITED", retryAfter: .seconds(2)) }
+    throw HTTPError(.tooManyRequests)
+}
+let app = Application(
+    router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+    onServerRunning: { _ in print("listening", port) })
+try await app.runService()
+#else
+import Foundation
+
+FileHandle.standardError.write(Data("HTTPErrorServer needs the Hummingbird trait: --traits Hummingbird\n".utf8))
+exit(2)
+#endif
