@@ -116,7 +116,7 @@ public final class ErrorRegistry: Sendable {
     ///
     /// The first sight of a type costs a protocol cast; later ones a table lookup.
     public func identity(of error: any Error) -> ErrorIdentity {
-        var error = error
+        var error = unboxed(error)
         while true {
             let extractor = extractor(for: error)
             guard extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) else {
@@ -160,6 +160,7 @@ public final class ErrorRegistry: Sendable {
     private func resolveOpened<E: Error>(
         _ value: E
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
+        if let inner = nestedError(value) { return resolveUnlessEscalated(inner) }
         // A value seen before: one lookup, keyed by its type and (for a small plain value) its bytes, read in
         // place. Nothing else is read, and no closure is called.
         let type = ObjectIdentifier(E.self)
@@ -360,6 +361,39 @@ struct ValueKey: Hashable, Sendable {
             (UInt(bitPattern: Int(bitPattern: type)) >> 4 ^ UInt(truncatingIfNeeded: bits)) &* 0x9E37_79B9_7F4A_7C15
         return Int(bitPattern: mixed ^ (mixed >> 29))
     }
+}
+
+/// The error an `any Error` boxed in another carries, or nil when `value` is not such a box.
+///
+/// An error that passed through a generic parameter bound to `any Error` can arrive as an existential boxed in
+/// another: `CheckedContinuation<_, any Error>.resume(throwing:)` does so, and with it SwiftNIO's
+/// `EventLoopFuture.get()`, which every Vapor async middleware awaits. Opened generically, such a value's type is
+/// `any Error`, while `type(of:)` sees through the box to the error's own: a reader chosen by the one and given the
+/// bytes of the other would read an existential as the error. Every reading of an error's bytes takes the error out
+/// first. A metatype comparison: nothing is read for any other error.
+@inline(__always)
+func nestedError<E: Error>(_ value: E) -> (any Error)? {
+    guard E.self == (any Error).self else { return nil }
+    return unboxedSlowly(value)
+}
+
+/// `error` with every box of ``nestedError(_:)`` taken off.
+@inline(__always)
+func unboxed(_ error: any Error) -> any Error {
+    nestedError(error) ?? error
+}
+
+@inline(never)
+private func unboxedSlowly<E: Error>(_ value: E) -> any Error {
+    // A dynamic cast opens the box; a box in a box (at most a few: each generic hop adds one) is opened again.
+    var error: any Error = value
+    for _ in 0..<8 {
+        guard let inner = (error as Any) as? any Error else { break }
+        func isBox<Opened: Error>(_: Opened) -> Bool { Opened.self == (any Error).self }
+        error = inner
+        if !isBox(inner) { break }
+    }
+    return error
 }
 
 /// The bytes of a small plain value (no references, 0, 1, 2, 4 or 8 bytes: its bytes are all there is to it), read

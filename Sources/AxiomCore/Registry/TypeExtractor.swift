@@ -40,7 +40,8 @@ class TypeExtractor: @unchecked Sendable {
     @usableFromInline
     final func identity(of error: any Error) -> ErrorIdentity {
         func read<E: Error>(_ value: E) -> ErrorIdentity {
-            withUnsafePointer(to: value) { identity(at: UnsafeRawPointer($0)) }
+            if let inner = nestedError(value) { return identity(of: inner) }
+            return withUnsafePointer(to: value) { identity(at: UnsafeRawPointer($0)) }
         }
         return read(error)
     }
