@@ -52,6 +52,7 @@ let package = Package(
         // The integrations, each behind the trait of the same purpose (see `traits`).
         .library(name: "AxiomHTTP", targets: ["AxiomHTTP"]),
         .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
+        .library(name: "AxiomGRPC", targets: ["AxiomGRPC"]),
         .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
         .library(name: "AxiomService", targets: ["AxiomService"]),
         .library(name: "AxiomOpenTelemetry", targets: ["AxiomOpenTelemetry"]),
@@ -81,6 +82,13 @@ let package = Package(
             description: "AxiomHummingbird: RFC 9457 problem details for a Hummingbird service.",
             enabledTraits: ["Tracing", "HTTP"]),
         .trait(
+            name: "GRPC",
+            description: """
+                AxiomGRPC: an error's identity across a gRPC call, as a status code and google.rpc.Status details \
+                (grpc-swift 2), and read back by the caller; any transport.
+                """,
+            enabledTraits: ["HTTP", "Tracing"]),
+        .trait(
             name: "ServiceLifecycle",
             description: "AxiomService: the framework's start and stop in a ServiceGroup (swift-service-lifecycle)."),
         .trait(
@@ -102,6 +110,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
+        // The gRPC tests' transport only: an application picks its own.
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // OTLP over HTTP only: the gRPC trait would double the build for a transport the collector also speaks
@@ -276,6 +289,31 @@ let package = Package(
                 "Axiom", "AxiomHTTP", "AxiomTracing",
                 product("Hummingbird", "hummingbird", trait: "Hummingbird"),
                 product("Tracing", "swift-distributed-tracing", trait: "Hummingbird"),
+            ]
+        ),
+        // An error's identity across a gRPC call: the server's status code and google.rpc.Status details from the
+        // decided answer of AxiomHTTP, read back by the client as the peer's error; no transport.
+        .target(
+            name: "AxiomGRPC",
+            dependencies: [
+                "Axiom", "AxiomHTTP", "AxiomTracing",
+                product("GRPCCore", "grpc-swift-2", trait: "GRPC"),
+                product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
+                product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
+                product("Tracing", "swift-distributed-tracing", trait: "GRPC"),
+            ]
+        ),
+        // A real gRPC server and client over HTTP/2 on loopback; without the GRPC trait one disabled test.
+        .testTarget(
+            name: "AxiomGRPCTests",
+            dependencies: [
+                "AxiomGRPC", "AxiomHTTP", "Axiom", "AxiomCore", "AxiomTesting", "AxiomTracing",
+                product("GRPCCore", "grpc-swift-2", trait: "GRPC"),
+                product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
+                product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
+                product("GRPCNIOTransportHTTP2", "grpc-swift-nio-transport", trait: "GRPC"),
+                product("Tracing", "swift-distributed-tracing", trait: "GRPC"),
+                product("InMemoryTracing", "swift-distributed-tracing", trait: "GRPC"),
             ]
         ),
         // Decided errors on the current span, span status from the final outcome, trace ids in log lines.
