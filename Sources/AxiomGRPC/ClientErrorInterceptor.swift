@@ -42,6 +42,8 @@ public struct ClientErrorInterceptor: ClientInterceptor {
         return ErrorIdentity(code: HTTPErrorDomain.code(status: GRPCStatusTable.httpStatus(for: error.code)))
     }
 
+    /// Sends the current trace with the call and reads the peer's error back from its failure, whether the call was
+    /// refused or ended with a status after messages.
     public func intercept<Input: Sendable, Output: Sendable>(
         request: StreamingClientRequest<Input>, context: ClientContext,
         next: (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>

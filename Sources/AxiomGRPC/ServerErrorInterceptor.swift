@@ -59,6 +59,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         self.configuration = configuration
     }
 
+    /// Runs the handler under the caller's trace and answers every error it throws as the type's discussion says.
     public func intercept<Input: Sendable, Output: Sendable>(
         request: StreamingServerRequest<Input>, context: ServerContext,
         next: @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
