@@ -153,6 +153,9 @@ let package = Package(
                 "AxiomCore",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // The process's one in-memory tracer, for the suites that trace.
+                product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
+                product("InMemoryTracing", "swift-distributed-tracing", trait: "Tracing"),
             ]
         ),
         // The plugin ABI: one C header, the only thing a plugin and the host share.

@@ -66,7 +66,7 @@ struct ClientErrorInterceptorTests {
 
     @Test("the caller's trace crosses the call: the peer's answer names it, and the caller's span records the peer")
     func traceCrosses() async throws {
-        let tracer = SharedTracer.tracer
+        let tracer = SharedInMemoryTracer.tracer
         let server = try shopRegistry()
         let caller = ErrorRegistry()
         let (error, traceId) = try await withEchoServer(

@@ -10,15 +10,6 @@ import SwiftProtobuf
 import Testing
 import Tracing
 
-/// The one in-memory tracer of the test process: `InstrumentationSystem` is bootstrapped once per process.
-enum SharedTracer {
-    static let tracer: InMemoryTracer = {
-        let tracer = InMemoryTracer()
-        InstrumentationSystem.bootstrap(tracer)
-        return tracer
-    }()
-}
-
 /// The service's catalog: a rate limit with a retry policy (429), a validation error, a storage failure (a 5xx),
 /// each with English and Turkish texts.
 let shop = BuiltinDomain(
