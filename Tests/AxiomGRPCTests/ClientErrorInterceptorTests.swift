@@ -95,6 +95,23 @@ struct ClientErrorInterceptorTests {
         #expect(serverSpan.attributes.get("rpc.grpc.status_code") == .int64(13))
     }
 
+    @Test("details a peer sends that cannot be read are an UnreadableAnswer inside the RPCError, not a trap")
+    func unreadableDetails() async throws {
+        let caller = ErrorRegistry()
+        let error = try await withEchoServer(server: [], client: [ClientErrorInterceptor(registry: caller)]) { _ in
+            throw RPCError(
+                code: .aborted, message: "conflict",
+                metadata: [GRPCStatusReader.detailsKey: .binary([0xFF, 0xFF, 0xFF, 0xFF])])
+        } _: { client in
+            try await rpcError { try await client.get("x") }
+        }
+        #expect(error.code == .aborted)
+        let unreadable = try #require(error.cause as? UnreadableAnswer)
+        #expect(unreadable.kind == .unreadableProblem)
+        #expect(unreadable.status == 409)
+        #expect(caller.identity(of: error).code == ErrorCode("axiom.http.peer", "unreadableProblem"))
+    }
+
     @Test("an RPCError without details keeps its code, and is identified by its status")
     func withoutDetails() async throws {
         let caller = ErrorRegistry()
