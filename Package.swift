@@ -53,6 +53,7 @@ let package = Package(
         .library(name: "AxiomHTTP", targets: ["AxiomHTTP"]),
         .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
         .library(name: "AxiomHTTPClient", targets: ["AxiomHTTPClient"]),
+        .library(name: "AxiomGRPC", targets: ["AxiomGRPC"]),
         .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
         .library(name: "AxiomService", targets: ["AxiomService"]),
         .library(name: "AxiomOpenTelemetry", targets: ["AxiomOpenTelemetry"]),
@@ -89,6 +90,13 @@ let package = Package(
                 """,
             enabledTraits: ["Tracing", "HTTP"]),
         .trait(
+            name: "GRPC",
+            description: """
+                AxiomGRPC: an error's identity across a gRPC call, as a status code and google.rpc.Status details \
+                (grpc-swift 2), and read back by the caller; any transport.
+                """,
+            enabledTraits: ["HTTP", "Tracing"]),
+        .trait(
             name: "ServiceLifecycle",
             description: "AxiomService: the framework's start and stop in a ServiceGroup (swift-service-lifecycle)."),
         .trait(
@@ -110,6 +118,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
+        // The gRPC tests' transport only: an application picks its own.
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -149,6 +162,9 @@ let package = Package(
                 "AxiomCore",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // The process's one in-memory tracer, for the suites that trace.
+                product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
+                product("InMemoryTracing", "swift-distributed-tracing", trait: "Tracing"),
             ]
         ),
         // The plugin ABI: one C header, the only thing a plugin and the host share.
@@ -296,6 +312,31 @@ let package = Package(
                 product("NIOCore", "swift-nio", trait: "HTTPClient"),
                 product("NIOHTTP1", "swift-nio", trait: "HTTPClient"),
                 product("Tracing", "swift-distributed-tracing", trait: "HTTPClient"),
+            ]
+        ),
+        // An error's identity across a gRPC call: the server's status code and google.rpc.Status details from the
+        // decided answer of AxiomHTTP, read back by the client as the peer's error; no transport.
+        .target(
+            name: "AxiomGRPC",
+            dependencies: [
+                "Axiom", "AxiomHTTP", "AxiomTracing",
+                product("GRPCCore", "grpc-swift-2", trait: "GRPC"),
+                product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
+                product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
+                product("Tracing", "swift-distributed-tracing", trait: "GRPC"),
+            ]
+        ),
+        // A real gRPC server and client over HTTP/2 on loopback; without the GRPC trait one disabled test.
+        .testTarget(
+            name: "AxiomGRPCTests",
+            dependencies: [
+                "AxiomGRPC", "AxiomHTTP", "Axiom", "AxiomCore", "AxiomTesting", "AxiomTracing",
+                product("GRPCCore", "grpc-swift-2", trait: "GRPC"),
+                product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
+                product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
+                product("GRPCNIOTransportHTTP2", "grpc-swift-nio-transport", trait: "GRPC"),
+                product("Tracing", "swift-distributed-tracing", trait: "GRPC"),
+                product("InMemoryTracing", "swift-distributed-tracing", trait: "GRPC"),
             ]
         ),
         // Decided errors on the current span, span status from the final outcome, trace ids in log lines.

@@ -24,6 +24,21 @@ public struct PeerProblem: Sendable {
 
     /// The peer's identity: `domain/code`.
     public var code: ErrorCode { error.errorCode }
+
+    /// A peer's error as a reader of another carrier (gRPC status details) reads it: `error` with the identity, the
+    /// message, the metadata and the wait, and the rest as the reader found them.
+    public init(
+        error: DomainError, status: Int, title: String?, detail: String?, retryAfter: Duration?, traceId: String?,
+        descriptor: ErrorDescriptor?
+    ) {
+        self.error = error
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.retryAfter = retryAfter
+        self.traceId = traceId
+        self.descriptor = descriptor
+    }
 }
 
 /// Reads a peer's answer back as its error: the counterpart of ``ProblemResponder``, for a client of any HTTP
@@ -206,7 +221,7 @@ public struct ProblemReader: Sendable {
 
     /// `domain/code`, split at the first `/`: each part non-empty, at most `DomainError.maximumCodeLength` bytes,
     /// without control characters (they reach log lines and metrics).
-    static func code(_ text: String) -> ErrorCode? {
+    package static func code(_ text: String) -> ErrorCode? {
         guard let slash = text.firstIndex(of: "/") else { return nil }
         let domain = String(text[..<slash])
         let code = String(text[text.index(after: slash)...])
@@ -219,7 +234,7 @@ public struct ProblemReader: Sendable {
     }
 
     /// A trace id of at most ``maximumTraceIdLength`` letters, digits, `-` and `_`, or nil.
-    static func traceId(_ text: String) -> String? {
+    package static func traceId(_ text: String) -> String? {
         guard !text.isEmpty, text.utf8.count <= maximumTraceIdLength else { return nil }
         let allowed = text.utf8.allSatisfy { byte in
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

@@ -51,7 +51,7 @@ public struct TracingErrorObserver: ErrorObserver {
 }
 
 /// The span active in this task, as `tracer` (nil: the bootstrapped tracer) knows it.
-func activeSpan(_ tracer: (any Tracer)? = nil) -> (any Span)? {
+package func activeSpan(_ tracer: (any Tracer)? = nil) -> (any Span)? {
     guard let context = ServiceContext.current else { return nil }
     return (tracer ?? InstrumentationSystem.tracer).activeSpan(identifiedBy: context)
 }

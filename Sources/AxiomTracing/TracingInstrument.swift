@@ -62,7 +62,7 @@ public struct TracingInstrument: PipelineInstrument {
     /// (the trace its answer belongs to; the caller's own when the peer continued the caller's `traceparent`). The
     /// span's status is left alone: the caller's pipeline decides whether the peer's error fails the operation.
     public static func recordPeerError(code: ErrorCode, traceId: String?, tracer: (any Tracer)? = nil) {
-        guard let span = activeSpan(tracer) else { return }
+        guard let span = activeSpan(tracer), span.isRecording else { return }
         span.attributes[peerCodeAttribute] = code.description
         if let traceId { span.attributes[peerTraceIdAttribute] = traceId }
     }

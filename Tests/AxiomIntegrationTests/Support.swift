@@ -2,20 +2,17 @@
 import AsyncHTTPClient
 import Axiom
 import AxiomPlugins
+import AxiomTesting
 import Foundation
 import Hummingbird
 import InMemoryTracing
 import NIOCore
 import Tracing
 
-/// The one in-memory tracer of the test process: `InstrumentationSystem` is bootstrapped once per process, so
-/// every test that traces shares it and finds its own spans by a name of its own.
+/// The one in-memory tracer of the test process (`AxiomTesting`'s, which the gRPC tests share: the instrument is
+/// bootstrapped once per process), so every test that traces finds its own spans by a name of its own.
 enum SharedTracer {
-    static let tracer: InMemoryTracer = {
-        let tracer = InMemoryTracer()
-        InstrumentationSystem.bootstrap(tracer)
-        return tracer
-    }()
+    static var tracer: InMemoryTracer { SharedInMemoryTracer.tracer }
 
     /// The finished spans named `name`.
     static func finished(_ name: String) -> [FinishedInMemorySpan] {

@@ -20,8 +20,9 @@ func fuzzTarget(_ name: String, _ products: [String]) -> Target {
 let package = Package(
     name: "axiom-fuzz",
     platforms: [.macOS(.v15)],
-    // The default traits, as an application gets them, and HTTP for AxiomHTTP's reader.
-    dependencies: [.package(name: "axiom", path: "../..", traits: [.defaults, "HTTP"])],
+    // The default traits, as an application gets them, HTTP for AxiomHTTP's reader and GRPC for AxiomGRPC's (which
+    // brings grpc-swift's core and protobuf packages, not a transport).
+    dependencies: [.package(name: "axiom", path: "../..", traits: [.defaults, "HTTP", "GRPC"])],
     targets: [
         .target(name: "FuzzSupport", path: "Support"),
         fuzzTarget("DomainError", ["Axiom"]),
@@ -32,6 +33,7 @@ let package = Package(
         fuzzTarget("Redactor", ["Axiom"]),
         fuzzTarget("AcceptLanguage", ["Axiom"]),
         fuzzTarget("ProblemReader", ["Axiom", "AxiomHTTP"]),
+        fuzzTarget("GRPCStatusReader", ["Axiom", "AxiomGRPC", "AxiomHTTP"]),
     ],
     swiftLanguageModes: [.v6]
 )

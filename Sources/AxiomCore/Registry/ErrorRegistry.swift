@@ -283,7 +283,15 @@ public final class ErrorRegistry: Sendable {
     /// Teaches the registry the identity of a foreign error type that does not conform to
     /// ``IdentifiableError`` (an error of a library you do not own).
     public func registerIdentity<E: Error>(of type: E.Type, _ extract: @escaping @Sendable (E) -> ErrorCode) {
-        install(TypeExtractor.immortal(ClosureExtractor<E>(extract)), for: ObjectIdentifier(E.self))
+        install(
+            TypeExtractor.immortal(ClosureExtractor<E> { ErrorIdentity(code: extract($0)) }),
+            for: ObjectIdentifier(E.self))
+    }
+
+    /// Teaches the registry the whole identity of a foreign error type, its code and the wait it carries (a
+    /// client library's error that holds a peer's answer, say), so that a retry waits what the value says.
+    public func registerIdentity<E: Error>(of type: E.Type, identity: @escaping @Sendable (E) -> ErrorIdentity) {
+        install(TypeExtractor.immortal(ClosureExtractor<E>(identity)), for: ObjectIdentifier(E.self))
     }
 
     private func learn(_ error: any Error) -> Unmanaged<TypeExtractor> {

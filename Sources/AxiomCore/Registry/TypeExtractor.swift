@@ -112,13 +112,13 @@ class ClosureExtractorBase: TypeExtractor, @unchecked Sendable {}
 
 /// An application's extractor for a foreign error type.
 final class ClosureExtractor<E: Error>: ClosureExtractorBase, @unchecked Sendable {
-    let extract: @Sendable (E) -> ErrorCode
-    init(_ extract: @escaping @Sendable (E) -> ErrorCode) {
+    let extract: @Sendable (E) -> ErrorIdentity
+    init(_ extract: @escaping @Sendable (E) -> ErrorIdentity) {
         self.extract = extract
         super.init(valueKeyBytes: nil)
     }
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
-        ErrorIdentity(code: extract(pointer.assumingMemoryBound(to: E.self).pointee))
+        extract(pointer.assumingMemoryBound(to: E.self).pointee)
     }
 }
 

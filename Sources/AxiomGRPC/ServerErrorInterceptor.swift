@@ -1,0 +1,204 @@
+#if GRPC
+import Axiom
+import AxiomHTTP
+import AxiomTracing
+import GRPCCore
+import GRPCProtobuf
+import Tracing
+
+/// Decides every error a gRPC handler throws through the application's pipeline and answers with a gRPC status
+/// from the error's descriptor and `google.rpc.Status` details (AIP-193), so that the error crosses the call with
+/// its identity; ``ClientErrorInterceptor`` reads it back on the other side.
+///
+/// ```swift
+/// let server = GRPCServer(
+///     transport: transport, services: [orders],
+///     interceptors: [ServerErrorInterceptor(pipeline: requests)])
+/// ```
+///
+/// How an error becomes an answer: ``ProblemResponder``'s decided answer, the path every server adapter takes, in
+/// gRPC's terms:
+///
+/// ```
+///   handler throws ──▶ pipeline.decide ──▶ handled, ignored, or recovered with a value that is no response
+///                                       │       ──▶ RPCError: code from the HTTP status (GRPCStatusTable),
+///                                       │           message = the detail in the caller's language,
+///                                       │           details: ErrorInfo (reason = code, domain, metadata traceId and
+///                                       │           status), RetryInfo (the wait, when there is one),
+///                                       │           LocalizedMessage (the language, the detail)
+///                                       ├─▶ recovered with a response or an output message ──▶ that response
+///                                       └─▶ escalated (no layer above) ──▶ the RPCError of the translated error
+/// ```
+///
+/// The status the responder chooses (an override, the descriptor's `httpStatus`, its category's status) gives the
+/// gRPC code through ``GRPCStatusTable``. The message and the `LocalizedMessage` come from the registry's catalogs in
+/// the language the request's `accept-language` metadata asks for (English when it asks for none the registry has),
+/// never from the error's own description; an answer the table makes a 5xx says only the generic "something went
+/// wrong". An error no catalog registers is answered as `axiom/unknownError`, `internalError`. An `RPCError` the
+/// registry does not know (one a handler threw to answer with a code, or the transport's) keeps its own code, with
+/// the texts of its status. Errors a streaming handler throws after its first message are answered the same way,
+/// except that a recovery's value cannot replace a response already started: it is answered with the problem too.
+/// The operation of the pipeline's events is the RPC's full method name (`shop.Orders/Get`).
+///
+/// Traces: when no span is active around it (no tracing interceptor outside it), it extracts the caller's trace
+/// context from the request's metadata (W3C `traceparent`, or what the bootstrapped instrument propagates, through
+/// ``MetadataExtractor``) and runs the handler under a SERVER span named the full method, child of the caller's,
+/// so the answer's trace id is the caller's trace. The span gets `error.type` for every error that ends the call
+/// and `rpc.grpc.status_code`, and status error only for `unknown`, `deadlineExceeded`, `unimplemented`,
+/// `internalError`, `unavailable` and `dataLoss` (``GRPCStatusTable/isServerFailure(_:)``), as OpenTelemetry's gRPC
+/// conventions ask. The handler runs announced to the crash reporter under the span (`CrashTrace`).
+public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor {
+    /// The pipeline every error is decided through.
+    public let pipeline: ErrorPipeline<Handlers>
+    /// Type URIs and statuses, as for ``ProblemResponder``.
+    public let configuration: ProblemDetailsConfiguration
+
+    /// An interceptor that decides through `pipeline`.
+    public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
+        self.pipeline = pipeline
+        self.configuration = configuration
+    }
+
+    /// Runs the handler under the caller's trace and answers every error it throws as the type's discussion says.
+    public func intercept<Input: Sendable, Output: Sendable>(
+        request: StreamingServerRequest<Input>, context: ServerContext,
+        next: @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    ) async throws -> StreamingServerResponse<Output> {
+        let (serviceContext, span) = Self.traceContext(request.metadata, method: context.descriptor)
+        return try await ServiceContext.withValue(serviceContext) {
+            let response: StreamingServerResponse<Output>
+            do {
+                response = try await CrashTrace.withCurrentSpan { try await next(request, context) }
+            } catch {
+                return try finish(span) { try answer(error, metadata: request.metadata, method: context.descriptor) }
+            }
+            guard case .success(var contents) = response.accepted else {
+                // A handler that rejected the call with an RPCError of its own: decided like any other error.
+                guard case .failure(let rejection) = response.accepted else { return response }
+                return try finish(span) {
+                    try answer(rejection, metadata: request.metadata, method: context.descriptor)
+                }
+            }
+            let producer = contents.producer
+            contents.producer = { writer in
+                try await ServiceContext.withValue(serviceContext) {
+                    do {
+                        let trailers = try await CrashTrace.withCurrentSpan { try await producer(writer) }
+                        span?.attributes["rpc.grpc.status_code"] = Int64(0)
+                        span?.end()
+                        return trailers
+                    } catch {
+                        let failure = problem(for: error, metadata: request.metadata, method: context.descriptor)
+                        span?.end()
+                        throw failure
+                    }
+                }
+            }
+            return StreamingServerResponse(accepted: .success(contents))
+        }
+    }
+
+    /// Ends `span` (if this interceptor started it) once `body` has answered.
+    private func finish<Output>(
+        _ span: (any Span)?, _ body: () throws -> StreamingServerResponse<Output>
+    ) throws -> StreamingServerResponse<Output> {
+        defer { span?.end() }
+        return try body()
+    }
+
+    /// The answer for an error `next` threw: a recovery's response, or the problem thrown as an `RPCError`.
+    func answer<Output: Sendable>(
+        _ error: any Error, metadata: Metadata, method: MethodDescriptor
+    ) throws(RPCError) -> StreamingServerResponse<Output> {
+        let decided: DecidedAnswer<StreamingServerResponse<Output>> = decide(
+            error, metadata: metadata, method: method
+        ) { value in
+            if let response = value as? StreamingServerResponse<Output> { return response }
+            if let response = value as? ServerResponse<Output> { return StreamingServerResponse(single: response) }
+            if let message = value as? Output {
+                return StreamingServerResponse(single: ServerResponse(message: message))
+            }
+            return nil
+        }
+        switch decided {
+        case .response(let response): return response
+        case .problem(let answer, let escalated): throw status(answer, escalated: escalated, error: error)
+        }
+    }
+
+    /// The `RPCError` for an error thrown once the response has started: whatever a recovery's value, the problem.
+    func problem(for error: any Error, metadata: Metadata, method: MethodDescriptor) -> RPCError {
+        let decided: DecidedAnswer<Never> = decide(error, metadata: metadata, method: method) { _ in nil }
+        switch decided {
+        case .problem(let answer, let escalated): return status(answer, escalated: escalated, error: error)
+        case .response(let never): switch never {}
+        }
+    }
+
+    /// ``ProblemResponder``'s decided answer, with the span's status left to ``status(_:escalated:error:)``.
+    private func decide<Response>(
+        _ error: any Error, metadata: Metadata, method: MethodDescriptor,
+        response: (any Sendable) -> Response?
+    ) -> DecidedAnswer<Response> {
+        let responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
+        let own = (error as? RPCError).map { GRPCStatusTable.httpStatus(for: $0.code) }
+        return TracingInstrument.leavingStatusToCaller {
+            responder.answer(
+                deciding: error, through: pipeline, operation: method.fullyQualifiedMethod,
+                acceptLanguage: metadata[stringValues: "accept-language"].first(where: { _ in true }),
+                instance: "/" + method.fullyQualifiedMethod, traceId: TraceIdentifiers.current?.traceID,
+                ownStatus: own, response: response)
+        }
+    }
+
+    /// The answer as an `RPCError` with `google.rpc.Status` details; the span marked as the type's discussion says.
+    func status(_ answer: ProblemAnswer, escalated: ErrorEvent?, error: any Error) -> RPCError {
+        if let escalated { TracingInstrument.markFailed(escalated) }
+        let problem = answer.problem
+        var code = GRPCStatusTable.code(forHTTPStatus: problem.status)
+        if let own = error as? RPCError, isUnknown(own) { code = own.code }
+        let publicCode = ProblemReader.code(problem.code) ?? answer.code
+        var metadata = ["status": String(problem.status)]
+        if let traceId = problem.traceId { metadata["traceId"] = traceId }
+        var details: [ErrorDetails] = [
+            .errorInfo(reason: publicCode.code, domain: publicCode.domain, metadata: metadata)
+        ]
+        if let seconds = answer.response.headerFields[.retryAfter].flatMap(Int.init) {
+            details.append(.retryInfo(delay: .seconds(seconds)))
+        }
+        details.append(
+            .localizedMessage(
+                locale: answer.response.headerFields[.contentLanguage] ?? Localizer.baseLocale,
+                message: problem.detail))
+        if let span = activeSpan() {
+            span.attributes["rpc.grpc.status_code"] = Int64(code.rawValue)
+            span.attributes["error.type"] = answer.code.description
+        }
+        if GRPCStatusTable.isServerFailure(code) { TracingInstrument.markFailed(code: answer.code) }
+        return RPCError(GoogleRPCStatus(code: code, message: problem.detail, details: details))
+    }
+
+    /// Whether `error` is an `RPCError` the registry does not know: unregistered, or identified only by the status of
+    /// its own code (as ``ClientErrorInterceptor`` teaches the registry).
+    private func isUnknown(_ error: RPCError) -> Bool {
+        let (identity, descriptor) = pipeline.configuration.registry.resolve(error)
+        return descriptor.code == ErrorCatalog.unknownCode
+            || identity.code == HTTPErrorDomain.code(status: GRPCStatusTable.httpStatus(for: error.code))
+    }
+
+    /// The context the handler runs in: the current one when a span is active (a tracing interceptor outside this
+    /// one made it), else the caller's, extracted from `metadata`, with a SERVER span of this call started in it.
+    static func traceContext(_ metadata: Metadata, method: MethodDescriptor) -> (ServiceContext, (any Span)?) {
+        let current = ServiceContext.current ?? .topLevel
+        if TraceIdentifiers.of(current) != nil { return (current, nil) }
+        var context = current
+        InstrumentationSystem.instrument.extract(metadata, into: &context, using: MetadataExtractor())
+        let span = InstrumentationSystem.tracer.startSpan(
+            method.fullyQualifiedMethod, context: context, ofKind: .server)
+        span.attributes["rpc.system"] = "grpc"
+        span.attributes["rpc.service"] = method.service.fullyQualifiedService
+        span.attributes["rpc.method"] = method.method
+        return (span.context, span)
+    }
+}
+#endif

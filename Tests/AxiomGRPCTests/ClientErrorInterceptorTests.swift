@@ -1,0 +1,128 @@
+#if GRPC
+import Axiom
+import AxiomGRPC
+import AxiomHTTP
+import AxiomTesting
+import AxiomTracing
+import GRPCCore
+import GRPCProtobuf
+import InMemoryTracing
+import Synchronization
+import Testing
+import Tracing
+
+@Suite("Reading a peer's gRPC error back")
+struct ClientErrorInterceptorTests {
+    @Test("the peer's answer is its error: the code, the wait, the message, the gRPC code and status in metadata")
+    func peerError() async throws {
+        let server = try shopRegistry()
+        let caller = ErrorRegistry()
+        let error = try await withEchoServer(
+            server: [ServerErrorInterceptor(pipeline: requestPipeline(server))],
+            client: [ClientErrorInterceptor(registry: caller)]
+        ) { _ in
+            throw DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds(12))
+        } _: { client in
+            try await rpcError { try await client.get("x", metadata: ["accept-language": "tr"]) }
+        }
+        #expect(error.code == .resourceExhausted)
+        let peer = try #require(error.cause as? DomainError)
+        #expect(peer.errorCode == ErrorCode("shop", "RATE_LIMITED"))
+        #expect(peer.retryAfter == .seconds(12))
+        #expect(peer.message == "Çok fazla istek. Daha sonra yeniden deneyin.")
+        #expect(peer.metadata["grpcCode"] == "resourceExhausted")
+        #expect(peer.metadata["status"] == "429")
+        // Decided by the caller, the RPCError is the peer's code with its wait.
+        let identity = caller.identity(of: error)
+        #expect(identity.code == ErrorCode("shop", "RATE_LIMITED"))
+        #expect(identity.retryAfter == .seconds(12))
+    }
+
+    @Test("a RetryStage over the call waits exactly the peer's RetryInfo, then calls again and succeeds")
+    func retryWaitsThePeersWait() async throws {
+        let server = try shopRegistry()
+        let caller = try shopRegistry()
+        let calls = Atomic<Int>(0)
+        let clock = ManualClock()
+        let reply = try await withEchoServer(
+            server: [ServerErrorInterceptor(pipeline: requestPipeline(server))],
+            client: [ClientErrorInterceptor(registry: caller)]
+        ) { value in
+            if calls.add(1, ordering: .relaxed).newValue == 1 {
+                throw DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds(7))
+            }
+            return value
+        } _: { client in
+            let retry = RetryStage(registry: caller, clock: clock)
+            let call = Task { try await retry.run("echo") { try await client.get("again") } }
+            await clock.waitForSleepers(1)
+            clock.advanceToNextDeadline()
+            return try await call.value
+        }
+        #expect(reply == "again")
+        #expect(clock.requestedSleeps == [.seconds(7)])
+        #expect(calls.load(ordering: .relaxed) == 2)
+    }
+
+    @Test("the caller's trace crosses the call: the peer's answer names it, and the caller's span records the peer")
+    func traceCrosses() async throws {
+        let tracer = SharedInMemoryTracer.tracer
+        let server = try shopRegistry()
+        let caller = ErrorRegistry()
+        let (error, traceId) = try await withEchoServer(
+            server: [ServerErrorInterceptor(pipeline: requestPipeline(server))],
+            client: [ClientErrorInterceptor(registry: caller)]
+        ) { _ in
+            throw DomainError(domain: "shop", code: "LEDGER_DOWN")
+        } _: { client in
+            try await withSpan("grpc-caller", ofKind: .client) { _ in
+                let traceId = try #require(TraceIdentifiers.current?.traceID)
+                return (try await rpcError { try await client.get("x") }, traceId)
+            }
+        }
+        let peer = try #require(error.cause as? DomainError)
+        #expect(peer.metadata["traceId"] == traceId)
+        let callerSpan = try #require(tracer.finishedSpans.first { $0.operationName == "grpc-caller" })
+        #expect(callerSpan.attributes.get(TracingInstrument.peerCodeAttribute) == .string("shop/LEDGER_DOWN"))
+        #expect(callerSpan.attributes.get("axiom.peer.trace_id") == .string(traceId))
+        // The server's span is the caller's child, failed: `internal` is the server's failure.
+        let serverSpan = try #require(
+            tracer.finishedSpans.first {
+                $0.operationName == "axiom.test.Echo/Get" && $0.spanContext.traceID == callerSpan.spanContext.traceID
+            })
+        #expect(serverSpan.status?.code == .error)
+        #expect(serverSpan.attributes.get("error.type") == .string("shop/LEDGER_DOWN"))
+        #expect(serverSpan.attributes.get("rpc.grpc.status_code") == .int64(13))
+    }
+
+    @Test("details a peer sends that cannot be read are an UnreadableAnswer inside the RPCError, not a trap")
+    func unreadableDetails() async throws {
+        let caller = ErrorRegistry()
+        let error = try await withEchoServer(server: [], client: [ClientErrorInterceptor(registry: caller)]) { _ in
+            throw RPCError(
+                code: .aborted, message: "conflict",
+                metadata: [GRPCStatusReader.detailsKey: .binary([0xFF, 0xFF, 0xFF, 0xFF])])
+        } _: { client in
+            try await rpcError { try await client.get("x") }
+        }
+        #expect(error.code == .aborted)
+        let unreadable = try #require(error.cause as? UnreadableAnswer)
+        #expect(unreadable.kind == .unreadableProblem)
+        #expect(unreadable.status == 409)
+        #expect(caller.identity(of: error).code == ErrorCode("axiom.http.peer", "unreadableProblem"))
+    }
+
+    @Test("an RPCError without details keeps its code, and is identified by its status")
+    func withoutDetails() async throws {
+        let caller = ErrorRegistry()
+        let error = try await withEchoServer(server: [], client: [ClientErrorInterceptor(registry: caller)]) { _ in
+            throw RPCError(code: .unavailable, message: "down for maintenance")
+        } _: { client in
+            try await rpcError { try await client.get("x") }
+        }
+        #expect(error.code == .unavailable)
+        #expect(error.cause == nil)
+        #expect(caller.identity(of: error).code == ErrorCode("axiom.http", "503"))
+    }
+}
+#endif

@@ -1,0 +1,201 @@
+#if GRPC
+import Axiom
+import AxiomGRPC
+import AxiomHTTP
+import GRPCCore
+import GRPCProtobuf
+import SwiftProtobuf
+import Synchronization
+import Testing
+
+@Suite("Answering a gRPC call's error with its identity")
+struct ServerErrorInterceptorTests {
+    @Test("a registered 429 is resourceExhausted, with ErrorInfo, RetryInfo and a Turkish LocalizedMessage")
+    func rateLimited() async throws {
+        let registry = try shopRegistry()
+        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: requestPipeline(registry))]) {
+            _ in
+            throw DomainError(domain: "shop", code: "RATE_LIMITED", message: "user=42 over quota")
+        } _: { client in
+            try await rpcError { try await client.get("x", metadata: ["accept-language": "tr-TR, en;q=0.5"]) }
+        }
+        #expect(error.code == .resourceExhausted)
+        #expect(error.message == "Çok fazla istek. Daha sonra yeniden deneyin.")
+        let status = try #require(try error.unpackGoogleRPCStatus())
+        #expect(status.code == .resourceExhausted)
+        let info = try #require(status.details.lazy.compactMap(\.errorInfo).first)
+        #expect(info.reason == "RATE_LIMITED")
+        #expect(info.domain == "shop")
+        #expect(info.metadata["status"] == "429")
+        // The policy's first wait: the descriptor's, since the error carried none of its own.
+        #expect(status.details.lazy.compactMap(\.retryInfo).first?.delay == .seconds(30))
+        let localized = try #require(status.details.lazy.compactMap(\.localizedMessage).first)
+        #expect(localized.locale == "tr")
+        #expect(localized.message == "Çok fazla istek. Daha sonra yeniden deneyin.")
+        #expect(!"\(error)".contains("user=42"))
+    }
+
+    @Test("the error's own Retry-After is the RetryInfo, capped by the policy")
+    func ownWait() async throws {
+        let registry = try shopRegistry()
+        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: requestPipeline(registry))]) {
+            _ in
+            throw DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds(7))
+        } _: { client in
+            try await rpcError { try await client.get("x") }
+        }
+        let status = try #require(try error.unpackGoogleRPCStatus())
+        #expect(status.details.lazy.compactMap(\.retryInfo).first?.delay == .seconds(7))
+        #expect(status.details.lazy.compactMap(\.localizedMessage).first?.locale == "en")
+    }
+
+    @Test("an unregistered error is internal, axiom/unknownError, with the generic text, never its description")
+    func unregistered() async throws {
+        let registry = try shopRegistry()
+        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: requestPipeline(registry))]) {
+            _ in
+            throw DatabaseDown()
+        } _: { client in
+            try await rpcError { try await client.get("x") }
+        }
+        #expect(error.code == .internalError)
+        #expect(error.message == "Something went wrong. Please try again.")
+        #expect(!"\(error)".contains("hunter2"))
+        let status = try #require(try error.unpackGoogleRPCStatus())
+        let info = try #require(status.details.lazy.compactMap(\.errorInfo).first)
+        #expect(info.domain == "axiom")
+        #expect(info.reason == "unknownError")
+        #expect(status.details.lazy.compactMap(\.retryInfo).first == nil)
+        let serialized: [UInt8] = try status.serializedBytes()
+        #expect(!String(decoding: serialized, as: UTF8.self).contains("hunter2"))
+    }
+
+    @Test("a registered 5xx says only the generic text, in the caller's language")
+    func registeredServerFailure() async throws {
+        let registry = try shopRegistry()
+        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: requestPipeline(registry))]) {
+            _ in
+            throw DomainError(domain: "shop", code: "LEDGER_DOWN")
+        } _: { client in
+            try await rpcError { try await client.get("x", metadata: ["accept-language": "tr"]) }
+        }
+        #expect(error.code == .internalError)
+        #expect(!error.message.contains("db.internalError"))
+        let status = try #require(try error.unpackGoogleRPCStatus())
+        #expect(status.details.lazy.compactMap(\.errorInfo).first?.reason == "LEDGER_DOWN")
+        #expect(status.details.lazy.compactMap(\.localizedMessage).first?.locale == "tr")
+    }
+
+    @Test("an RPCError the registry does not know keeps its own code")
+    func ownRPCError() async throws {
+        let registry = try shopRegistry()
+        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: requestPipeline(registry))]) {
+            _ in
+            throw RPCError(code: .alreadyExists, message: "order 42 exists")
+        } _: { client in
+            try await rpcError { try await client.get("x") }
+        }
+        #expect(error.code == .alreadyExists)
+        #expect(try error.unpackGoogleRPCStatus()?.details.lazy.compactMap(\.errorInfo).first != nil)
+    }
+
+    @Test("an error after a streaming response started is answered the same way")
+    func afterTheFirstMessage() async throws {
+        let registry = try shopRegistry()
+        let received = Received()
+        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: requestPipeline(registry))]) {
+            _ in
+            throw DomainError(domain: "shop", code: "INVALID_QUANTITY")
+        } _: { client in
+            try await rpcError { try await client.watch("x") { received.append($0) } }
+        }
+        #expect(received.values == ["first"])
+        #expect(error.code == .invalidArgument)
+        #expect(
+            try error.unpackGoogleRPCStatus()?.details.lazy.compactMap(\.errorInfo).first?.reason == "INVALID_QUANTITY")
+    }
+
+    @Test("a recovery's output message is the answer")
+    func recovered() async throws {
+        let registry = try shopRegistry()
+        let pipeline = ErrorPipeline(
+            layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
+        ) {
+            Recover(
+                .code(ErrorCode("shop", "LEDGER_DOWN")),
+                .fallback(Google_Protobuf_StringValue.with { $0.value = "cached" }))
+            FollowDescriptor()
+        }
+        let reply = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: pipeline)]) { _ in
+            throw DomainError(domain: "shop", code: "LEDGER_DOWN")
+        } _: { client in
+            try await client.get("x")
+        }
+        #expect(reply == "cached")
+    }
+
+    /// The HTTP status each category's errors are answered with, and its gRPC code.
+    static let byCategory: [(ErrorCategory, RPCError.Code)] = [
+        (.validation, .invalidArgument), (.auth, .unauthenticated), (.credit, .failedPrecondition),
+        (.state, .aborted), (.capability, .unavailable), (.network, .unavailable), (.api, .unavailable),
+        (.cancellation, .unavailable), (.storage, .internalError), (.configuration, .internalError),
+        (.general, .internalError),
+    ]
+
+    @Test("each category's status gives its code", arguments: byCategory)
+    func category(_ category: ErrorCategory, _ code: RPCError.Code) async throws {
+        let registry = ErrorRegistry()
+        try registry.register(
+            ErrorCatalog(
+                source: "test.table", domains: ["table"],
+                descriptors: [ErrorDescriptor(code: ErrorCode("table", "E"), category: category)]))
+        let error = try await answer(DomainError(domain: "table", code: "E"), registry: registry)
+        #expect(error.code == code)
+    }
+
+    static let byStatus: [(Int, RPCError.Code)] = [
+        (400, .invalidArgument), (401, .unauthenticated), (403, .permissionDenied), (404, .notFound),
+        (405, .unimplemented), (408, .deadlineExceeded), (409, .aborted), (410, .notFound),
+        (412, .failedPrecondition), (413, .invalidArgument), (416, .outOfRange), (422, .invalidArgument),
+        (423, .failedPrecondition), (429, .resourceExhausted), (499, .cancelled), (500, .internalError),
+        (501, .unimplemented), (502, .unavailable), (503, .unavailable), (504, .deadlineExceeded),
+        (507, .internalError),
+    ]
+
+    @Test("each HTTP status gives the code of the table", arguments: byStatus)
+    func status(_ status: Int, _ code: RPCError.Code) async throws {
+        #expect(GRPCStatusTable.code(forHTTPStatus: status) == code)
+        let registry = ErrorRegistry()
+        try registry.register(
+            ErrorCatalog(
+                source: "test.table", domains: ["table"],
+                descriptors: [ErrorDescriptor(code: ErrorCode("table", "E"), category: .general, httpStatus: status)]
+            ))
+        let error = try await answer(DomainError(domain: "table", code: "E"), registry: registry)
+        #expect(error.code == code)
+        let info = try #require(try error.unpackGoogleRPCStatus()?.details.lazy.compactMap(\.errorInfo).first)
+        #expect(info.metadata["status"] == String(status))
+    }
+
+    /// The `RPCError` the interceptor answers `error` with, without a server.
+    func answer(_ error: any Error, registry: ErrorRegistry) async throws -> RPCError {
+        let interceptor = ServerErrorInterceptor(pipeline: requestPipeline(registry))
+        let request = StreamingServerRequest<String>(single: ServerRequest(metadata: [:], message: "x"))
+        let context = ServerContext(
+            descriptor: EchoService.get, remotePeer: "in-process", localPeer: "in-process",
+            cancellation: ServerContext.RPCCancellationHandle())
+        return try await rpcError {
+            try await interceptor.intercept(request: request, context: context) {
+                (_, _) async throws -> StreamingServerResponse<String> in throw error
+            }
+        }
+    }
+}
+
+/// Messages a streaming call received.
+final class Received: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ value: String) { storage.withLock { $0.append(value) } }
+    var values: [String] { storage.withLock { $0 } }
+}
+#endif

@@ -1,0 +1,56 @@
+// libFuzzer target: `GRPCStatusReader.read` on any `grpc-status-details-bin` a peer could send.
+//
+// The input's first byte picks the gRPC code (modulo the 17 codes), the rest is the serialized `google.rpc.Status`.
+// Reading it gives a peer's error whose code has a domain and a code, a wait of at most a day and a trace id within
+// its bound, or throws `UnreadableAnswer`; it never traps. The error must also survive what an application does
+// next: printing it and deciding it through the registry, inside the `RPCError` the client interceptor throws.
+
+import Axiom
+import AxiomGRPC
+import AxiomHTTP
+import FuzzSupport
+
+private let registry = ErrorRegistry()
+private let interceptor = ClientErrorInterceptor(registry: registry)
+
+@_cdecl("FuzzGRPCStatusReader_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv, fuzzGRPCStatusReader)
+}
+
+func fuzzGRPCStatusReader(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: bytes, count: count))
+    guard let first = input.first, let code = RPCError.Code(Status.Code(rawValue: Int(first % 17))!) else {
+        return 0
+    }
+    let error = RPCError(
+        code: code, message: "m", metadata: [GRPCStatusReader.detailsKey: .binary(Array(input.dropFirst()))])
+    do {
+        guard let peer = try interceptor.reader.read(error) else {
+            fatalError("details present, but read as none")
+        }
+        check(!peer.code.domain.isEmpty && !peer.code.code.isEmpty, "read an empty code: \(peer.code)")
+        if let wait = peer.retryAfter {
+            check(wait >= .zero && wait <= DomainError.maximumRetryAfter, "read a wait of \(wait)")
+        }
+        if let traceId = peer.traceId {
+            check(
+                traceId.utf8.count <= ProblemReader.maximumTraceIdLength,
+                "read a trace id of \(traceId.utf8.count) bytes")
+        }
+        check((400...599).contains(peer.status), "read an answer of status \(peer.status)")
+        let carried = RPCError(code: code, message: "m", metadata: error.metadata, cause: peer.error)
+        _ = carried.description
+        let (identity, _) = registry.resolve(carried)
+        check(identity.code == peer.code, "the RPCError is not the peer's code")
+    } catch {
+        _ = error.description
+        _ = registry.descriptor(for: error)
+    }
+    return 0
+}
+
+/// `precondition` that also prints its message in a release build, so a crash input explains itself.
+private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError(message()) }
+}
