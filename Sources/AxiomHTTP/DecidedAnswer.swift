@@ -40,7 +40,7 @@ extension ProblemResponder {
     ) -> DecidedAnswer<Response> {
         let decided: any Error
         do {
-            switch try pipeline.decide(error, operation: operation) {
+            switch try pipeline.decide(Self.unnested(error), operation: operation) {
             case .recovered(let value, let event):
                 if let response = response(value) { return .response(response) }
                 decided = event.error
@@ -56,6 +56,18 @@ extension ProblemResponder {
         let problem = answer(
             decided, acceptLanguage: acceptLanguage, instance: instance, traceId: traceId, ownStatus: ownStatus)
         return .problem(problem, escalated: nil)
+    }
+
+    /// `error` as its own type. An error thrown out of a continuation (`withCheckedThrowingContinuation`, and so
+    /// SwiftNIO's `EventLoopFuture.get()`, which every Vapor async middleware awaits) can arrive as an `any Error`
+    /// boxed in another: opened generically, its type is `any Error`, not the error's, and the registry would read
+    /// the box as the error. A dynamic cast takes the error out.
+    static func unnested(_ error: any Error) -> any Error {
+        func open<E: Error>(_ value: E) -> any Error {
+            guard E.self == (any Error).self, let inner = (value as Any) as? any Error else { return value }
+            return inner
+        }
+        return open(error)
     }
 }
 #endif

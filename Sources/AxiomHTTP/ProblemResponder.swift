@@ -49,7 +49,7 @@ public struct ProblemResponder: Sendable {
     public func answer(
         _ error: any Error, acceptLanguage: String?, instance: String, traceId: String? = nil, ownStatus: Int? = nil
     ) -> ProblemAnswer {
-        let (identity, descriptor) = registry.resolve(error)
+        let (identity, descriptor) = registry.resolve(Self.unnested(error))
         var status = configuration.status(for: descriptor)
         if descriptor.code == ErrorCatalog.unknownCode, let ownStatus, (400...599).contains(ownStatus) {
             status = ownStatus
