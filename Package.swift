@@ -52,6 +52,7 @@ let package = Package(
         // The integrations, each behind the trait of the same purpose (see `traits`).
         .library(name: "AxiomHTTP", targets: ["AxiomHTTP"]),
         .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
+        .library(name: "AxiomVapor", targets: ["AxiomVapor"]),
         .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
         .library(name: "AxiomService", targets: ["AxiomService"]),
         .library(name: "AxiomOpenTelemetry", targets: ["AxiomOpenTelemetry"]),
@@ -81,6 +82,10 @@ let package = Package(
             description: "AxiomHummingbird: RFC 9457 problem details for a Hummingbird service.",
             enabledTraits: ["Tracing", "HTTP"]),
         .trait(
+            name: "Vapor",
+            description: "AxiomVapor: RFC 9457 problem details for a Vapor 4 service.",
+            enabledTraits: ["Tracing", "HTTP"]),
+        .trait(
             name: "ServiceLifecycle",
             description: "AxiomService: the framework's start and stop in a ServiceGroup (swift-service-lifecycle)."),
         .trait(
@@ -101,6 +106,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -276,6 +282,27 @@ let package = Package(
                 "Axiom", "AxiomHTTP", "AxiomTracing",
                 product("Hummingbird", "hummingbird", trait: "Hummingbird"),
                 product("Tracing", "swift-distributed-tracing", trait: "Hummingbird"),
+            ]
+        ),
+        // RFC 9457 problem details for every error a Vapor route throws, decided through a pipeline.
+        .target(
+            name: "AxiomVapor",
+            dependencies: [
+                "Axiom", "AxiomHTTP", "AxiomTracing",
+                product("Vapor", "vapor", trait: "Vapor"),
+                product("Tracing", "swift-distributed-tracing", trait: "Vapor"),
+            ]
+        ),
+        // A real Vapor application on loopback, called by AsyncHTTPClient (Vapor trait); without the trait it holds
+        // one disabled test that says so.
+        .testTarget(
+            name: "AxiomVaporTests",
+            dependencies: [
+                "Axiom", "AxiomVapor", "AxiomHTTP", "AxiomTracing", "AxiomTesting",
+                product("Vapor", "vapor", trait: "Vapor"),
+                product("AsyncHTTPClient", "async-http-client", trait: "Vapor"),
+                product("Tracing", "swift-distributed-tracing", trait: "Vapor"),
+                product("InMemoryTracing", "swift-distributed-tracing", trait: "Vapor"),
             ]
         ),
         // Decided errors on the current span, span status from the final outcome, trace ids in log lines.
