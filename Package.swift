@@ -54,6 +54,7 @@ let package = Package(
         .library(name: "AxiomHummingbird", targets: ["AxiomHummingbird"]),
         .library(name: "AxiomHTTPClient", targets: ["AxiomHTTPClient"]),
         .library(name: "AxiomGRPC", targets: ["AxiomGRPC"]),
+        .library(name: "AxiomVapor", targets: ["AxiomVapor"]),
         .library(name: "AxiomTracing", targets: ["AxiomTracing"]),
         .library(name: "AxiomService", targets: ["AxiomService"]),
         .library(name: "AxiomOpenTelemetry", targets: ["AxiomOpenTelemetry"]),
@@ -97,6 +98,10 @@ let package = Package(
                 """,
             enabledTraits: ["HTTP", "Tracing"]),
         .trait(
+            name: "Vapor",
+            description: "AxiomVapor: RFC 9457 problem details for a Vapor 4 service.",
+            enabledTraits: ["Tracing", "HTTP"]),
+        .trait(
             name: "ServiceLifecycle",
             description: "AxiomService: the framework's start and stop in a ServiceGroup (swift-service-lifecycle)."),
         .trait(
@@ -117,6 +122,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
@@ -337,6 +343,27 @@ let package = Package(
                 product("GRPCNIOTransportHTTP2", "grpc-swift-nio-transport", trait: "GRPC"),
                 product("Tracing", "swift-distributed-tracing", trait: "GRPC"),
                 product("InMemoryTracing", "swift-distributed-tracing", trait: "GRPC"),
+            ]
+        ),
+        // RFC 9457 problem details for every error a Vapor route throws, decided through a pipeline.
+        .target(
+            name: "AxiomVapor",
+            dependencies: [
+                "Axiom", "AxiomHTTP", "AxiomTracing",
+                product("Vapor", "vapor", trait: "Vapor"),
+                product("Tracing", "swift-distributed-tracing", trait: "Vapor"),
+            ]
+        ),
+        // A real Vapor application on loopback, called by AsyncHTTPClient (Vapor trait); without the trait it holds
+        // one disabled test that says so.
+        .testTarget(
+            name: "AxiomVaporTests",
+            dependencies: [
+                "Axiom", "AxiomVapor", "AxiomHTTP", "AxiomTracing", "AxiomTesting",
+                product("Vapor", "vapor", trait: "Vapor"),
+                product("AsyncHTTPClient", "async-http-client", trait: "Vapor"),
+                product("Tracing", "swift-distributed-tracing", trait: "Vapor"),
+                product("InMemoryTracing", "swift-distributed-tracing", trait: "Vapor"),
             ]
         ),
         // Decided errors on the current span, span status from the final outcome, trace ids in log lines.

@@ -133,6 +133,37 @@ struct ProblemAnswerTests {
         #expect(
             responder.answer(DatabaseDown(), acceptLanguage: nil, instance: "/", ownStatus: 200).problem.status == 500)
     }
+
+    /// An error thrown out of a continuation (as from SwiftNIO's `EventLoopFuture.get()`, which Vapor's async
+    /// middleware awaits) arrives as an `any Error` boxed in another; it is answered as the error it carries.
+    @Test("an error thrown out of a continuation is answered as the error it carries")
+    func errorFromAContinuation() async throws {
+        let registry = try shopRegistry()
+        var caught: (any Error)?
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                continuation.resume(throwing: DomainError(domain: "shop", code: "INVALID_QUANTITY"))
+            }
+        } catch {
+            caught = error
+        }
+        let thrown = try #require(caught)
+        let responder = ProblemResponder(registry: registry)
+        #expect(responder.answer(thrown, acceptLanguage: nil, instance: "/").problem.code == "shop/INVALID_QUANTITY")
+        let pipeline = ErrorPipeline(
+            layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
+        ) { FollowDescriptor() }
+        let decided = responder.answer(
+            deciding: thrown, through: pipeline, operation: "GET /", acceptLanguage: "tr", instance: "/",
+            traceId: nil, ownStatus: nil
+        ) { _ -> Never? in nil }
+        if case .problem(let answer, escalated: nil) = decided {
+            #expect(answer.response.status.code == 422)
+            #expect(answer.problem.title == "Miktarı kontrol edin")
+        } else {
+            Issue.record("not a problem answer: \(decided)")
+        }
+    }
 }
 #else
 import Testing

@@ -46,6 +46,17 @@ struct NestedErrorTests {
         let outcome = try? pipeline.decide(thrown, operation: "pay")
         #expect(outcome?.event.code == expected)
         #expect(outcome?.event.identity.code == expected)
+        // Thrown out of a continuation inside `run`, as an HTTP client's or a SwiftNIO future's error is (handled at
+        // once: a retry would wait on the harness's manual clock).
+        let handling = ErrorPipeline(layer: .client, escalatesTo: nil, configuration: harness.configuration) {
+            Handle()
+        }
+        let ran = try await handling.run("pay") { () async throws -> Int in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+                continuation.resume(throwing: error)
+            }
+        }
+        #expect(ran.event?.code == expected)
     }
 
     @Test("the boxed error is still itself to a cast")
