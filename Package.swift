@@ -425,6 +425,13 @@ let package = Package(
                 product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
                 product("InMemoryTracing", "swift-distributed-tracing", trait: "Tracing"),
                 product("ServiceLifecycle", "swift-service-lifecycle", trait: "ServiceLifecycle"),
+                // The same errors through the three adapters, and across frameworks.
+                "AxiomVapor", "AxiomGRPC",
+                product("Vapor", "vapor", trait: "Vapor"),
+                product("GRPCCore", "grpc-swift-2", trait: "GRPC"),
+                product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
+                product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
+                product("GRPCNIOTransportHTTP2", "grpc-swift-nio-transport", trait: "GRPC"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
@@ -438,12 +445,13 @@ let package = Package(
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),
         benchmark("PresentationBenchmarks", ["Axiom", .product(name: "Logging", package: "swift-log")]),
         // The server `Benchmarks/http-errors` loads with wrk: the framework's error answer beside the server
-        // framework's own (Hummingbird trait).
+        // framework's own (Hummingbird and Vapor traits).
         .executableTarget(
             name: "HTTPErrorServer",
             dependencies: [
-                "Axiom", "AxiomHummingbird",
+                "Axiom", "AxiomHummingbird", "AxiomVapor",
                 product("Hummingbird", "hummingbird", trait: "Hummingbird"),
+                product("Vapor", "vapor", trait: "Vapor"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/HTTPErrorServer"

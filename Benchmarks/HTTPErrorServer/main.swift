@@ -1,28 +1,30 @@
 // The server `Benchmarks/http-errors` loads with wrk: one route, `/limited`, answering 429 in one of three ways,
 // so the framework's price is read beside the server framework's own error answer in the same run.
 //
-//     HTTPErrorServer hummingbird own|adapter|code PORT
+//     HTTPErrorServer hummingbird|vapor own|adapter|code PORT
 //
-//   own      the route throws the framework's own error (Hummingbird's `HTTPError(.tooManyRequests)`), answered by
-//            the framework itself: the baseline
+//   own      the route throws the framework's own error (Hummingbird's `HTTPError(.tooManyRequests)`, Vapor's
+//            `Abort(.tooManyRequests)`), answered by the framework itself (Vapor's `ErrorMiddleware`): the baseline
 //   adapter  the same error, decided and answered by the framework's problem details middleware
 //   code     the route throws a registered code (`bench/RATE_LIMITED`, 429, Retry-After 2 s), decided and
 //            answered by the middleware
 //
 // Logging goes to stderr at level error (the pipeline's observers log a 429 at warning, so they log nothing here,
 // as a service would configure them); metrics go to swift-metrics' no-op backend.
-#if Hummingbird
+#if Hummingbird && Vapor
 import Axiom
 import AxiomHummingbird
+import AxiomVapor
 import Foundation
 import Hummingbird
 import Logging
+import Vapor
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, ["own", "adapter", "code"].contains(arguments[2]), let port = Int(arguments[3]),
-    arguments[1] == "hummingbird"
+guard arguments.count == 4, ["hummingbird", "vapor"].contains(arguments[1]),
+    ["own", "adapter", "code"].contains(arguments[2]), let port = Int(arguments[3])
 else {
-    FileHandle.standardError.write(Data("usage: HTTPErrorServer hummingbird own|adapter|code PORT\n".utf8))
+    FileHandle.standardError.write(Data("usage: HTTPErrorServer hummingbird|vapor own|adapter|code PORT\n".utf8))
     exit(2)
 }
 let mode = arguments[2]
@@ -51,19 +53,34 @@ let pipeline = ErrorPipeline(
     layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
 ) { FollowDescriptor() }
 
-let router = Router()
-if mode != "own" { router.add(middleware: ProblemDetailsMiddleware(pipeline: pipeline)) }
-router.get("limited") { _, _ -> String in
-    if mode == "code" { throw DomainError(domain: "bench", code: "RATE_LIMITED", retryAfter: .seconds(2)) }
-    throw HTTPError(.tooManyRequests)
+/// The error `/limited` throws: the framework's own, or the registered code.
+let limited: @Sendable (_ own: any Error) -> any Error = { own in
+    mode == "code" ? DomainError(domain: "bench", code: "RATE_LIMITED", retryAfter: .seconds(2)) : own
 }
-let app = Application(
-    router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-    onServerRunning: { _ in print("listening", port) })
-try await app.runService()
+
+if arguments[1] == "hummingbird" {
+    let router = Hummingbird.Router()
+    if mode != "own" { router.add(middleware: AxiomHummingbird.ProblemDetailsMiddleware(pipeline: pipeline)) }
+    router.get("limited") { _, _ -> String in throw limited(HTTPError(.tooManyRequests)) }
+    let app = Hummingbird.Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+        onServerRunning: { _ in print("listening", port) })
+    try await app.runService()
+} else {
+    let app = try await Vapor.Application.make(.production)
+    app.http.server.configuration.hostname = "127.0.0.1"
+    app.http.server.configuration.port = port
+    if mode != "own" { app.middleware.use(AxiomVapor.ProblemDetailsMiddleware(pipeline: pipeline)) }
+    app.get("limited") { _ -> String in throw limited(Abort(.tooManyRequests)) }
+    try await app.server.start()
+    print("listening", port)
+    try await app.running?.onStop.get()
+    try await app.asyncShutdown()
+}
 #else
 import Foundation
 
-FileHandle.standardError.write(Data("HTTPErrorServer needs the Hummingbird trait: --traits Hummingbird\n".utf8))
+FileHandle.standardError.write(
+    Data("HTTPErrorServer needs the Hummingbird and Vapor traits: --traits Hummingbird,Vapor\n".utf8))
 exit(2)
 #endif
