@@ -53,6 +53,11 @@ let pipeline = ErrorPipeline(
     layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
 ) { FollowDescriptor() }
 
+/// Tells the script the server is up: a line on stdout, flushed (a pipe's stdout is not line-buffered).
+@Sendable func listening() {
+    FileHandle.standardOutput.write(Data("listening \(port)\n".utf8))
+}
+
 /// The error `/limited` throws: the framework's own, or the registered code.
 let limited: @Sendable (_ own: any Error) -> any Error = { own in
     mode == "code" ? DomainError(domain: "bench", code: "RATE_LIMITED", retryAfter: .seconds(2)) : own
@@ -64,7 +69,7 @@ if arguments[1] == "hummingbird" {
     router.get("limited") { _, _ -> String in throw limited(HTTPError(.tooManyRequests)) }
     let app = Hummingbird.Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-        onServerRunning: { _ in print("listening", port) })
+        onServerRunning: { _ in listening() })
     try await app.runService()
 } else {
     let app = try await Vapor.Application.make(.production)
@@ -73,9 +78,9 @@ if arguments[1] == "hummingbird" {
     if mode != "own" { app.middleware.use(AxiomVapor.ProblemDetailsMiddleware(pipeline: pipeline)) }
     app.get("limited") { _ -> String in throw limited(Abort(.tooManyRequests)) }
     try await app.server.start()
-    print("listening", port)
-    try await app.running?.onStop.get()
-    try await app.asyncShutdown()
+    listening()
+    // Serves until the script terminates it.
+    while true { try await Task.sleep(for: .seconds(3600)) }
 }
 #else
 import Foundation

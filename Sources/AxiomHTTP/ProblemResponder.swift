@@ -75,9 +75,7 @@ public struct ProblemResponder: Sendable {
         if let seconds = Self.retryAfterSeconds(identity: identity, descriptor: descriptor, status: status) {
             fields[.retryAfter] = String(seconds)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(problem)) ?? Data(#"{"status":500}"#.utf8)
+        let body = Data(problem.json)
         return ProblemAnswer(
             response: HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields), body: body,
             problem: problem, code: identity.code)

@@ -42,6 +42,26 @@ func json(_ data: Data) throws -> [String: Any] {
 
 @Suite("Answering with problem details")
 struct ProblemAnswerTests {
+    @Test(
+        "the body is what JSONEncoder writes with sorted keys and unescaped slashes, byte for byte",
+        arguments: [
+            ProblemDetails(
+                type: "https://shop.example/problems/shop/RATE_LIMITED", title: "Yavaşlayın", status: 429,
+                detail: "Çok fazla istek.", instance: "/pay", code: "shop/RATE_LIMITED",
+                traceId: "4bf92f3577b34da6a3ce929d0e0e4736"),
+            ProblemDetails(
+                type: "about:blank", title: "quote \" backslash \\ slash / tab \t newline \n cr \r", status: 500,
+                detail: "controls \u{0} \u{1} \u{8} \u{c} \u{1f} \u{7f} emoji 🧾 line sep \u{2028}",
+                instance: "/a b?c=d&e",
+                code: "axiom/unknownError"),
+        ])
+    func bodyIsJSONEncodersBytes(problem: ProblemDetails) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(problem.json == Array(try encoder.encode(problem)))
+        #expect(try JSONDecoder().decode(ProblemDetails.self, from: Data(problem.json)) == problem)
+    }
+
     @Test("the status, title and detail come from the descriptor; the error's message never reaches the body")
     func statusFromTheDescriptor() throws {
         let responder = ProblemResponder(
