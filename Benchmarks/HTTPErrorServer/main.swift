@@ -9,8 +9,9 @@
 //   code     the route throws a registered code (`bench/RATE_LIMITED`, 429, Retry-After 2 s), decided and
 //            answered by the middleware
 //
-// Logging goes to stderr at level error (the pipeline's observers log a 429 at warning, so they log nothing here,
-// as a service would configure them); metrics go to swift-metrics' no-op backend.
+// Logging is bootstrapped as the README tells a service to (`RedactingLogHandler.bootstrap`, for every variant, the
+// server framework's own loggers included) and goes to stderr at level error (the pipeline's observers log a 429 at
+// warning, so they log nothing here, as a service would configure them); metrics go to swift-metrics' no-op backend.
 #if Hummingbird && Vapor
 import Axiom
 import AxiomHummingbird
@@ -28,7 +29,7 @@ else {
     exit(2)
 }
 let mode = arguments[2]
-LoggingSystem.bootstrap { label in
+RedactingLogHandler.bootstrap { label in
     var handler = StreamLogHandler.standardError(label: label)
     handler.logLevel = .error
     return handler

@@ -52,11 +52,14 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     public let pipeline: ErrorPipeline<Handlers>
     /// Type URIs and statuses, as for ``ProblemResponder``.
     public let configuration: ProblemDetailsConfiguration
+    /// The responder every answer is given by, made once: it keeps the texts of the answers it gave.
+    let responder: ProblemResponder
 
     /// An interceptor that decides through `pipeline`.
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
         self.pipeline = pipeline
         self.configuration = configuration
+        self.responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
     }
 
     /// Runs the handler under the caller's trace and answers every error it throws as the type's discussion says.
@@ -140,7 +143,6 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         _ error: any Error, metadata: Metadata, method: MethodDescriptor,
         response: (any Sendable) -> Response?
     ) -> DecidedAnswer<Response> {
-        let responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
         let own = (error as? RPCError).map { GRPCStatusTable.httpStatus(for: $0.code) }
         return TracingInstrument.leavingStatusToCaller {
             responder.answer(

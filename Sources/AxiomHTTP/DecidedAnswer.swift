@@ -35,7 +35,7 @@ extension ProblemResponder {
     ///   - response: the framework's response for a recovery's value, nil when the value is not one.
     public func answer<Handlers: ErrorHandler, Response>(
         deciding error: any Error, through pipeline: ErrorPipeline<Handlers>, operation: String,
-        acceptLanguage: String?, instance: String, traceId: String?, ownStatus: Int?,
+        acceptLanguage: String?, instance: String, traceId: String?, ownStatus: @autoclosure () -> Int?,
         response: (any Sendable) -> Response?
     ) -> DecidedAnswer<Response> {
         let decided: any Error
@@ -54,7 +54,7 @@ extension ProblemResponder {
             return .problem(problem, escalated: escalated.event)
         }
         let problem = answer(
-            decided, acceptLanguage: acceptLanguage, instance: instance, traceId: traceId, ownStatus: ownStatus)
+            decided, acceptLanguage: acceptLanguage, instance: instance, traceId: traceId, ownStatus: ownStatus())
         return .problem(problem, escalated: nil)
     }
 }

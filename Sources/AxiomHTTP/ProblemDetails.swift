@@ -43,53 +43,102 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
     /// order, `traceId` left out when nil), byte for byte, written directly: a server answers every error with one,
     /// and the encoder's cost was most of an answer's.
     public var json: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(
-            96 + code.utf8.count + detail.utf8.count + instance.utf8.count + title.utf8.count + type.utf8.count
-                + (traceId?.utf8.count ?? 0))
-        out.append(UInt8(ascii: "{"))
-        Self.member("code", code, into: &out)
-        out.append(UInt8(ascii: ","))
-        Self.member("detail", detail, into: &out)
-        out.append(UInt8(ascii: ","))
-        Self.member("instance", instance, into: &out)
-        out.append(contentsOf: #","status":"#.utf8)
-        out.append(contentsOf: String(status).utf8)
-        out.append(UInt8(ascii: ","))
-        Self.member("title", title, into: &out)
-        if let traceId {
-            out.append(UInt8(ascii: ","))
-            Self.member("traceId", traceId, into: &out)
+        let status = String(status)
+        // `{"code":"…","detail":"…","instance":"…","status":N,"title":"…",["traceId":"…",]"type":"…"}`
+        var count = #"{"code":"","detail":"","instance":"","status":,"title":"","type":""}"#.utf8.count
+        count += Self.escapedCount(code) + Self.escapedCount(detail) + Self.escapedCount(instance)
+        count += status.utf8.count + Self.escapedCount(title) + Self.escapedCount(type)
+        if let traceId { count += #","traceId":"""#.utf8.count + Self.escapedCount(traceId) }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var at = 0
+            Self.put(#"{"code":""#, into: buffer, at: &at)
+            Self.escape(code, into: buffer, at: &at)
+            Self.put(#"","detail":""#, into: buffer, at: &at)
+            Self.escape(detail, into: buffer, at: &at)
+            Self.put(#"","instance":""#, into: buffer, at: &at)
+            Self.escape(instance, into: buffer, at: &at)
+            Self.put(#"","status":"#, into: buffer, at: &at)
+            Self.escape(status, into: buffer, at: &at)
+            Self.put(#","title":""#, into: buffer, at: &at)
+            Self.escape(title, into: buffer, at: &at)
+            if let traceId {
+                Self.put(#"","traceId":""#, into: buffer, at: &at)
+                Self.escape(traceId, into: buffer, at: &at)
+            }
+            Self.put(#"","type":""#, into: buffer, at: &at)
+            Self.escape(type, into: buffer, at: &at)
+            Self.put(#""}"#, into: buffer, at: &at)
+            precondition(at == count, "problem details: \(at) bytes written, \(count) counted")
+            initialized = at
         }
-        out.append(UInt8(ascii: ","))
-        Self.member("type", type, into: &out)
-        out.append(UInt8(ascii: "}"))
-        return out
     }
 
-    /// `"name":"value"`, the value escaped as JSON requires (quote, backslash and control characters).
-    private static func member(_ name: StaticString, _ value: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        out.append(contentsOf: #"":""#.utf8)
+    /// The bytes of `value` once escaped as ``escape(_:into:at:)`` escapes it.
+    private static func escapedCount(_ value: String) -> Int {
+        if let plain = value.utf8.withContiguousStorageIfAvailable(isPlain), plain { return value.utf8.count }
+        var count = 0
         for byte in value.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-            case 0x09: out.append(contentsOf: #"\t"#.utf8)
-            case 0x08: out.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: out.append(contentsOf: #"\f"#.utf8)
-            case ..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: #"\u00"#.utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default: out.append(byte)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09, 0x08, 0x0C: count += 2
+            case ..<0x20: count += 6
+            default: count += 1
             }
         }
-        out.append(UInt8(ascii: "\""))
+        return count
+    }
+
+    /// Whether `bytes` need no escape: most texts, copied whole.
+    private static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var special = false
+        for byte in bytes {
+            special = special || byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        }
+        return !special
+    }
+
+    @inline(__always)
+    private static func put(_ text: StaticString, into buffer: UnsafeMutableBufferPointer<UInt8>, at: inout Int) {
+        let count = text.utf8CodeUnitCount
+        UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[at..<at + count]).copyMemory(
+            from: UnsafeRawBufferPointer(start: text.utf8Start, count: count))
+        at += count
+    }
+
+    /// `value`, escaped as JSON requires (quote, backslash and control characters) and as `JSONEncoder` does it.
+    private static func escape(_ value: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at: inout Int) {
+        let copied = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard isPlain(bytes) else { return false }
+            UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[at..<at + bytes.count])
+                .copyMemory(from: UnsafeRawBufferPointer(bytes))
+            at += bytes.count
+            return true
+        }
+        if copied == true { return }
+        let hex: StaticString = "0123456789abcdef"
+        for byte in value.utf8 {
+            var escaped: UInt8
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): escaped = byte
+            case 0x0A: escaped = UInt8(ascii: "n")
+            case 0x0D: escaped = UInt8(ascii: "r")
+            case 0x09: escaped = UInt8(ascii: "t")
+            case 0x08: escaped = UInt8(ascii: "b")
+            case 0x0C: escaped = UInt8(ascii: "f")
+            case ..<0x20:
+                put("\\u00", into: buffer, at: &at)
+                buffer[at] = hex.utf8Start[Int(byte >> 4)]
+                buffer[at + 1] = hex.utf8Start[Int(byte & 0xF)]
+                at += 2
+                continue
+            default:
+                buffer[at] = byte
+                at += 1
+                continue
+            }
+            buffer[at] = UInt8(ascii: "\\")
+            buffer[at + 1] = escaped
+            at += 2
+        }
     }
 }
 #endif

@@ -1,6 +1,7 @@
 #if HTTP
 import Axiom
 import Foundation
+import Synchronization
 @_exported import HTTPTypes
 
 /// The answer for an error: the response head and body a server adapter sends, and the code it details.
@@ -31,6 +32,9 @@ public struct ProblemResponder: Sendable {
     public let registry: ErrorRegistry
     /// Type URIs and statuses.
     public let configuration: ProblemDetailsConfiguration
+    /// The texts of the answers given so far, shared by copies of this responder: a server adapter makes its
+    /// responder once and answers every request with it.
+    private let texts = AnswerTexts()
 
     /// A responder over `registry`.
     public init(registry: ErrorRegistry, configuration: ProblemDetailsConfiguration = .init()) {
@@ -45,40 +49,51 @@ public struct ProblemResponder: Sendable {
     ///   - instance: the request's path, the body's `instance`.
     ///   - traceId: the trace the request belongs to, when it is traced.
     ///   - ownStatus: a status the error was thrown with (a server framework's own HTTP error), kept when the
-    ///     registry cannot identify the error and it is a 4xx or 5xx.
+    ///     registry cannot identify the error and it is a 4xx or 5xx; asked for only then.
     public func answer(
-        _ error: any Error, acceptLanguage: String?, instance: String, traceId: String? = nil, ownStatus: Int? = nil
+        _ error: any Error, acceptLanguage: String?, instance: String, traceId: String? = nil,
+        ownStatus: @autoclosure () -> Int? = nil
     ) -> ProblemAnswer {
         let (identity, descriptor) = registry.resolve(error)
         var status = configuration.status(for: descriptor)
-        if descriptor.code == ErrorCatalog.unknownCode, let ownStatus, (400...599).contains(ownStatus) {
+        if descriptor.code == ErrorCatalog.unknownCode, let ownStatus = ownStatus(), (400...599).contains(ownStatus) {
             status = ownStatus
         }
-        let locale = AcceptLanguage(acceptLanguage).preferred(from: registry.locales)
-        let localizer = Localizer(registry: registry, locale: locale)
-        let generic = status >= 500
-        let title = generic ? localizer.text(forKey: Localizer.generalTitleKey) : localizer.title(for: descriptor)
-        let detail = generic ? localizer.text(forKey: Localizer.unexpectedKey) : localizer.message(for: descriptor)
         // An error no catalog registers is answered with the one generic identity: its own code (for a Swift error,
         // its type's name) is an implementation detail, and goes only to the log, the span and the metrics.
         let publicCode = descriptor.code == ErrorCatalog.unknownCode ? ErrorCatalog.unknownCode : identity.code
+        let locale =
+            acceptLanguage.map { AcceptLanguage($0).preferred(from: registry.locales) } ?? Localizer.baseLocale
+        let texts = texts.texts(
+            for: AnswerTexts.Key(code: publicCode, locale: locale, generic: status >= 500), revision: registry.revision
+        ) { key in
+            let localizer = Localizer(registry: registry, locale: key.locale)
+            let title =
+                key.generic ? localizer.text(forKey: Localizer.generalTitleKey) : localizer.title(for: descriptor)
+            let detail =
+                key.generic ? localizer.text(forKey: Localizer.unexpectedKey) : localizer.message(for: descriptor)
+            return AnswerTexts.Texts(
+                type: configuration.type(of: key.code), title: title?.text ?? "Something went wrong",
+                detail: detail?.text ?? "Something went wrong. Please try again.",
+                language: detail?.locale ?? Localizer.baseLocale)
+        }
         let problem = ProblemDetails(
-            type: configuration.type(of: publicCode), title: title?.text ?? "Something went wrong", status: status,
-            detail: detail?.text ?? "Something went wrong. Please try again.", instance: instance,
+            type: texts.type, title: texts.title, status: status, detail: texts.detail, instance: instance,
             code: publicCode.description, traceId: traceId)
 
-        var fields: HTTPFields = [.contentType: ProblemDetails.mediaType]
+        var fields = HTTPFields()
+        fields.reserveCapacity(4)
+        fields.append(HTTPField(name: .contentType, value: ProblemDetails.mediaType))
         // The texts were chosen by Accept-Language: a shared cache must not serve one language's answer to a client
         // that asked for another (RFC 9110 §12.5.5; a 404 is cacheable by default).
-        fields[.vary] = "Accept-Language"
-        fields[.contentLanguage] = detail?.locale ?? Localizer.baseLocale
+        fields.append(HTTPField(name: .vary, value: "Accept-Language"))
+        fields.append(HTTPField(name: .contentLanguage, value: texts.language))
         if let seconds = Self.retryAfterSeconds(identity: identity, descriptor: descriptor, status: status) {
-            fields[.retryAfter] = String(seconds)
+            fields.append(HTTPField(name: .retryAfter, value: String(seconds)))
         }
-        let body = Data(problem.json)
         return ProblemAnswer(
-            response: HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields), body: body,
-            problem: problem, code: identity.code)
+            response: HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields),
+            body: Data(problem.json), problem: problem, code: identity.code)
     }
 
     /// Whole seconds to wait before trying again, if the error or its descriptor says: the error's own Retry-After
@@ -90,6 +105,44 @@ public struct ProblemResponder: Sendable {
         guard let wait, wait > .zero else { return nil }
         let (seconds, attoseconds) = wait.components
         return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
+}
+
+/// The texts of answers already given, by code, language and whether the answer is the generic 5xx: looked up in
+/// the registry's catalogs once per registry revision, as every request that fails the same way is answered with
+/// the same texts. At most ``capacity`` entries are kept: a peer that sends many languages, or a service with many
+/// codes, costs a bounded amount of memory, and what does not fit is looked up each time.
+final class AnswerTexts: Sendable {
+    struct Key: Hashable, Sendable {
+        var code: ErrorCode
+        var locale: String
+        var generic: Bool
+    }
+
+    struct Texts: Sendable {
+        var type: String
+        var title: String
+        var detail: String
+        /// The language the detail is in (`Content-Language`).
+        var language: String
+    }
+
+    /// The most entries kept.
+    static let capacity = 1024
+
+    private let state = Mutex<(revision: Int, entries: [Key: Texts])>((-1, [:]))
+
+    /// The texts for `key`, made by `make` when they are not kept for `revision`.
+    func texts(for key: Key, revision: Int, make: (Key) -> Texts) -> Texts {
+        if let kept = state.withTrackedLock({ $0.revision == revision ? $0.entries[key] : nil }) { return kept }
+        let made = make(key)
+        state.withTrackedLock { state in
+            // A registration since: the kept texts may name what it replaced. A caller that read the revision
+            // before it keeps nothing.
+            if revision > state.revision { state = (revision, [:]) }
+            if revision == state.revision, state.entries.count < Self.capacity { state.entries[key] = made }
+        }
+        return made
     }
 }
 #endif

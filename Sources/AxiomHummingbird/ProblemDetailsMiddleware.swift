@@ -2,6 +2,7 @@
 import Axiom
 @_exported import AxiomHTTP
 import AxiomTracing
+import Foundation
 import Hummingbird
 
 /// Decides every error a route throws through the application's pipeline and answers with RFC 9457 problem
@@ -45,12 +46,15 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     public let pipeline: ErrorPipeline<Handlers>
     /// Type URIs and statuses.
     public let configuration: ProblemDetailsConfiguration
+    /// The responder every answer is given by, made once: it keeps the texts of the answers it gave.
+    let responder: ProblemResponder
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
     /// identity of Hummingbird's `HTTPError`s (``HTTPErrorDomain/code(of:)``).
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
         self.pipeline = pipeline
         self.configuration = configuration
+        self.responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
         // Only another source that took the framework's domain name can refuse it; HTTPErrors are then decided
         // as unknown errors, and answered with their own status all the same.
         try? HTTPErrorDomain.register(HTTPError.self, in: pipeline.configuration.registry) { $0.status.code }
@@ -78,7 +82,6 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     /// The answer, and the code of the problem it details (nil when a recovery's own response is the answer):
     /// ``ProblemResponder``'s decided answer in Hummingbird's types.
     func decidedAnswer(_ error: any Error, request: Request, context: Context) -> (Response, ErrorCode?) {
-        let responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
         let decided = responder.answer(
             deciding: error, through: pipeline,
             operation: "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)",
@@ -95,9 +98,18 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
             if let escalated { TracingInstrument.markFailed(escalated) }
             let response = Response(
                 status: answer.response.status, headers: answer.response.headerFields,
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+                body: ResponseBody(byteBuffer: Self.buffer(answer.body)))
             return (response, answer.code)
         }
+    }
+}
+
+extension ProblemDetailsMiddleware {
+    /// The body in a buffer of its size (`ByteBuffer(bytes:)` starts from the data's underestimated count, and grows).
+    static func buffer(_ body: Data) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: body.count)
+        buffer.writeBytes(body)
+        return buffer
     }
 }
 

@@ -55,12 +55,15 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     public let pipeline: ErrorPipeline<Handlers>
     /// Type URIs and statuses.
     public let configuration: ProblemDetailsConfiguration
+    /// The responder every answer is given by, made once: it keeps the texts of the answers it gave.
+    let responder: ProblemResponder
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
     /// identity of Vapor's `Abort` and `RouteNotFound` (``HTTPErrorDomain/code(of:)``).
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
         self.pipeline = pipeline
         self.configuration = configuration
+        self.responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
         // Only another source that took the framework's domain name can refuse it; Vapor's errors are then decided
         // as unknown errors, and answered with their own status all the same.
         let registry = pipeline.configuration.registry
@@ -107,7 +110,6 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     /// The answer, and the code of the problem it details (nil when a recovery's value is the answer):
     /// ``ProblemResponder``'s decided answer in Vapor's types.
     func decidedAnswer(_ error: any Error, request: Request, encodingRecoveries: Bool) -> (Answer, ErrorCode?) {
-        let responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
         let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") }
         let languages = request.headers[.acceptLanguage]
         let decided = responder.answer(

@@ -112,6 +112,33 @@ struct ProblemAnswerTests {
         #expect(german.problem.title == "Check the quantity")
     }
 
+    @Test("a responder answers with the texts of the catalogs registered now, not of those it first answered with")
+    func textsFollowRegistrations() throws {
+        let registry = ErrorRegistry()
+        let responder = ProblemResponder(registry: registry)
+        let error = DomainError(domain: "shop", code: "INVALID_QUANTITY")
+        let before = responder.answer(error, acceptLanguage: "tr", instance: "/")
+        #expect(before.problem.code == "axiom/unknownError")
+        #expect(responder.answer(error, acceptLanguage: "tr", instance: "/").problem.title == before.problem.title)
+
+        let revision = registry.revision
+        try registry.register(shop.catalog)
+        #expect(registry.revision > revision)
+        let after = responder.answer(error, acceptLanguage: "tr", instance: "/")
+        #expect(after.problem.code == "shop/INVALID_QUANTITY")
+        #expect(after.problem.title == "Miktarı kontrol edin")
+        #expect(after.response.status.code == 422)
+
+        try registry.register(
+            ErrorCatalog(
+                source: "test.german", domains: [], descriptors: [],
+                messages: ["de": ["error.shop.INVALID_QUANTITY": "Die Menge muss zwischen 1 und 99 liegen."]]))
+        let german = responder.answer(error, acceptLanguage: "de", instance: "/")
+        #expect(german.problem.detail == "Die Menge muss zwischen 1 und 99 liegen.")
+        #expect(german.response.headerFields[.contentLanguage] == "de")
+        #expect(german.problem.title == "Check the quantity")
+    }
+
     @Test("Retry-After: the error's own, rounded up and capped by the policy, else the policy's first wait for a 429")
     func retryAfter() throws {
         let responder = ProblemResponder(registry: try shopRegistry())

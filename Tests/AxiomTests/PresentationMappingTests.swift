@@ -107,6 +107,18 @@ struct PresentationMappingTests {
         #expect(Localizer.chain(for: "tr_TR") == ["tr_TR", "tr-tr", "tr", "en"])
     }
 
+    @Test(
+        "a locale's chain is the locale, its normal form, its language and English, once each",
+        arguments: [
+            ("en", ["en"]), ("", ["en"]), ("tr", ["tr", "en"]), ("tr-tr", ["tr-tr", "tr", "en"]),
+            ("en-us", ["en-us", "en"]), ("zh-hant-tw", ["zh-hant-tw", "zh", "en"]), ("-x", ["-x", "en"]),
+            ("TR", ["TR", "tr", "en"]), ("tr_TR", ["tr_TR", "tr-tr", "tr", "en"]), (" tr ", ["tr", "en"]),
+            ("Tr-TR", ["Tr-TR", "tr-tr", "tr", "en"]),
+        ])
+    func chains(locale: String, chain: [String]) {
+        #expect(Localizer.chain(for: locale) == chain)
+    }
+
     @Test("no built-in error shows an empty text or a raw key, in any locale")
     func neverRawKeys() {
         let registry = ErrorRegistry()

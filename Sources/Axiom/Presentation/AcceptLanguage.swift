@@ -40,6 +40,7 @@ public struct AcceptLanguage: Sendable, Hashable {
 
     /// The best of `available` for this header, or `fallback` when none matches.
     public func preferred(from available: [String], fallback: String = Localizer.baseLocale) -> String {
+        guard !ranges.isEmpty else { return fallback }
         let locales = available.map { $0.lowercased() }
         for range in ranges {
             if range == "*" { return fallback }

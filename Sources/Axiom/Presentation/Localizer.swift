@@ -41,6 +41,7 @@ public struct Localizer: Sendable {
 
     /// The locales tried for a requested one: as given, normalized (`tr_TR` → `tr-tr`), its language, `en`.
     public static func chain(for locale: String) -> [String] {
+        if let chain = normalizedChain(for: locale) { return chain }
         let trimmed = locale.trimmingWhitespace()
         let normalized = String(trimmed.lowercased().map { $0 == "_" ? "-" : $0 })
         let language = String(normalized.prefix { $0 != "-" })
@@ -48,6 +49,26 @@ public struct Localizer: Sendable {
         for candidate in [trimmed, normalized, language, baseLocale] where !candidate.isEmpty {
             if !chain.contains(candidate) { chain.append(candidate) }
         }
+        return chain
+    }
+
+    /// The chain of a locale already in normal form (`tr`, `tr-tr`: lower-case ASCII letters, digits and `-`), the
+    /// form negotiated locales come in, read without the general path's Unicode case mapping; nil for any other.
+    private static func normalizedChain(for locale: String) -> [String]? {
+        if locale == baseLocale { return [baseLocale] }
+        var languageEnd: String.Index?
+        for index in locale.utf8.indices {
+            switch locale.utf8[index] {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): continue
+            case UInt8(ascii: "-"): if languageEnd == nil { languageEnd = index }
+            default: return nil
+            }
+        }
+        guard let languageEnd else { return locale.isEmpty ? [baseLocale] : [locale, baseLocale] }
+        let language = String(locale[..<languageEnd])
+        var chain = [locale]
+        if !language.isEmpty, language != locale { chain.append(language) }
+        if !chain.contains(baseLocale) { chain.append(baseLocale) }
         return chain
     }
 

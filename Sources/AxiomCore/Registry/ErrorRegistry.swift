@@ -238,7 +238,11 @@ public final class ErrorRegistry: Sendable {
     }
 
     /// The locales some catalog provides messages for.
-    public var locales: [String] { snapshot.messages.keys.sorted() }
+    public var locales: [String] { snapshot.locales }
+
+    /// A number that grows whenever a catalog is registered, and stays the same otherwise: what a cache of texts
+    /// or descriptors taken from this registry is valid for.
+    public var revision: Int { snapshot.revision }
 
     // MARK: Writing
 

@@ -8,6 +8,10 @@ final class Snapshot: Sendable {
     /// table with a key has its text (a plugin cannot rewrite another source's texts). Registering appends a
     /// table instead of merging it, so it never copies or rehashes the texts already registered.
     let messages: [String: [[String: String]]]
+    /// The locales of `messages`, sorted: read for every answer that negotiates a language.
+    let locales: [String]
+    /// How many catalogs have been registered: a new snapshot has a higher one.
+    var revision: Int { catalogs.count }
     let unknown: ErrorDescriptor
 
     private init(
@@ -19,6 +23,7 @@ final class Snapshot: Sendable {
         self.domainOwners = domainOwners
         self.catalogs = catalogs
         self.messages = messages
+        self.locales = messages.keys.sorted()
         self.unknown =
             byCode[ErrorCatalog.unknownCode]
             ?? ErrorDescriptor(
