@@ -64,36 +64,26 @@ public struct ProblemResponder: Sendable {
         let publicCode = descriptor.code == ErrorCatalog.unknownCode ? ErrorCatalog.unknownCode : identity.code
         let locale =
             acceptLanguage.map { AcceptLanguage($0).preferred(from: registry.locales) } ?? Localizer.baseLocale
+        let retryAfter = Self.retryAfterSeconds(identity: identity, descriptor: descriptor, status: status)
         let texts = texts.texts(
-            for: AnswerTexts.Key(code: publicCode, locale: locale, generic: status >= 500), revision: registry.revision
+            for: AnswerTexts.Key(code: publicCode, locale: locale, status: status, retryAfter: retryAfter),
+            revision: registry.revision
         ) { key in
             let localizer = Localizer(registry: registry, locale: key.locale)
-            let title =
-                key.generic ? localizer.text(forKey: Localizer.generalTitleKey) : localizer.title(for: descriptor)
-            let detail =
-                key.generic ? localizer.text(forKey: Localizer.unexpectedKey) : localizer.message(for: descriptor)
+            let generic = key.status >= 500
+            let title = generic ? localizer.text(forKey: Localizer.generalTitleKey) : localizer.title(for: descriptor)
+            let detail = generic ? localizer.text(forKey: Localizer.unexpectedKey) : localizer.message(for: descriptor)
             return AnswerTexts.Texts(
-                type: configuration.type(of: key.code), title: title?.text ?? "Something went wrong",
-                detail: detail?.text ?? "Something went wrong. Please try again.",
-                language: detail?.locale ?? Localizer.baseLocale)
+                code: key.code, type: configuration.type(of: key.code), title: title?.text ?? "Something went wrong",
+                detail: detail?.text ?? "Something went wrong. Please try again.", status: key.status,
+                language: detail?.locale ?? Localizer.baseLocale, retryAfter: key.retryAfter)
         }
         let problem = ProblemDetails(
             type: texts.type, title: texts.title, status: status, detail: texts.detail, instance: instance,
-            code: publicCode.description, traceId: traceId)
-
-        var fields = HTTPFields()
-        fields.reserveCapacity(4)
-        fields.append(HTTPField(name: .contentType, value: ProblemDetails.mediaType))
-        // The texts were chosen by Accept-Language: a shared cache must not serve one language's answer to a client
-        // that asked for another (RFC 9110 §12.5.5; a 404 is cacheable by default).
-        fields.append(HTTPField(name: .vary, value: "Accept-Language"))
-        fields.append(HTTPField(name: .contentLanguage, value: texts.language))
-        if let seconds = Self.retryAfterSeconds(identity: identity, descriptor: descriptor, status: status) {
-            fields.append(HTTPField(name: .retryAfter, value: String(seconds)))
-        }
+            code: texts.code, traceId: traceId)
         return ProblemAnswer(
-            response: HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields),
-            body: Data(problem.json), problem: problem, code: identity.code)
+            response: HTTPResponse(status: texts.status, headerFields: texts.fields),
+            body: texts.body.body(instance: instance, traceId: traceId), problem: problem, code: identity.code)
     }
 
     /// Whole seconds to wait before trying again, if the error or its descriptor says: the error's own Retry-After
@@ -108,23 +98,51 @@ public struct ProblemResponder: Sendable {
     }
 }
 
-/// The texts of answers already given, by code, language and whether the answer is the generic 5xx: looked up in
-/// the registry's catalogs once per registry revision, as every request that fails the same way is answered with
-/// the same texts. At most ``capacity`` entries are kept: a peer that sends many languages, or a service with many
-/// codes, costs a bounded amount of memory, and what does not fit is looked up each time.
+/// The answers already given, by code, language, status and wait: their texts, header fields and body, looked up
+/// in the registry's catalogs once per registry revision, as every request that fails the same way is answered
+/// with the same texts. At most ``capacity`` entries are kept: a peer that sends many languages, or a service with
+/// many codes or waits, costs a bounded amount of memory, and what does not fit is looked up each time.
 final class AnswerTexts: Sendable {
     struct Key: Hashable, Sendable {
         var code: ErrorCode
         var locale: String
-        var generic: Bool
+        /// The status answered with: 5xx answers say only the generic text, and the body names it.
+        var status: Int
+        /// The `Retry-After` field's seconds.
+        var retryAfter: Int?
     }
 
+    /// What every answer for a key says.
     struct Texts: Sendable {
+        var code: String
         var type: String
         var title: String
         var detail: String
-        /// The language the detail is in (`Content-Language`).
-        var language: String
+        var status: HTTPResponse.Status
+        /// `Content-Type`, `Vary: Accept-Language`, `Content-Language` (the language of the detail) and
+        /// `Retry-After` when there is a wait.
+        var fields: HTTPFields
+        /// The body, but for the request's path and trace.
+        var body: ProblemDetails.Template
+
+        init(
+            code: ErrorCode, type: String, title: String, detail: String, status: Int, language: String,
+            retryAfter: Int?
+        ) {
+            self.code = code.description
+            self.type = type
+            self.title = title
+            self.detail = detail
+            self.status = HTTPResponse.Status(code: status)
+            fields = [.contentType: ProblemDetails.mediaType]
+            // The texts were chosen by Accept-Language: a shared cache must not serve one language's answer to a
+            // client that asked for another (RFC 9110 §12.5.5; a 404 is cacheable by default).
+            fields[.vary] = "Accept-Language"
+            fields[.contentLanguage] = language
+            if let retryAfter { fields[.retryAfter] = String(retryAfter) }
+            body = ProblemDetails.Template(
+                code: self.code, detail: detail, status: status, title: title, type: type)
+        }
     }
 
     /// The most entries kept.

@@ -49,7 +49,10 @@ public struct TracingInstrument: PipelineInstrument {
     /// answers with, error for a 5xx and unset for a 4xx, as OpenTelemetry's HTTP conventions ask (a 4xx is the
     /// client's failure, not the server's).
     public static func leavingStatusToCaller<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try $callerSetsStatus.withValue(true, operation: body)
+        // Without a context there is no active span to mark (`activeSpan` looks spans up by it): nothing to leave
+        // to the caller, and no task-local to push for every answer of an untraced service.
+        guard ServiceContext.current != nil else { return try body() }
+        return try $callerSetsStatus.withValue(true, operation: body)
     }
 
     /// Marks the span active in this task as failed with `code`, status and `error.type`, whatever the caller set.
