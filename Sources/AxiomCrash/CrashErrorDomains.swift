@@ -122,9 +122,10 @@ public enum CrashErrorDomains {
         (
             symbolication,
             [
-                SymbolicationError.Code.fileNotFound, .unreadableFile, .notELF, .unsupportedELF, .malformedELF,
-                .noSymbolInformation, .dwarfError, .buildIDMismatch,
-            ].map { SymbolicationError(code: $0, modulePath: "x", message: "x") }
+                SymbolicationError.fileNotFound("x"), .unreadable("x", "x"), .notELF("x"), .unsupportedELF("x", "x"),
+                .malformedELF("x", "x"), .noSymbol("x", address: 1, hasDebugInfo: false), .dwarf("x", "x", "x"),
+                .buildIDMismatch("x", fileBuildID: nil, report: "x"),
+            ] as [SymbolicationError]
         ),
     ]
 

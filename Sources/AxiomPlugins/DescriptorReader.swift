@@ -63,7 +63,7 @@ enum DescriptorReader {
         static let maxElementSize = 4096
     }
 
-    typealias Failure = (PluginRejection.Reason, String)
+    typealias Failure = (PluginRejection.Code, String)
 
     /// Checks the descriptor's version, size, fingerprint and status.
     static func checkHeader(_ pointer: UnsafePointer<axiom_plugin_descriptor>) -> Failure? {
@@ -422,6 +422,6 @@ enum DescriptorReader {
 
 /// A catalog the host cannot take, before it reaches the registry.
 struct PluginCatalogError: Error {
-    let reason: PluginRejection.Reason
+    let reason: PluginRejection.Code
     let detail: String
 }

@@ -21,7 +21,7 @@ enum ELFImage {
     /// that defines `symbol` in its dynamic symbol table.
     static func check(
         descriptor: Int32, size: Int, exporting symbol: String
-    ) -> (PluginRejection.Reason, String)? {
+    ) -> (PluginRejection.Code, String)? {
         do throws(ELFError) {
             let file = try ELFFile(DescriptorELFBytes(descriptor: descriptor, count: size))
             let machine = file.header.machine
@@ -58,7 +58,7 @@ enum ELFImage {
     }
 
     /// The reader's failure as the host's refusal: the one place its words become reasons.
-    static func rejection(_ error: ELFError) -> (PluginRejection.Reason, String) {
+    static func rejection(_ error: ELFError) -> (PluginRejection.Code, String) {
         switch error {
         case .notELF: (.notELF, error.description)
         case .truncated: (.malformedELF, error.description)

@@ -94,7 +94,7 @@ public final class PluginHost: Sendable {
         switch load(file: path, quietUnlessPlugin: false) {
         case .loaded(let plugin): .success(plugin)
         case .rejected(let rejection): .failure(rejection)
-        case .skipped: .failure(PluginRejection(path: path, reason: .missingEntrySymbol, detail: "not a plugin"))
+        case .skipped: .failure(.refused(.missingEntrySymbol, path: path, detail: "not a plugin"))
         }
     }
 
@@ -120,8 +120,8 @@ public final class PluginHost: Sendable {
         let started = ContinuousClock.now
         // Loads are serialized: two threads must not both pass the identity check for one file.
         return state.withTrackedLock { state in
-            func refuse(_ reason: PluginRejection.Reason, _ detail: String) -> Attempt {
-                .rejected(PluginRejection(path: path, reason: reason, detail: detail))
+            func refuse(_ reason: PluginRejection.Code, _ detail: String) -> Attempt {
+                .rejected(.refused(reason, path: path, detail: detail))
             }
 
             // 1. A regular file, opened once so that every check reads the same file. O_NONBLOCK: opening a FIFO
@@ -241,7 +241,7 @@ public final class PluginHost: Sendable {
     /// it. The file and its own directory must be writable by their owner only; every directory above, up to `/`,
     /// too, unless it has the sticky bit and belongs to root or to the current user (as `/tmp`): the rule OpenSSH
     /// applies to `authorized_keys`.
-    static func checkWriters(file: stat, directory: String) -> (PluginRejection.Reason, String)? {
+    static func checkWriters(file: stat, directory: String) -> (PluginRejection.Code, String)? {
         let writableByOthers = mode_t(S_IWGRP | S_IWOTH)
         func who(_ mode: mode_t) -> String {
             let octal = "mode " + String(mode & 0o7777, radix: 8)

@@ -1,23 +1,23 @@
 import AxiomCore
 
-/// The domain `axiom.plugins`: why a file was not loaded as a plugin, one code per ``PluginRejection/Reason``. A
+/// The domain `axiom.plugins`: why a file was not loaded as a plugin, one code per ``PluginRejection/Code``. A
 /// host registers it in its registry when it is created, so a refusal handed to a pipeline is decided with its fate
 /// and texts instead of as an unknown error.
 extension PluginRejection: IdentifiableError {
     /// The domain of plugin refusals.
     public static let domain = "axiom.plugins"
 
-    /// `axiom.plugins/<reason>`.
-    public var errorCode: ErrorCode { ErrorCode(Self.domain, reason.rawValue) }
+    /// `axiom.plugins/<code>`.
+    public var errorCode: ErrorCode { ErrorCode(Self.domain, code.name) }
 
     /// Every reason, with its texts. A refused plugin is the operator's to fix: a configuration error that the
     /// generic handlers end where it happens, the other plugins going on.
     public static let builtinDomain = BuiltinDomain(
         name: domain,
-        codes: Reason.allCases.map { reason in
-            let (english, turkish) = texts(reason)
+        codes: Code.all.map { code in
+            let (english, turkish) = texts(code)
             return BuiltinCode(
-                name: reason.rawValue, category: .configuration, severity: .error, disposition: .handle,
+                name: code.name, category: .configuration, severity: .error, disposition: .handle,
                 english: BuiltinTexts(
                     "A plugin was not loaded: \(english).",
                     recovery: "Fix or remove the plugin file named in the log, then restart.",
@@ -28,12 +28,12 @@ extension PluginRejection: IdentifiableError {
                     title: "Eklenti yüklenmedi"))
         })
 
-    /// One refusal of every reason.
-    static let samples: [any Error] = Reason.allCases.map { PluginRejection(path: "x", reason: $0, detail: "x") }
+    /// One refusal of every code.
+    static let samples: [any Error] = Code.all.map { PluginRejection.refused($0, path: "x", detail: "x") }
 
     /// What went wrong, as the end of a sentence, in English and Turkish.
-    private static func texts(_ reason: Reason) -> (String, String) {
-        switch reason {
+    private static func texts(_ code: Code) -> (String, String) {
+        switch code {
         case .notFound: ("the file does not exist", "dosya yok")
         case .unreadable: ("the file cannot be read", "dosya okunamıyor")
         case .notRegularFile: ("the path is not a regular file", "yol sıradan bir dosya değil")
@@ -80,6 +80,7 @@ extension PluginRejection: IdentifiableError {
                 "hata alanlarından birinin sahibi başka bir kaynak"
             )
         case .registrationRefused: ("its error catalog was refused", "hata kataloğu reddedildi")
+        default: ("it was refused", "reddedildi")
         }
     }
 }

@@ -1,87 +1,151 @@
 /// Why a file was not loaded as a plugin. Every refusal is a value: the host keeps running.
+///
+/// Shaped like the framework's other errors: a ``code`` to match, the throw site in ``file`` and ``line``, and
+/// the identity `axiom.plugins/<code>`.
 public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The reason, one per check the loader makes, in the order it makes them.
-    public enum Reason: String, Sendable, Hashable, CaseIterable {
+    /// Why it was refused, one code per check the loader makes, in the order it makes them.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as in `axiom.plugins/<name>`.
+        public let name: String
+        public var description: String { name }
+
         /// Nothing exists at the path.
-        case notFound
+        public static let notFound = Code(name: "notFound")
         /// The path exists but cannot be opened or read.
-        case unreadable
+        public static let unreadable = Code(name: "unreadable")
         /// The path is a directory, a socket, a device: not a regular file.
-        case notRegularFile
+        public static let notRegularFile = Code(name: "notRegularFile")
         /// The file does not start with the ELF magic.
-        case notELF
+        public static let notELF = Code(name: "notELF")
         /// ELF of the other word size (ELF32 on a 64-bit host).
-        case wrongClass
+        public static let wrongClass = Code(name: "wrongClass")
         /// ELF of the other byte order.
-        case wrongByteOrder
+        public static let wrongByteOrder = Code(name: "wrongByteOrder")
         /// ELF for another machine (aarch64 on x86_64).
-        case wrongArchitecture
+        public static let wrongArchitecture = Code(name: "wrongArchitecture")
         /// ELF, but an executable or an object file, not a shared object.
-        case notSharedObject
+        public static let notSharedObject = Code(name: "notSharedObject")
         /// ELF headers that point outside the file or do not add up.
-        case malformedELF
+        public static let malformedELF = Code(name: "malformedELF")
         /// A shared object whose dynamic symbol table does not define `axiom_plugin_entry_v1`.
-        case missingEntrySymbol
+        public static let missingEntrySymbol = Code(name: "missingEntrySymbol")
         /// The file is writable by its group or by everyone.
-        case fileWritableByOthers
+        public static let fileWritableByOthers = Code(name: "fileWritableByOthers")
         /// The directory holding the file is writable by its group or by everyone.
-        case directoryWritableByOthers
+        public static let directoryWritableByOthers = Code(name: "directoryWritableByOthers")
         /// The same file (device and inode) is already loaded, through another path or link.
-        case duplicateFile
+        public static let duplicateFile = Code(name: "duplicateFile")
         /// No scanner, which runs a plugin's code before the host takes its catalog, could be started: the
         /// ``PluginVetting/scannerPath`` named is missing, the host's own executable cannot be its scanner (a
         /// set-user-ID host without a separate `axiom-plugin-scanner`, no `/proc`), or the process did not start.
-        case scannerUnavailable
+        public static let scannerUnavailable = Code(name: "scannerUnavailable")
         /// The plugin crashed in the scanner (the detail names the signal and where); the host is unharmed.
-        case crashedInScanner
+        public static let crashedInScanner = Code(name: "crashedInScanner")
         /// The plugin did not return its catalog in the scanner's time limit; the scanner was killed.
-        case timedOutInScanner
+        public static let timedOutInScanner = Code(name: "timedOutInScanner")
         /// The plugin ended the scanner process (`exit`) before it returned its catalog.
-        case exitedInScanner
+        public static let exitedInScanner = Code(name: "exitedInScanner")
         /// `dlopen` failed; the detail holds `dlerror()`.
-        case dlopenFailed
+        public static let dlopenFailed = Code(name: "dlopenFailed")
         /// `dlsym` did not find the entry after loading; the detail holds `dlerror()`.
-        case entryUnresolved
+        public static let entryUnresolved = Code(name: "entryUnresolved")
         /// The entry returned a null descriptor.
-        case nullDescriptor
+        public static let nullDescriptor = Code(name: "nullDescriptor")
         /// The descriptor's ABI version is not one this host speaks.
-        case abiVersionMismatch
+        public static let abiVersionMismatch = Code(name: "abiVersionMismatch")
         /// The descriptor is smaller than this ABI version's.
-        case structSizeMismatch
+        public static let structSizeMismatch = Code(name: "structSizeMismatch")
         /// Built against another ABI header, or by another Swift toolchain.
-        case fingerprintMismatch
+        public static let fingerprintMismatch = Code(name: "fingerprintMismatch")
         /// The plugin's init reported failure; the detail holds its message.
-        case initFailed
+        public static let initFailed = Code(name: "initFailed")
         /// The plugin id is malformed.
-        case invalidPluginID
+        public static let invalidPluginID = Code(name: "invalidPluginID")
         /// A plugin with the same id is already loaded.
-        case duplicatePluginID
+        public static let duplicatePluginID = Code(name: "duplicatePluginID")
         /// The catalog holds a null where a value is required, a value the host does not know, or bad text.
-        case invalidCatalog
+        public static let invalidCatalog = Code(name: "invalidCatalog")
         /// The catalog ships texts for message keys that are not the plugin's own (see the host's text ownership).
-        case foreignMessageKey
+        public static let foreignMessageKey = Code(name: "foreignMessageKey")
         /// A domain of the catalog is already owned by another source; nothing of the catalog is registered.
         /// Plugins shipped with the application load first, so a plugin found elsewhere is the one refused.
-        case domainClash
+        public static let domainClash = Code(name: "domainClash")
         /// The registry refused the catalog for another reason (a duplicate code or alias).
-        case registrationRefused
+        public static let registrationRefused = Code(name: "registrationRefused")
+
+        /// Every code, in the order the loader checks them.
+        public static let all: [Code] = [
+            .notFound, .unreadable, .notRegularFile, .notELF, .wrongClass, .wrongByteOrder, .wrongArchitecture,
+            .notSharedObject, .malformedELF, .missingEntrySymbol, .fileWritableByOthers, .directoryWritableByOthers,
+            .duplicateFile, .scannerUnavailable, .crashedInScanner, .timedOutInScanner, .exitedInScanner, .dlopenFailed,
+            .entryUnresolved, .nullDescriptor, .abiVersionMismatch, .structSizeMismatch, .fingerprintMismatch,
+            .initFailed, .invalidPluginID, .duplicatePluginID, .invalidCatalog, .foreignMessageKey, .domainClash,
+            .registrationRefused,
+        ]
+
+        /// The code named `name`, or nil when there is none.
+        init?(named name: String) {
+            guard let code = Self.all.first(where: { $0.name == name }) else { return nil }
+            self = code
+        }
+
+        private init(name: String) { self.name = name }
     }
 
+    /// The old name of ``Code``.
+    @available(*, deprecated, renamed: "Code")
+    public typealias Reason = Code
+
+    /// What is refused; every code carries the same payload, so the backing is the code.
+    private let backing: Code
     /// The path the loader was given or found.
     public let path: String
-    /// Why it was refused.
-    public let reason: Reason
     /// What a person needs to fix it: `dlerror()` text, the clashing sources, the expected value.
     public let detail: String
+    /// The file that made the refusal (`#fileID`).
+    public let file: String
+    /// The line that made the refusal.
+    public let line: UInt
 
-    /// Creates a rejection.
-    public init(path: String, reason: Reason, detail: String) {
+    private init(_ code: Code, path: String, detail: String, file: String, line: UInt) {
+        self.backing = code
         self.path = path
-        self.reason = reason
         self.detail = detail
+        self.file = file
+        self.line = line
     }
 
-    public var description: String { "\(path): \(reason.rawValue): \(detail)" }
+    /// Creates a rejection.
+    @available(*, deprecated, message: "Rejections are made by the plugin host; match on `code`.")
+    public init(path: String, reason: Code, detail: String) {
+        self.init(reason, path: path, detail: detail, file: #fileID, line: #line)
+    }
+
+    /// The file at `path` is refused with `code`.
+    static func refused(
+        _ code: Code, path: String, detail: String, file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(code, path: path, detail: detail, file: file, line: line)
+    }
+
+    /// Why it was refused.
+    public var code: Code { backing }
+
+    /// Why it was refused.
+    @available(*, deprecated, renamed: "code")
+    public var reason: Code { backing }
+
+    public var description: String { "\(path): \(code.name): \(detail)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.backing == rhs.backing && lhs.path == rhs.path && lhs.detail == rhs.detail
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(backing)
+        hasher.combine(path)
+        hasher.combine(detail)
+    }
 }
 
 /// A plugin that was loaded and whose catalog is registered.

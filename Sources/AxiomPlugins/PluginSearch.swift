@@ -57,7 +57,7 @@ public struct PluginSearch: Sendable {
             guard let names = listDirectory(directory) else {
                 if !quiet {
                     report.rejected.append(
-                        PluginRejection(path: directory, reason: .unreadable, detail: String(cString: strerror(errno))))
+                        PluginRejection.refused(.unreadable, path: directory, detail: String(cString: strerror(errno))))
                 }
                 return
             }

@@ -7,7 +7,7 @@ import AxiomCore
 /// it as outside data: ``decode(_:)`` checks every length and count and answers nil for anything malformed.
 enum PluginVerdict: Sendable {
     case accepted(Accepted)
-    case refused(PluginRejection.Reason, String)
+    case refused(PluginRejection.Code, String)
 
     struct Accepted: Sendable {
         var id: String
@@ -25,7 +25,7 @@ enum PluginVerdict: Sendable {
         switch self {
         case .refused(let reason, let detail):
             writer.put("refused")
-            writer.put(reason.rawValue)
+            writer.put(reason.name)
             writer.put(detail)
         case .accepted(let plugin):
             writer.put("accepted")
@@ -185,7 +185,7 @@ enum PluginVerdict: Sendable {
             guard try text() == PluginVerdict.tag else { throw Malformed() }
             switch try text() {
             case "refused":
-                let reason: PluginRejection.Reason = try known()
+                guard let reason = PluginRejection.Code(named: try text()) else { throw Malformed() }
                 return .refused(reason, try text())
             case "accepted":
                 let id = try text()

@@ -79,7 +79,7 @@ public struct PluginVetting: Sendable {
     /// The scanner to run: ``scannerPath`` alone when set; else the `axiom-plugin-scanner` beside the running
     /// executable, then `AXIOM_PLUGIN_SCANNER`, then the host's own executable. A failure names the places looked
     /// at.
-    func resolveScanner() -> Result<ScannerCommand, PluginRejection.Reason.Failure> {
+    func resolveScanner() -> Result<ScannerCommand, PluginRejection.Code.Failure> {
         let name = PluginScanner.executableName
         var tried: [String] = []
         if usesSeparateScanner {
@@ -98,7 +98,7 @@ public struct PluginVetting: Sendable {
             }
             if scannerPath != nil {
                 return .failure(
-                    PluginRejection.Reason.Failure(
+                    PluginRejection.Code.Failure(
                         .scannerUnavailable,
                         "no \(name) executable at \(tried.joined()) (PluginVetting.scannerPath); build it (swift build "
                             + "--product \(name)), leave scannerPath nil for the host's own executable, or choose "
@@ -109,7 +109,7 @@ public struct PluginVetting: Sendable {
         case .success(let command): return .success(command)
         case .failure(let unavailable):
             return .failure(
-                PluginRejection.Reason.Failure(
+                PluginRejection.Code.Failure(
                     .scannerUnavailable,
                     (tried.isEmpty ? "" : "no \(name) executable at " + tried.joined(separator: " or ") + ", and ")
                         + "the host's own executable cannot be the scanner (\(unavailable.detail)); ship \(name) beside the "
@@ -145,7 +145,7 @@ struct ScannerCommand: Equatable {
     /// (even when its path was replaced or removed since), with the marker the constructor looks for. A failure
     /// says why it cannot be: a set-user-ID or capability-raised process (whose scanner would honour arguments and
     /// descriptors from anyone who starts it), or no `/proc`.
-    static func hostExecutable() -> Result<ScannerCommand, PluginRejection.Reason.Failure> {
+    static func hostExecutable() -> Result<ScannerCommand, PluginRejection.Code.Failure> {
         if axiom_plugin_secure_execution() != 0 {
             return .failure(.init(.scannerUnavailable, "it runs set-user-ID or with raised capabilities"))
         }
@@ -165,12 +165,12 @@ struct ScannerCommand: Equatable {
     }
 }
 
-extension PluginRejection.Reason {
+extension PluginRejection.Code {
     /// A reason with its detail, before the path is known.
     struct Failure: Error {
-        var reason: PluginRejection.Reason
+        var reason: PluginRejection.Code
         var detail: String
-        init(_ reason: PluginRejection.Reason, _ detail: String) {
+        init(_ reason: PluginRejection.Code, _ detail: String) {
             self.reason = reason
             self.detail = detail
         }

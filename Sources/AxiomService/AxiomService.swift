@@ -196,7 +196,7 @@ public struct AxiomService: Service {
                 logger.warning(
                     "a plugin was refused",
                     metadata: [
-                        "path": "\(rejection.path)", "reason": "\(rejection.reason.rawValue)",
+                        "path": "\(rejection.path)", "reason": "\(rejection.code.name)",
                         "detail": "\(rejection.detail)",
                     ])
             }

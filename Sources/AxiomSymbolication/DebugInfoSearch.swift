@@ -168,9 +168,7 @@ struct DebugInfoLocator {
         let looked = searched.isEmpty ? "" : "; looked in: " + searched.joined(separator: ", ")
         guard let binary else {
             let problem = binaryProblem ?? .fileNotFound(path)
-            throw SymbolicationError(
-                code: problem.code, modulePath: path,
-                message: problem.message + "; no debug file with build-id \(wanted ?? "?") found" + looked)
+            throw problem.searched("; no debug file with build-id \(wanted ?? "?") found" + looked, path: path)
         }
         return Found(
             symbols: binary, debug: nil,
@@ -196,7 +194,7 @@ struct DebugInfoLocator {
             let image = try ELFImage(path: path)
             let own = image.buildID()
             if let buildID, own != buildID {
-                binaryProblem = .buildIDMismatch(path, file: own, report: buildID)
+                binaryProblem = .buildIDMismatch(path, fileBuildID: own, report: buildID)
             } else {
                 binary = image
             }

@@ -253,11 +253,12 @@ final class ELFImage {
 
 extension SymbolicationError {
     /// The ELF reader's failure on the file at `path`: the one place its words become the symbolicator's.
-    init(_ error: ELFError, path: String) {
+    init(_ error: ELFError, path: String, file: String = #fileID, line: UInt = #line) {
         switch error {
-        case .notELF: self = .notELF(path)
-        case .truncated, .malformed: self = .malformedELF(path, error.description)
-        case .unsupportedClass, .unsupportedByteOrder: self = .unsupportedELF(path, error.description)
+        case .notELF: self = .notELF(path, file: file, line: line)
+        case .truncated, .malformed: self = .malformedELF(path, error.description, file: file, line: line)
+        case .unsupportedClass, .unsupportedByteOrder:
+            self = .unsupportedELF(path, error.description, file: file, line: line)
         }
     }
 }

@@ -2,84 +2,197 @@
 ///
 /// A module without DWARF is not an error: its `.symtab`/`.dynsym` is used instead. The error is thrown
 /// only when neither covers the address, or when the file cannot be used at all.
+///
+/// Shaped like the framework's other errors: a ``code`` to match, factory functions that record where it was
+/// thrown (``file``, ``line``), and the identity `axiom.symbolication/<code>`. This module does not depend on the
+/// core, so the type is not `IdentifiableError` itself: `CrashErrorDomains.register(in:)` (in `AxiomCrash`)
+/// teaches a registry its identity.
 public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hashable {
-    /// The closed set of reasons.
-    public enum Code: Sendable, Hashable {
+    /// Why it failed: what to match on.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as in `axiom.symbolication/<name>`.
+        public let name: String
+        public var description: String { name }
+
         /// The module file does not exist.
-        case fileNotFound
+        public static let fileNotFound = Code(name: "fileNotFound")
         /// The module file exists but cannot be opened or read (permissions, a directory, …).
-        case unreadableFile
+        public static let unreadableFile = Code(name: "unreadableFile")
         /// The file is not an ELF file.
-        case notELF
+        public static let notELF = Code(name: "notELF")
         /// The ELF file is of a class or byte order this reader does not handle (only 64-bit little-endian).
-        case unsupportedELF
+        public static let unsupportedELF = Code(name: "unsupportedELF")
         /// The ELF headers point outside the file: a truncated or corrupt file.
-        case malformedELF
+        public static let malformedELF = Code(name: "malformedELF")
         /// Neither DWARF nor the symbol tables cover the address.
-        case noSymbolInformation
+        public static let noSymbolInformation = Code(name: "noSymbolInformation")
         /// libdwarf reported an error; the message carries libdwarf's text.
-        case dwarfError
+        public static let dwarfError = Code(name: "dwarfError")
         /// The module file's build-id differs from the one recorded at crash time (rebuilt or replaced since),
         /// and no debug file with the recorded build-id was found: its lines would be wrong, so it is not read.
-        case buildIDMismatch
+        public static let buildIDMismatch = Code(name: "buildIDMismatch")
+
+        /// Every code, in declaration order.
+        public static let all: [Code] = [
+            .fileNotFound, .unreadableFile, .notELF, .unsupportedELF, .malformedELF, .noSymbolInformation,
+            .dwarfError, .buildIDMismatch,
+        ]
     }
 
-    /// The reason.
-    public let code: Code
+    private enum Backing: Hashable, Sendable {
+        case fileNotFound
+        case unreadableFile(reason: String)
+        case notELF
+        case unsupportedELF(reason: String)
+        case malformedELF(reason: String)
+        case noSymbolInformation(address: UInt64, hasDebugInfo: Bool)
+        case dwarfError(what: String, text: String)
+        case buildIDMismatch(file: String?, report: String)
+        /// Made with the deprecated memberwise initializer.
+        case given(code: Code, message: String)
+    }
+
+    private let backing: Backing
     /// The module the error is about.
     public let modulePath: String
-    /// A human readable explanation, with details such as the libdwarf error text.
-    public let message: String
+    /// What a search for the module's debug file added to the reason (the places it looked), or empty.
+    private let searched: String
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
 
-    /// Creates an error.
-    public init(code: Code, modulePath: String, message: String) {
-        self.code = code
+    private init(_ backing: Backing, modulePath: String, searched: String = "", file: String, line: UInt) {
+        self.backing = backing
         self.modulePath = modulePath
-        self.message = message
+        self.searched = searched
+        self.file = file
+        self.line = line
+    }
+
+    /// Creates an error with a code and a message of the caller's.
+    @available(*, deprecated, message: "Symbolication errors are made by the symbolicator; match on `code`.")
+    public init(code: Code, modulePath: String, message: String) {
+        self.init(.given(code: code, message: message), modulePath: modulePath, file: #fileID, line: #line)
+    }
+
+    /// Why it failed.
+    public var code: Code {
+        switch backing {
+        case .fileNotFound: .fileNotFound
+        case .unreadableFile: .unreadableFile
+        case .notELF: .notELF
+        case .unsupportedELF: .unsupportedELF
+        case .malformedELF: .malformedELF
+        case .noSymbolInformation: .noSymbolInformation
+        case .dwarfError: .dwarfError
+        case .buildIDMismatch: .buildIDMismatch
+        case .given(let code, _): code
+        }
+    }
+
+    /// A human readable explanation, with details such as the libdwarf error text.
+    public var message: String {
+        let reason: String
+        switch backing {
+        case .fileNotFound: reason = "no such file"
+        case .unreadableFile(let why): reason = "cannot read the file: \(why)"
+        case .notELF: reason = "not an ELF file (bad magic)"
+        case .unsupportedELF(let why): reason = "unsupported ELF file: \(why)"
+        case .malformedELF(let why): reason = "truncated or malformed ELF file: \(why)"
+        case .noSymbolInformation(let address, let hasDebugInfo):
+            let hex = "0x" + String(address, radix: 16)
+            reason =
+                hasDebugInfo
+                ? "neither DWARF nor the symbol tables cover address \(hex)"
+                : "no debug info, and no symbol table entry covers address \(hex)"
+        case .dwarfError(let what, let text): reason = "libdwarf: \(what): \(text)"
+        case .buildIDMismatch(let file, let report):
+            reason =
+                "build-id differs: the file has \(file ?? "none"), the report \(report) (rebuilt or replaced since the crash)"
+        case .given(_, let message): reason = message
+        }
+        return reason + searched
     }
 
     public var description: String {
         "SymbolicationError(\(code)): \(modulePath): \(message)"
     }
 
-    static func fileNotFound(_ path: String) -> Self {
-        Self(code: .fileNotFound, modulePath: path, message: "no such file")
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.backing == rhs.backing && lhs.modulePath == rhs.modulePath && lhs.searched == rhs.searched
     }
 
-    static func unreadable(_ path: String, _ reason: String) -> Self {
-        Self(code: .unreadableFile, modulePath: path, message: "cannot read the file: \(reason)")
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(backing)
+        hasher.combine(modulePath)
+        hasher.combine(searched)
     }
 
-    static func notELF(_ path: String) -> Self {
-        Self(code: .notELF, modulePath: path, message: "not an ELF file (bad magic)")
+    /// The module file does not exist.
+    package static func fileNotFound(_ path: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.fileNotFound, modulePath: path, file: file, line: line)
     }
 
-    static func unsupportedELF(_ path: String, _ reason: String) -> Self {
-        Self(code: .unsupportedELF, modulePath: path, message: "unsupported ELF file: \(reason)")
+    /// The module file exists but cannot be opened or read.
+    package static func unreadable(
+        _ path: String, _ reason: String, file: String = #fileID, line: UInt = #line
+    )
+        -> Self
+    {
+        Self(.unreadableFile(reason: reason), modulePath: path, file: file, line: line)
     }
 
-    static func malformedELF(_ path: String, _ reason: String) -> Self {
-        Self(code: .malformedELF, modulePath: path, message: "truncated or malformed ELF file: \(reason)")
+    /// The file is not an ELF file.
+    package static func notELF(_ path: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.notELF, modulePath: path, file: file, line: line)
     }
 
-    static func noSymbol(_ path: String, address: UInt64, hasDebugInfo: Bool) -> Self {
-        let hex = "0x" + String(address, radix: 16)
-        let detail =
-            hasDebugInfo
-            ? "neither DWARF nor the symbol tables cover address \(hex)"
-            : "no debug info, and no symbol table entry covers address \(hex)"
-        return Self(code: .noSymbolInformation, modulePath: path, message: detail)
+    /// The ELF file is of a class or byte order this reader does not handle.
+    package static func unsupportedELF(
+        _ path: String, _ reason: String, file: String = #fileID, line: UInt = #line
+    )
+        -> Self
+    {
+        Self(.unsupportedELF(reason: reason), modulePath: path, file: file, line: line)
     }
 
-    static func buildIDMismatch(_ path: String, file: String?, report: String) -> Self {
+    /// The ELF headers point outside the file.
+    package static func malformedELF(
+        _ path: String, _ reason: String, file: String = #fileID, line: UInt = #line
+    )
+        -> Self
+    {
+        Self(.malformedELF(reason: reason), modulePath: path, file: file, line: line)
+    }
+
+    /// Neither DWARF nor the symbol tables cover `address`.
+    package static func noSymbol(
+        _ path: String, address: UInt64, hasDebugInfo: Bool, file: String = #fileID, line: UInt = #line
+    ) -> Self {
         Self(
-            code: .buildIDMismatch, modulePath: path,
-            message:
-                "build-id differs: the file has \(file ?? "none"), the report \(report) (rebuilt or replaced since the crash)"
+            .noSymbolInformation(address: address, hasDebugInfo: hasDebugInfo), modulePath: path, file: file, line: line
         )
     }
 
-    static func dwarf(_ path: String, _ what: String, _ text: String) -> Self {
-        Self(code: .dwarfError, modulePath: path, message: "libdwarf: \(what): \(text)")
+    /// The module file's build-id (`fileBuildID`, nil when it has none) differs from the report's.
+    package static func buildIDMismatch(
+        _ path: String, fileBuildID: String?, report: String, file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.buildIDMismatch(file: fileBuildID, report: report), modulePath: path, file: file, line: line)
+    }
+
+    /// libdwarf failed at `what` with `text`.
+    package static func dwarf(
+        _ path: String, _ what: String, _ text: String, file: String = #fileID, line: UInt = #line
+    )
+        -> Self
+    {
+        Self(.dwarfError(what: what, text: text), modulePath: path, file: file, line: line)
+    }
+
+    /// The same failure about `path`, with `searched` added to its message, thrown from the caller.
+    func searched(_ searched: String, path: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(backing, modulePath: path, searched: self.searched + searched, file: file, line: line)
     }
 }

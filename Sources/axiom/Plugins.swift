@@ -30,7 +30,7 @@ struct Plugins: AsyncParsableCommand {
                         + "\(plugin.codeCount) codes  \(plugin.path)")
             }
             for rejection in report.rejected {
-                print("rejected \(rejection.path)  \(rejection.reason.rawValue): \(rejection.detail)")
+                print("rejected \(rejection.path)  \(rejection.code.name): \(rejection.detail)")
             }
             if report.loaded.isEmpty && report.rejected.isEmpty { print("no plugins found") }
         }
@@ -67,7 +67,7 @@ struct PluginsReport: Encodable {
                 loadMilliseconds: Double($0.loadDuration.components.attoseconds) / 1e15
                     + Double($0.loadDuration.components.seconds) * 1000)
         }
-        rejected = report.rejected.map { Rejected(path: $0.path, reason: $0.reason.rawValue, detail: $0.detail) }
+        rejected = report.rejected.map { Rejected(path: $0.path, reason: $0.code.name, detail: $0.detail) }
         scannerLaunches = report.scannerLaunches
     }
 }

@@ -1,4 +1,5 @@
 import Axiom
+import AxiomSymbolication
 import Testing
 
 @testable import AxiomCrash
@@ -19,6 +20,16 @@ struct CrashErrorDomainTests {
         #expect(decided.identity.code == ErrorCode("axiom.crash", "badMagic"))
         #expect(decided.descriptor.category == .storage)
         #expect(decided.descriptor.disposition == .handle)
+    }
+
+    @Test func aSymbolicationErrorIsIdentifiedByItsCode() throws {
+        let registry = ErrorRegistry()
+        try CrashErrorDomains.register(in: registry)
+        let error = SymbolicationError.dwarf("/x", "reading", "bad")
+        #expect(CrashErrorDomains.errorCode(of: error) == ErrorCode("axiom.symbolication", "dwarfError"))
+        #expect(registry.resolve(error).identity.code == ErrorCode("axiom.symbolication", "dwarfError"))
+        #expect(
+            CrashErrorDomains.symbolication.codes.map(\.name) == SymbolicationError.Code.all.map(\.name))
     }
 
     @Test func aDomainNameTakenByAnotherSourceIsRefusedNotReplaced() throws {

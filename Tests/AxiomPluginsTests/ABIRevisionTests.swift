@@ -93,7 +93,7 @@ import Glibc
             Issue.record("a plugin that answers errors with 200 loaded")
             return
         }
-        #expect(rejection.reason == .invalidCatalog)
+        #expect(rejection.code == .invalidCatalog)
         #expect(rejection.detail.contains("HTTP status 200 of okstatus/E000"))
         #expect(registry.descriptor(for: ErrorCode("okstatus", "E000")) == nil)
     }
@@ -105,7 +105,7 @@ import Glibc
             Issue.record("a plugin built against an unknown header loaded")
             return
         }
-        #expect(rejection.reason == .fingerprintMismatch)
+        #expect(rejection.code == .fingerprintMismatch)
         #expect(rejection.detail.contains("416c93d4eebb59f1 (revision 1)"))
         #expect(rejection.detail.contains("\(AXIOM_PLUGIN_ABI_HASH) (revision \(AXIOM_PLUGIN_ABI_REVISION))"))
     }
@@ -193,7 +193,7 @@ import Glibc
         _ = PluginHost(registry: registry)  // a second host on the same registry registers nothing twice
         #expect(registry.source(ofDomain: PluginRejection.domain) == PluginRejection.domain)
         #expect(PluginRejection.builtinDomain.problems(samples: PluginRejection.samples, in: registry) == [])
-        let refusal = PluginRejection(path: "/x.so", reason: .domainClash, detail: "nwc is owned by …")
+        let refusal = PluginRejection.refused(.domainClash, path: "/x.so", detail: "nwc is owned by …")
         let decided = registry.resolve(refusal)
         #expect(decided.identity.code == ErrorCode("axiom.plugins", "domainClash"))
         #expect(decided.descriptor.category == .configuration)

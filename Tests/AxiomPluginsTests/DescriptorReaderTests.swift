@@ -28,7 +28,7 @@ import Glibc
         return descriptor
     }
 
-    func check(_ descriptor: axiom_plugin_descriptor) -> PluginRejection.Reason? {
+    func check(_ descriptor: axiom_plugin_descriptor) -> PluginRejection.Code? {
         withUnsafePointer(to: descriptor) { DescriptorReader.checkHeader($0)?.0 }
     }
 
@@ -203,7 +203,7 @@ import Glibc
 }
 
 extension Result {
-    fileprivate var failureReason: PluginRejection.Reason? {
+    fileprivate var failureReason: PluginRejection.Code? {
         switch self {
         case .success: nil
         case .failure(let error): (error as Any as? PluginCatalogError)?.reason

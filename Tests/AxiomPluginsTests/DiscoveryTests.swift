@@ -18,7 +18,7 @@ import Glibc
         let host = PluginHost(registry: ErrorRegistry())
         let report = host.load(PluginSearch(paths: [directory.path]))
         #expect(report.loaded.map(\.id) == ["test.dir"])
-        #expect(report.rejected.map(\.reason) == [.missingEntrySymbol, .notELF])
+        #expect(report.rejected.map(\.code) == [.missingEntrySymbol, .notELF])
         #expect(
             report.rejected.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["a-plain.so", "c-readme.txt"])
     }

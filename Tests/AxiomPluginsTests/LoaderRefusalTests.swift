@@ -42,22 +42,22 @@ import Glibc
     }
 
     @Test func aMissingFileIsNotFound() {
-        #expect(refusal(directory.file("absent.so"))?.reason == .notFound)
+        #expect(refusal(directory.file("absent.so"))?.code == .notFound)
     }
 
     @Test func aTextFileNamedSoIsNotELF() throws {
         let path = try directory.write("notes.so", Array("just some text\n".utf8))
-        #expect(refusal(path)?.reason == .notELF)
+        #expect(refusal(path)?.code == .notELF)
     }
 
     @Test func anEmptyFileIsNotELF() throws {
         let path = try directory.write("empty.so", [])
-        #expect(refusal(path)?.reason == .notELF)
+        #expect(refusal(path)?.code == .notELF)
     }
 
     @Test func anELF32IsTheWrongClass() throws {
         let path = try directory.write("elf32.so", FixtureDirectory.elfHeader(class: 1, machine: 3))
-        #expect(refusal(path)?.reason == .wrongClass)
+        #expect(refusal(path)?.code == .wrongClass)
     }
 
     @Test func anELF32SaysWhichClassTheHostLoads() throws {
@@ -69,27 +69,27 @@ import Glibc
         var header = FixtureDirectory.elfHeader(class: 2, machine: 62)
         header[5] = 2
         let rejection = try #require(refusal(try directory.write("big-endian.so", header)))
-        #expect(rejection.reason == .wrongByteOrder)
+        #expect(rejection.code == .wrongByteOrder)
         #expect(rejection.detail == "big-endian ELF; this host is little-endian")
     }
 
     @Test func anELFHeaderCutShortIsMalformed() throws {
         let header = FixtureDirectory.elfHeader(class: 2, machine: 62)
         let rejection = try #require(refusal(try directory.write("cut.so", Array(header.prefix(20)))))
-        #expect(rejection.reason == .malformedELF)
+        #expect(rejection.code == .malformedELF)
         #expect(rejection.detail == "the ELF header is cut short (20 bytes)")
     }
 
     @Test func anAarch64ObjectIsTheWrongArchitecture() throws {
         let path = try directory.write("arm64.so", FixtureDirectory.elfHeader(class: 2, machine: 183))
         let rejection = try #require(refusal(path))
-        #expect(rejection.reason == .wrongArchitecture)
+        #expect(rejection.code == .wrongArchitecture)
         #expect(rejection.detail.contains("aarch64"))
     }
 
     @Test func anExecutableIsNotASharedObject() throws {
         let path = try directory.write("program.so", FixtureDirectory.elfHeader(class: 2, machine: 62, type: 2))
-        #expect(refusal(path)?.reason == .notSharedObject)
+        #expect(refusal(path)?.code == .notSharedObject)
     }
 
     @Test func pluginsWithoutSectionHeadersAreReadThroughPTDynamic() throws {
@@ -105,7 +105,7 @@ import Glibc
             chmod(path, 0o755)
         }
         #expect(try host.load(file: directory.file("stripped.so")).get().id == "test.stripped")
-        #expect(refusal(directory.file("stripped-plain.so"))?.reason == .missingEntrySymbol)
+        #expect(refusal(directory.file("stripped-plain.so"))?.code == .missingEntrySymbol)
     }
 
     @Test func sectionHeadersOutsideTheFileAreMalformed() throws {
@@ -116,7 +116,7 @@ import Glibc
         header[58] = 64  // e_shentsize
         header[60] = 3  // e_shnum
         let path = try directory.write("truncated.so", header)
-        #expect(refusal(path)?.reason == .malformedELF)
+        #expect(refusal(path)?.code == .malformedELF)
     }
 
     /// A fixture with its section headers dropped (e_shoff = 0), so the loader reads the symbols through
@@ -134,7 +134,7 @@ import Glibc
     /// Refused with a reason and a detail, and the host still loads a good plugin afterwards.
     func expectMalformedAndHostAlive(_ path: String, _ name: String) throws {
         let rejection = try #require(refusal(path))
-        #expect(rejection.reason == .malformedELF)
+        #expect(rejection.code == .malformedELF)
         #expect(rejection.path == path)
         #expect(rejection.description.contains(name) && !rejection.detail.isEmpty)
         let good = try directory.plugin("after-\(name)", ["FIXTURE_ID=\"test.after\"", "FIXTURE_DOMAIN=\"after\""])
@@ -177,34 +177,34 @@ import Glibc
 
     @Test func aSharedObjectWithoutTheEntryIsRefused() throws {
         let path = try directory.plugin("libplain.so", ["FIXTURE_NO_ENTRY"])
-        #expect(refusal(path)?.reason == .missingEntrySymbol)
+        #expect(refusal(path)?.code == .missingEntrySymbol)
     }
 
     @Test func anABIVersionMismatchIsRefused() throws {
         let path = try directory.plugin("v2.so", ["FIXTURE_ABI_VERSION=2"])
         let rejection = try #require(refusal(path))
-        #expect(rejection.reason == .abiVersionMismatch)
+        #expect(rejection.code == .abiVersionMismatch)
         #expect(rejection.detail.contains("2"))
     }
 
     @Test func aFingerprintMismatchIsRefused() throws {
         let path = try directory.plugin("old.so", ["FIXTURE_ABI_HASH=\"0123456789abcdef\""])
         let rejection = try #require(refusal(path))
-        #expect(rejection.reason == .fingerprintMismatch)
+        #expect(rejection.code == .fingerprintMismatch)
         #expect(rejection.detail.contains("0123456789abcdef"))
     }
 
     @Test func aFailedInitIsRefusedWithItsMessage() throws {
         let path = try directory.plugin("broken.so", ["FIXTURE_FAIL_INIT"])
         let rejection = try #require(refusal(path))
-        #expect(rejection.reason == .initFailed)
+        #expect(rejection.code == .initFailed)
         #expect(rejection.detail.contains("configuration file is missing"))
     }
 
     @Test func anUnknownCategoryIsAnInvalidCatalog() throws {
         let path = try directory.plugin("odd.so", ["FIXTURE_CATEGORY=\"weather\""])
         let rejection = try #require(refusal(path))
-        #expect(rejection.reason == .invalidCatalog)
+        #expect(rejection.code == .invalidCatalog)
         #expect(rejection.detail.contains("weather"))
     }
 
@@ -214,7 +214,7 @@ import Glibc
             "b.so", ["FIXTURE_ID=\"test.b\"", "FIXTURE_DOMAIN=\"fresh\"", "FIXTURE_DOMAIN2=\"shared\""])
         _ = try host.load(file: first).get()
         let rejection = try #require(refusal(second))
-        #expect(rejection.reason == .domainClash)
+        #expect(rejection.code == .domainClash)
         #expect(rejection.detail.contains("test.a") && rejection.detail.contains("test.b"))
         #expect(registry.source(ofDomain: "fresh") == nil)
         #expect(registry.descriptor(for: ErrorCode("fresh", "E000")) == nil)
@@ -226,7 +226,7 @@ import Glibc
         let first = try directory.plugin("one.so", ["FIXTURE_ID=\"test.same\"", "FIXTURE_DOMAIN=\"one\""])
         let second = try directory.plugin("two.so", ["FIXTURE_ID=\"test.same\"", "FIXTURE_DOMAIN=\"two\""])
         _ = try host.load(file: first).get()
-        #expect(refusal(second)?.reason == .duplicatePluginID)
+        #expect(refusal(second)?.code == .duplicatePluginID)
         #expect(registry.source(ofDomain: "two") == nil)
     }
 
@@ -235,9 +235,9 @@ import Glibc
         #expect(symlink(path, directory.file("alias.so")) == 0)
         #expect(link(path, directory.file("hard.so")) == 0)
         _ = try host.load(file: path).get()
-        #expect(refusal(directory.file("alias.so"))?.reason == .duplicateFile)
+        #expect(refusal(directory.file("alias.so"))?.code == .duplicateFile)
         let hard = try #require(refusal(directory.file("hard.so")))
-        #expect(hard.reason == .duplicateFile)
+        #expect(hard.code == .duplicateFile)
         #expect(hard.detail.contains(path))
         #expect(host.loaded.count == 1)
     }
@@ -245,9 +245,9 @@ import Glibc
     @Test func aWorldWritableFileIsRefused() throws {
         let path = try directory.plugin("open.so")
         chmod(path, 0o757)
-        #expect(refusal(path)?.reason == .fileWritableByOthers)
+        #expect(refusal(path)?.code == .fileWritableByOthers)
         chmod(path, 0o775)
-        #expect(refusal(path)?.reason == .fileWritableByOthers)
+        #expect(refusal(path)?.code == .fileWritableByOthers)
     }
 
     @Test func aWorldWritableDirectoryIsRefused() throws {
@@ -255,20 +255,20 @@ import Glibc
         chmod(directory.path, 0o777)
         defer { chmod(directory.path, 0o700) }
         let rejection = try #require(refusal(path))
-        #expect(rejection.reason == .directoryWritableByOthers)
+        #expect(rejection.code == .directoryWritableByOthers)
         #expect(registry.catalogs.map(\.source) == ["builtin", PluginRejection.domain])
     }
 
     @Test func aFIFOIsNotARegularFileAndDoesNotBlock() throws {
         let fifo = directory.file("pipe.so")
         #expect(mkfifo(fifo, 0o600) == 0)
-        #expect(refusal(fifo)?.reason == .notRegularFile)
+        #expect(refusal(fifo)?.code == .notRegularFile)
     }
 
     @Test func aDirectoryIsNotARegularFile() throws {
         let inner = directory.file("sub.so")
         #expect(mkdir(inner, 0o700) == 0)
-        #expect(refusal(inner)?.reason == .notRegularFile)
+        #expect(refusal(inner)?.code == .notRegularFile)
     }
 }
 

@@ -77,7 +77,7 @@ import Glibc
                 let outcome: String
                 switch host.load(file: path) {
                 case .success: outcome = "loaded"
-                case .failure(let rejection): outcome = rejection.reason.rawValue
+                case .failure(let rejection): outcome = rejection.code.name
                 }
                 let took = before.duration(to: .now)
                 unlink(path)

@@ -38,7 +38,7 @@ import Glibc
             PluginSearch(environmentPaths: [directory.path], executableDirectory: FixtureDirectory.buildDirectory))
         #expect(report.loaded.contains { $0.id == "dev.axiom.plugins.nwc" })
         let refused = try #require(report.rejected.first { $0.path.hasSuffix("aaa-nwc.so") })
-        #expect(refused.reason == .domainClash)
+        #expect(refused.code == .domainClash)
         #expect(refused.detail.contains("test.impostor") && refused.detail.contains("dev.axiom.plugins.nwc"))
         #expect(refused.detail.contains("shipped with the application"))
         #expect(registry.source(ofDomain: "nwc") == "dev.axiom.plugins.nwc")
@@ -54,7 +54,7 @@ import Glibc
         let registry = ErrorRegistry()
         let report = host(registry).load(PluginSearch(paths: [directory.path], executableDirectory: shipped.path))
         #expect(report.loaded.map(\.id) == ["test.shipped"])
-        #expect(report.rejected.map(\.reason) == [.domainClash])
+        #expect(report.rejected.map(\.code) == [.domainClash])
         #expect(report.rejected.first?.path == directory.file("aaa.so"))
         #expect(registry.source(ofDomain: "shop") == "test.shipped")
     }
@@ -76,7 +76,7 @@ import Glibc
             ["FIXTURE_ID=\"zz.texts\"", "FIXTURE_DOMAIN=\"zz.texts\"", "FIXTURE_EXTRA_KEY=\"error.nwc.RATE_LIMITED\""])
         let registry = ErrorRegistry()
         let rejection = try #require(refusal(host(registry), hijack))
-        #expect(rejection.reason == .foreignMessageKey)
+        #expect(rejection.code == .foreignMessageKey)
         #expect(rejection.detail.contains("error.nwc.RATE_LIMITED") && rejection.detail.contains("zz.texts"))
         #expect(registry.message(forKey: "error.nwc.RATE_LIMITED", locale: "en") == nil)
         #expect(registry.source(ofDomain: "zz.texts") == nil)
@@ -91,7 +91,7 @@ import Glibc
         let host = host(registry)
         _ = try host.load(file: owner).get()
         let rejection = try #require(refusal(host, borrower))
-        #expect(rejection.reason == .foreignMessageKey)
+        #expect(rejection.code == .foreignMessageKey)
         #expect(rejection.detail.contains("belongs to test.alpha"))
         #expect(registry.message(forKey: "error.alpha.E000", locale: "en") == "Fixture error 0.")
     }
@@ -117,7 +117,7 @@ import Glibc
             Issue.record("the borrower loaded")
             return
         }
-        #expect(rejection.reason == .invalidCatalog)
+        #expect(rejection.code == .invalidCatalog)
         #expect(rejection.detail.contains("error.alpha.E000"))
     }
 
@@ -131,7 +131,7 @@ import Glibc
         chmod(parent, 0o777)
         defer { chmod(parent, 0o755) }
         let rejection = try #require(refusal(host(), path))
-        #expect(rejection.reason == .directoryWritableByOthers)
+        #expect(rejection.code == .directoryWritableByOthers)
         #expect(rejection.detail.contains("/open, a folder above the plugin,"))
         #expect(rejection.detail.contains("without the sticky bit"))
         // With the sticky bit, owned by the current user: as /tmp, nobody can move the plugin's folder away.
@@ -144,7 +144,7 @@ import Glibc
         let path = try directory.plugin("group.so")
         chmod(path, 0o775)
         let rejection = try #require(refusal(host(), path))
-        #expect(rejection.reason == .fileWritableByOthers)
+        #expect(rejection.code == .fileWritableByOthers)
         #expect(rejection.detail.contains("writable by its group (mode 775)"))
     }
 
@@ -155,7 +155,7 @@ import Glibc
             registry: ErrorRegistry(),
             vetting: PluginVetting(scannerPath: directory.file("no-scanner"), cacheDirectory: nil))
         let rejection = try #require(refusal(missing, path))
-        #expect(rejection.reason == .scannerUnavailable)
+        #expect(rejection.code == .scannerUnavailable)
         #expect(rejection.detail.contains("no-scanner") && rejection.detail.contains("inProcess"))
         let inProcess = PluginHost(registry: ErrorRegistry(), vetting: .inProcess)
         #expect((try? inProcess.load(file: path).get())?.id == "test.good")
@@ -183,7 +183,7 @@ import Glibc
             Issue.record("an executable loaded as a plugin")
             return
         }
-        #expect(rejection.reason == .missingEntrySymbol)
+        #expect(rejection.code == .missingEntrySymbol)
         #expect(rejection.detail.contains("position-independent executable") && rejection.detail.contains("-shared"))
     }
 
@@ -200,7 +200,7 @@ import Glibc
                 Issue.record("\(name) loaded")
                 continue
             }
-            #expect(rejection.reason == .invalidCatalog)
+            #expect(rejection.code == .invalidCatalog)
             let id = name == "silent.so" ? "test.silent" : "test.odd"
             #expect(rejection.detail.components(separatedBy: id).count == 2, "\(rejection.detail)")
         }

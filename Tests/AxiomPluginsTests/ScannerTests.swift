@@ -86,7 +86,7 @@ import Glibc
         #expect(hangReport.loaded.isEmpty)
         let rejected = report.rejected + hangReport.rejected
         Self.expectHostileRefused(
-            Dictionary(uniqueKeysWithValues: rejected.map { (Self.name($0), ($0.reason.rawValue, $0.detail)) }))
+            Dictionary(uniqueKeysWithValues: rejected.map { (Self.name($0), ($0.code.name, $0.detail)) }))
         #expect(hangReport.rejected.first?.detail.contains("within 1.0 seconds") == true, "\(hangReport.rejected)")
         #expect(rejected.count == 4)
         #expect(registry.descriptor(for: ErrorCode("good", "E000"))?.source == "test.good")
@@ -165,13 +165,13 @@ import Glibc
 
         let (first, cold) = start()
         #expect(cold.loaded.map(\.id) == ["test.a", "test.b"])
-        #expect(cold.rejected.map(\.reason) == [.crashedInScanner])
+        #expect(cold.rejected.map(\.code) == [.crashedInScanner])
         #expect(first.scannerLaunchCount == 3)
 
         let (second, warm) = start()
         #expect(second.scannerLaunchCount == 0, "no scanner is forked when every verdict is cached")
         #expect(warm.loaded.map(\.id) == ["test.a", "test.b"])
-        #expect(warm.rejected.map(\.reason) == [.crashedInScanner])
+        #expect(warm.rejected.map(\.code) == [.crashedInScanner])
         #expect(warm.rejected.first?.detail == cold.rejected.first?.detail)
         #expect(warm.loaded.map(\.codeCount) == [3, 3])
 

@@ -27,7 +27,7 @@ import Glibc
         #expect(host.scannerLaunchCount == 2)
         let rejection = try #require(report.rejected.first)
         #expect(report.rejected.count == 1)
-        #expect(rejection.reason == .crashedInScanner)
+        #expect(rejection.code == .crashedInScanner)
         #expect(rejection.detail.contains("SIGSEGV in axiom_plugin_entry_v1"), "\(rejection.detail)")
         #expect(rejection.detail.contains("the host's scanner process"), "\(rejection.detail)")
         #expect(registry.descriptor(for: ErrorCode("good", "E001"))?.source == "test.good")

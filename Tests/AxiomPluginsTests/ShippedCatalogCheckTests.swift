@@ -77,7 +77,7 @@ final class PluginMessageCheckTests {
             Issue.record("a plugin without English texts was loaded")
             return
         }
-        #expect(rejection.reason == .invalidCatalog)
+        #expect(rejection.code == .invalidCatalog)
         #expect(rejection.detail.contains("error.mute.E000"))
         #expect(registry.descriptor(for: ErrorCode("mute", "E000")) == nil)
         #expect(registry.source(ofDomain: "mute") == nil)

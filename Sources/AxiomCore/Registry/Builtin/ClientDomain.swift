@@ -1,6 +1,11 @@
 import Foundation
 
 /// Errors of clients, the actors that own state. Domain `axiom.client`.
+///
+/// An enum, not the framework's struct shape: five codes, a closed set that a client's own code throws by name
+/// (`throw ClientError.invalidState`) and that handlers switch on, the one payload (``updateFailed(underlying:)``'s
+/// error) being what a handler reads. The runtime throws it from inside `Client.update`, so a throw site would
+/// name the runtime, not the caller.
 public enum ClientError: IdentifiableError, LocalizedError, Sendable {
     case invalidState
     case concurrencyViolation

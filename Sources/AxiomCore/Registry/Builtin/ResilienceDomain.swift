@@ -15,7 +15,10 @@ public enum CircuitState: String, Sendable, Hashable, CustomStringConvertible {
 /// A call the circuit breaker refused: the dependency behind `key` is failing, or was isolated by hand.
 ///
 /// `retryAfter` says when a call may go through again; handlers that honour `Retry-After` wait that long.
-public struct CircuitOpenError: IdentifiableError, Sendable, CustomStringConvertible {
+///
+/// One code, so no `Code` type: the fields are the payload, ``file`` and ``line`` the throw site, and equality
+/// compares the fields.
+public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// The domain of the runtime's resilience errors.
     public static let domain = "axiom.resilience"
     /// The identity of every refusal.
@@ -27,15 +30,33 @@ public struct CircuitOpenError: IdentifiableError, Sendable, CustomStringConvert
     public let state: CircuitState
     /// How long until a call may go through; nil while isolated (only a manual close ends that).
     public let retryAfter: Duration?
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
 
-    /// Creates the error.
-    public init(key: String, state: CircuitState, retryAfter: Duration?) {
+    /// Creates the error; `file` and `line` default to the caller's.
+    public init(
+        key: String, state: CircuitState, retryAfter: Duration?, file: String = #fileID, line: UInt = #line
+    ) {
         self.key = key
         self.state = state
         self.retryAfter = retryAfter
+        self.file = file
+        self.line = line
     }
 
     public var errorCode: ErrorCode { Self.code }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.key == rhs.key && lhs.state == rhs.state && lhs.retryAfter == rhs.retryAfter
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(state)
+        hasher.combine(retryAfter)
+    }
 
     public var description: String {
         let wait = retryAfter.map { ", retry after \($0)" } ?? ""
@@ -50,7 +71,10 @@ public struct CircuitOpenError: IdentifiableError, Sendable, CustomStringConvert
 /// (`axiom.resilience/attemptTimeout`, from `AttemptTimeoutStage`) may well succeed on the next try, and its
 /// descriptor's retry policy says so; an operation that timed out as a whole (`axiom.resilience/timeout`, from
 /// `TimeoutStage`) has spent its time, and its descriptor has no retry policy.
-public struct TimeoutError: IdentifiableError, Sendable, CustomStringConvertible {
+///
+/// ``Scope`` stays an enum: two cases without payloads, a closed set a handler switches on, and each names its
+/// code (``code`` or ``attemptCode``). ``file`` and ``line`` are the throw site; equality compares the fields.
+public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// What the limit bounded.
     public enum Scope: String, Sendable, Hashable {
         /// The whole operation, retries and their waits included: never retried.
@@ -70,12 +94,30 @@ public struct TimeoutError: IdentifiableError, Sendable, CustomStringConvertible
     public let limit: Duration
     /// Whether the limit bounded the operation or one attempt.
     public let scope: Scope
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
 
-    /// Creates the error.
-    public init(operation: String, limit: Duration, scope: Scope = .operation) {
+    /// Creates the error; `file` and `line` default to the caller's.
+    public init(
+        operation: String, limit: Duration, scope: Scope = .operation, file: String = #fileID, line: UInt = #line
+    ) {
         self.operation = operation
         self.limit = limit
         self.scope = scope
+        self.file = file
+        self.line = line
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.operation == rhs.operation && lhs.limit == rhs.limit && lhs.scope == rhs.scope
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(operation)
+        hasher.combine(limit)
+        hasher.combine(scope)
     }
 
     public var errorCode: ErrorCode { scope == .attempt ? Self.attemptCode : Self.code }
@@ -87,17 +129,32 @@ public struct TimeoutError: IdentifiableError, Sendable, CustomStringConvertible
 }
 
 /// The error a `FaultInjector` (in `Axiom`) throws when no other error was given.
+///
+/// One code, so no `Code` type: ``sequence`` is the payload, ``file`` and ``line`` the throw site, and equality
+/// compares the sequence.
 public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of injected faults.
     public static let code = ErrorCode(CircuitOpenError.domain, "injectedFault")
 
     /// Which injected failure this is, from 1, across the injector's life.
     public let sequence: Int
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
 
-    /// Creates the error.
-    public init(sequence: Int) { self.sequence = sequence }
+    /// Creates the error; `file` and `line` default to the caller's.
+    public init(sequence: Int, file: String = #fileID, line: UInt = #line) {
+        self.sequence = sequence
+        self.file = file
+        self.line = line
+    }
 
     public var errorCode: ErrorCode { Self.code }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.sequence == rhs.sequence }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(sequence) }
     public var description: String { "injected fault #\(sequence)" }
 }
 
@@ -105,7 +162,8 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
 /// is made: a failure ratio of 1.5 or a minimum throughput of 0 would give a breaker that never opens.
 ///
 /// A programming error, identified as `axiom.resilience/invalidConfiguration`; `file` and `line` say where it
-/// was thrown from, equality compares what was refused and why.
+/// was thrown from, equality compares what was refused and why. Already the framework's shape for one code: no
+/// `Code` type, the fields are the payload.
 public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// The identity of every refused configuration.
     public static let code = ErrorCode(CircuitOpenError.domain, "invalidConfiguration")

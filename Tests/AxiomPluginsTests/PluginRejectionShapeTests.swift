@@ -1,0 +1,50 @@
+import Axiom
+import Foundation
+import Testing
+
+@testable import AxiomPlugins
+
+@Suite("PluginRejection's shape")
+struct PluginRejectionShapeTests {
+    @Test("a factory gives its code, its identity and where it was called")
+    func factoryGivesCodeIdentityAndThrowSite() {
+        let line: UInt = #line + 1
+        let rejection = PluginRejection.refused(.notELF, path: "/p/x.so", detail: "bad magic")
+        #expect(rejection.code == .notELF)
+        #expect(rejection.errorCode == ErrorCode("axiom.plugins", "notELF"))
+        #expect(rejection.description == "/p/x.so: notELF: bad magic")
+        #expect(rejection.file == #fileID)
+        #expect(rejection.line == line)
+    }
+
+    @Test("the host's refusal records the loader's file")
+    func hostRefusalRecordsTheLoader() {
+        guard case .failure(let rejection) = PluginHost(registry: ErrorRegistry()).load(file: "/nonexistent/x.so")
+        else {
+            Issue.record("a missing file was loaded")
+            return
+        }
+        #expect(rejection.code == .notFound)
+        #expect(rejection.file.hasPrefix("AxiomPlugins/"))
+    }
+
+    @Test("every code is in Code.all once, and the catalog has one code per entry, in order")
+    func everyCodeListed() {
+        let names = PluginRejection.Code.all.map(\.name)
+        #expect(Set(names).count == names.count)
+        #expect(PluginRejection.builtinDomain.codes.map(\.name) == names)
+        #expect(PluginRejection.Code(named: "domainClash") == .domainClash)
+        #expect(PluginRejection.Code(named: "nope") == nil)
+    }
+
+    @Test("the deprecated Reason, reason and initializer behave as Code, code and the factory")
+    @available(*, deprecated)
+    func deprecatedSpellings() {
+        let old = PluginRejection(path: "/x.so", reason: PluginRejection.Reason.domainClash, detail: "d")
+        let new = PluginRejection.refused(.domainClash, path: "/x.so", detail: "d")
+        #expect(old == new)
+        #expect(old.reason == new.code)
+        #expect(old.errorCode == new.errorCode)
+        #expect(PluginRejection.Reason.notELF == PluginRejection.Code.notELF)
+    }
+}

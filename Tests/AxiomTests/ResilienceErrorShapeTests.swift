@@ -1,0 +1,42 @@
+import Axiom
+import Testing
+
+/// The resilience errors are single-code structs of the framework's shape: fields for the payload, the throw site
+/// in `file` and `line`, and equality that compares the fields.
+@Suite("Resilience errors' shape")
+struct ResilienceErrorShapeTests {
+    @Test("CircuitOpenError records where it was made and compares its fields")
+    func circuitOpen() {
+        let line: UInt = #line + 1
+        let error = CircuitOpenError(key: "wallet", state: .open, retryAfter: .seconds(3))
+        #expect(error.errorCode == ErrorCode("axiom.resilience", "circuitOpen"))
+        #expect(error.file == #fileID)
+        #expect(error.line == line)
+        #expect(error == CircuitOpenError(key: "wallet", state: .open, retryAfter: .seconds(3), file: "x", line: 1))
+        #expect(error != CircuitOpenError(key: "wallet", state: .isolated, retryAfter: nil))
+    }
+
+    @Test("TimeoutError records where it was made; its scope names its code")
+    func timeout() {
+        let line: UInt = #line + 1
+        let whole = TimeoutError(operation: "sync", limit: .seconds(1))
+        #expect(whole.errorCode == ErrorCode("axiom.resilience", "timeout"))
+        #expect(whole.file == #fileID)
+        #expect(whole.line == line)
+        let attempt = TimeoutError(operation: "sync", limit: .seconds(1), scope: .attempt)
+        #expect(attempt.errorCode == ErrorCode("axiom.resilience", "attemptTimeout"))
+        #expect(whole != attempt)
+        #expect(whole == TimeoutError(operation: "sync", limit: .seconds(1), file: "x", line: 1))
+    }
+
+    @Test("InjectedFault records where it was made and compares its sequence")
+    func injectedFault() {
+        let line: UInt = #line + 1
+        let fault = InjectedFault(sequence: 2)
+        #expect(fault.errorCode == ErrorCode("axiom.resilience", "injectedFault"))
+        #expect(fault.file == #fileID)
+        #expect(fault.line == line)
+        #expect(fault == InjectedFault(sequence: 2, file: "x", line: 1))
+        #expect(Set([fault, InjectedFault(sequence: 2)]).count == 1)
+    }
+}
