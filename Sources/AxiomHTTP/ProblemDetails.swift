@@ -64,9 +64,11 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
         static let traceIdOpening = Array(#","traceId":""#.utf8)
 
         init(code: String, detail: String, status: Int, title: String, type: String) {
-            head = Array(#"{"code":""#.utf8) + escaped(code) + Array(#"","detail":""#.utf8) + escaped(detail)
+            head =
+                Array(#"{"code":""#.utf8) + escaped(code) + Array(#"","detail":""#.utf8) + escaped(detail)
                 + Array(#"","instance":""#.utf8)
-            middle = Array(#"","status":"#.utf8) + Array(String(status).utf8) + Array(#","title":""#.utf8)
+            middle =
+                Array(#"","status":"#.utf8) + Array(String(status).utf8) + Array(#","title":""#.utf8)
                 + escaped(title) + [UInt8(ascii: "\"")]
             tail = Array(#","type":""#.utf8) + escaped(type) + Array(#""}"#.utf8)
         }

@@ -112,6 +112,26 @@ struct ProblemAnswerTests {
         #expect(german.problem.title == "Check the quantity")
     }
 
+    @Test("every answer's body is its problem's JSON, whatever the path and trace of the request it answers")
+    func bodyIsTheProblemsJSON() throws {
+        let responder = ProblemResponder(
+            registry: try shopRegistry(), configuration: ProblemDetailsConfiguration(typeBase: "https://shop.example/"))
+        let error = DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds(5))
+        for (instance, traceId) in [
+            ("/pay", nil), ("/pay", "4bf92f3577b34da6a3ce929d0e0e4736"), (#"/a "b"\c"#, "trace\n"),
+            ("/ünï/\u{1}", nil), ("", ""),
+        ] as [(String, String?)] {
+            for language in [nil, "tr"] {
+                let answer = responder.answer(error, acceptLanguage: language, instance: instance, traceId: traceId)
+                #expect(answer.body == Data(answer.problem.json))
+                #expect(answer.problem.instance == instance)
+                #expect(answer.problem.traceId == traceId)
+                #expect(answer.response.headerFields[.retryAfter] == "5")
+                #expect(try json(answer.body)["instance"] as? String == instance)
+            }
+        }
+    }
+
     @Test("a responder answers with the texts of the catalogs registered now, not of those it first answered with")
     func textsFollowRegistrations() throws {
         let registry = ErrorRegistry()
