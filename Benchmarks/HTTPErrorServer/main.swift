@@ -1,10 +1,13 @@
 // The server `Benchmarks/http-errors` loads with wrk: one route, `/limited`, answering 429 in one of three ways,
 // so the framework's price is read beside the server framework's own error answer in the same run.
 //
-//     HTTPErrorServer hummingbird|vapor own|adapter|code PORT
+//     HTTPErrorServer hummingbird|vapor own|own-message|adapter|code PORT
 //
 //   own      the route throws the framework's own error (Hummingbird's `HTTPError(.tooManyRequests)`, Vapor's
 //            `Abort(.tooManyRequests)`), answered by the framework itself (Vapor's `ErrorMiddleware`): the baseline
+//   own-message  the same, with the message the adapter's answer carries (`HTTPError(.tooManyRequests, message:)`,
+//            `Abort(.tooManyRequests, reason:)`): the framework's own answer with a body, Hummingbird's
+//            `{"error":{"message":…}}`
 //   adapter  the same error, decided and answered by the framework's problem details middleware
 //   code     the route throws a registered code (`bench/RATE_LIMITED`, 429, Retry-After 2 s), decided and
 //            answered by the middleware
@@ -23,9 +26,10 @@ import Vapor
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, ["hummingbird", "vapor"].contains(arguments[1]),
-    ["own", "adapter", "code"].contains(arguments[2]), let port = Int(arguments[3])
+    ["own", "own-message", "adapter", "code"].contains(arguments[2]), let port = Int(arguments[3])
 else {
-    FileHandle.standardError.write(Data("usage: HTTPErrorServer hummingbird|vapor own|adapter|code PORT\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: HTTPErrorServer hummingbird|vapor own|own-message|adapter|code PORT\n".utf8))
     exit(2)
 }
 let mode = arguments[2]
@@ -59,6 +63,9 @@ let pipeline = ErrorPipeline(
     FileHandle.standardOutput.write(Data("listening \(port)\n".utf8))
 }
 
+/// The text the adapter answers `axiom.http/429` with, given to the framework's own error in `own-message`.
+let message = "Too many requests. Try again later."
+
 /// The error `/limited` throws: the framework's own, or the registered code.
 let limited: @Sendable (_ own: any Error) -> any Error = { own in
     mode == "code" ? DomainError(domain: "bench", code: "RATE_LIMITED", retryAfter: .seconds(2)) : own
@@ -66,8 +73,11 @@ let limited: @Sendable (_ own: any Error) -> any Error = { own in
 
 if arguments[1] == "hummingbird" {
     let router = Hummingbird.Router()
-    if mode != "own" { router.add(middleware: AxiomHummingbird.ProblemDetailsMiddleware(pipeline: pipeline)) }
-    router.get("limited") { _, _ -> String in throw limited(HTTPError(.tooManyRequests)) }
+    if !mode.hasPrefix("own") { router.add(middleware: AxiomHummingbird.ProblemDetailsMiddleware(pipeline: pipeline)) }
+    router.get("limited") { _, _ -> String in
+        throw limited(
+            mode == "own-message" ? HTTPError(.tooManyRequests, message: message) : HTTPError(.tooManyRequests))
+    }
     let app = Hummingbird.Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
         onServerRunning: { _ in listening() })
@@ -76,8 +86,10 @@ if arguments[1] == "hummingbird" {
     let app = try await Vapor.Application.make(.production)
     app.http.server.configuration.hostname = "127.0.0.1"
     app.http.server.configuration.port = port
-    if mode != "own" { app.middleware.use(AxiomVapor.ProblemDetailsMiddleware(pipeline: pipeline)) }
-    app.get("limited") { _ -> String in throw limited(Abort(.tooManyRequests)) }
+    if !mode.hasPrefix("own") { app.middleware.use(AxiomVapor.ProblemDetailsMiddleware(pipeline: pipeline)) }
+    app.get("limited") { _ -> String in
+        throw limited(mode == "own-message" ? Abort(.tooManyRequests, reason: message) : Abort(.tooManyRequests))
+    }
     try await app.server.start()
     listening()
     // Serves until the script terminates it.
