@@ -140,12 +140,18 @@ let package = Package(
         // The flight recorder: recent decided errors and loaded plugins, kept where the crash handler can read
         // them without a lock. Plain C with no dependencies; the core writes it, the crash reporter reads it.
         .target(name: "CAxiomFlightRecorder"),
+        // The catalog model: the words a code is described in (category, severity, disposition, retry policy,
+        // presentation) and the one type that declares a code with its texts per locale (`CodeDefinition`), for the
+        // core's own domains, an application's and a plugin's alike. Value types without state and without
+        // dependencies, so a plugin links it without linking the core.
+        .target(name: "AxiomCatalog"),
         // The core: identity (codes, descriptors, the registry and its built-in domains), fate (events, handlers,
         // the pipeline, observers) and trace (redacted logging, the flight recorder). Depends on no other target
-        // of the package but the flight recorder's C ring.
+        // of the package but the catalog model, which it re-exports, and the flight recorder's C ring.
         .target(
             name: "AxiomCore",
             dependencies: [
+                "AxiomCatalog",
                 "CAxiomFlightRecorder",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -175,8 +181,9 @@ let package = Package(
         ),
         // The plugin ABI: one C header, the only thing a plugin and the host share.
         .target(name: "CAxiomPluginABI"),
-        // Helpers for Swift plugin authors. Never depends on Axiom: one copy of every Swift type per process.
-        .target(name: "AxiomPluginKit", dependencies: ["CAxiomPluginABI"]),
+        // Helpers for Swift plugin authors: the catalog model (re-exported) turned into the C descriptor. Never
+        // depends on the core, whose registry and state must have one copy per process, the host's.
+        .target(name: "AxiomPluginKit", dependencies: ["AxiomCatalog", "CAxiomPluginABI"]),
         // The GNU extensions the host and its scanner call (secure_getenv, pipe2, dladdr), which Glibc's module hides,
         // and the constructor that makes every executable linking AxiomPlugins its own scanner.
         .target(name: "CAxiomPluginScan"),

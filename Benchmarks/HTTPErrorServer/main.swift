@@ -43,16 +43,10 @@ let registry = ErrorRegistry()
 try registry.register(
     ErrorCatalog(
         source: "bench", domains: ["bench"],
-        descriptors: [
-            ErrorDescriptor(
-                code: ErrorCode("bench", "RATE_LIMITED"), category: .network, severity: .warning,
-                messageKey: "error.bench.RATE_LIMITED", httpStatus: 429)
-        ],
-        messages: [
-            "en": [
-                "error.bench.RATE_LIMITED": "Too many requests. Try again in a moment.",
-                "error.bench.RATE_LIMITED.title": "Slow down",
-            ]
+        definitions: [
+            CodeDefinition(
+                "bench", "RATE_LIMITED", category: .network, severity: .warning, httpStatus: 429,
+                texts: ["en": .init(title: "Slow down", message: "Too many requests. Try again in a moment.")])
         ]))
 let pipeline = ErrorPipeline(
     layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)

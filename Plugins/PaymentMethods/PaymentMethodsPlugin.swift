@@ -9,42 +9,45 @@ import AxiomPluginKit
 let paymentMethodsPlugin = PluginExport {
     var plugin = PluginDefinition(
         id: "dev.axiom.plugins.payment-methods", version: "1.0.0", domains: ["payment-methods"], codes: [])
-    func skipped(_ code: String, _ severity: Severity, en: Texts, tr: Texts, category: Category = .state) {
+    func skipped(
+        _ code: String, _ severity: ErrorSeverity, en: CodeDefinition.Texts, tr: CodeDefinition.Texts,
+        category: ErrorCategory = .state
+    ) {
         plugin.add(
             CodeDefinition("payment-methods", code, category: category, severity: severity, disposition: .ignore),
             texts: ["en": en, "tr": tr])
     }
     skipped(
         "noWalletFound", .debug,
-        en: Texts(title: "No Wallet", message: "You have no wallet yet.", recovery: "Create Wallet"),
-        tr: Texts(title: "Cüzdan Yok", message: "Henüz bir cüzdanınız yok.", recovery: "Cüzdan Oluştur"))
+        en: .init(title: "No Wallet", message: "You have no wallet yet.", recovery: "Create Wallet"),
+        tr: .init(title: "Cüzdan Yok", message: "Henüz bir cüzdanınız yok.", recovery: "Cüzdan Oluştur"))
     skipped(
         "banned", .notice,
-        en: Texts(title: "Wallet Suspended", message: "Your wallet is suspended and cannot be used for payments."),
-        tr: Texts(title: "Cüzdan Askıda", message: "Cüzdanınız askıya alındı ve ödemelerde kullanılamaz."),
+        en: .init(title: "Wallet Suspended", message: "Your wallet is suspended and cannot be used for payments."),
+        tr: .init(title: "Cüzdan Askıda", message: "Cüzdanınız askıya alındı ve ödemelerde kullanılamaz."),
         category: .auth)
     skipped(
         "inReview", .info,
-        en: Texts(
+        en: .init(
             title: "Wallet In Review",
             message: "Your wallet is pending or being reviewed. It can be used once approved."),
-        tr: Texts(
+        tr: .init(
             title: "Cüzdan İncelemede", message: "Cüzdanınız beklemede ya da inceleniyor. Onaylanınca kullanılabilir."))
     skipped(
         "serviceNotAvailable", .info,
-        en: Texts(
+        en: .init(
             title: "Payment Service Unavailable", message: "This payment service is not available on this device."),
-        tr: Texts(title: "Ödeme Hizmeti Kullanılamıyor", message: "Bu ödeme hizmeti bu cihazda kullanılamıyor."),
+        tr: .init(title: "Ödeme Hizmeti Kullanılamıyor", message: "Bu ödeme hizmeti bu cihazda kullanılamıyor."),
         category: .capability)
     plugin.add(
         CodeDefinition(
             "payment-methods", "noPaymentMethodsFound", category: .state, severity: .notice, disposition: .handle,
-            presentation: Presentation(.inline, duration: nil, feedback: .none)),
+            presentation: PresentationRule(style: .inline, duration: nil, feedback: .none)),
         texts: [
-            "en": Texts(
+            "en": .init(
                 title: "No Payment Methods", message: "There is no way to pay yet. Add a card or set up a wallet.",
                 recovery: "Add Payment Method"),
-            "tr": Texts(
+            "tr": .init(
                 title: "Ödeme Yöntemi Yok", message: "Henüz ödeme yöntemi yok. Bir kart ekleyin ya da cüzdan kurun.",
                 recovery: "Ödeme Yöntemi Ekle"),
         ])

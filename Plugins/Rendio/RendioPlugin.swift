@@ -11,64 +11,64 @@ let rendioPlugin = PluginExport {
         CodeDefinition(
             "rendio", "emptyPrompt", category: .validation, severity: .info,
             messageKey: "error.validation.empty_prompt",
-            presentation: Presentation(.inline, duration: .seconds(2), feedback: .none), isSensitive: true),
+            presentation: PresentationRule(style: .inline, duration: .seconds(2), feedback: .none), isSensitive: true),
         texts: [
-            "en": Texts(title: "Prompt Needed", message: "Write a prompt first, then generate your video."),
-            "tr": Texts(title: "İstem Gerekli", message: "Önce bir istem yazın, ardından videonuzu oluşturun."),
+            "en": .init(title: "Prompt Needed", message: "Write a prompt first, then generate your video."),
+            "tr": .init(title: "İstem Gerekli", message: "Önce bir istem yazın, ardından videonuzu oluşturun."),
         ])
     plugin.add(
         CodeDefinition(
             "rendio", "networkTimeout", category: .network, severity: .warning, disposition: .recover,
-            retry: Retry(
+            retry: RetryPolicy(
                 maxAttempts: 3, backoff: .exponential, delay: .seconds(1), maxDelay: .seconds(8), jitter: true),
             messageKey: "error.network.timeout",
-            presentation: Presentation(.banner, duration: .seconds(3), feedback: .medium)),
+            presentation: PresentationRule(style: .banner, duration: .seconds(3), feedback: .medium)),
         texts: [
-            "en": Texts(
+            "en": .init(
                 title: "Connection Timed Out", message: "The server took too long to answer.", recovery: "Try Again"),
-            "tr": Texts(title: "Bağlantı Zaman Aşımı", message: "Sunucu çok geç yanıt verdi.", recovery: "Tekrar Dene"),
+            "tr": .init(title: "Bağlantı Zaman Aşımı", message: "Sunucu çok geç yanıt verdi.", recovery: "Tekrar Dene"),
         ])
     plugin.add(
         CodeDefinition(
             "rendio", "apiFailed", category: .api, severity: .error, disposition: .recover,
-            retry: Retry(maxAttempts: 2, backoff: .constant, delay: .seconds(2), maxDelay: .seconds(2)),
+            retry: RetryPolicy(maxAttempts: 2, backoff: .constant, delay: .seconds(2), maxDelay: .seconds(2)),
             messageKey: "error.api.failed",
-            presentation: Presentation(.banner, duration: .seconds(4), feedback: .error)),
+            presentation: PresentationRule(style: .banner, duration: .seconds(4), feedback: .error)),
         texts: [
-            "en": Texts(
+            "en": .init(
                 title: "Generation Failed", message: "The video service could not finish the request.",
                 recovery: "Try Again"),
-            "tr": Texts(
+            "tr": .init(
                 title: "Oluşturma Başarısız", message: "Video hizmeti isteği tamamlayamadı.", recovery: "Tekrar Dene"),
         ])
     plugin.add(
         CodeDefinition(
             "rendio", "insufficientCredits", category: .credit, severity: .warning,
             messageKey: "error.credit.insufficient",
-            presentation: Presentation(.modal, duration: nil, feedback: .error)),
+            presentation: PresentationRule(style: .modal, duration: nil, feedback: .error)),
         texts: [
-            "en": Texts(
+            "en": .init(
                 title: "Out of Credits", message: "This video needs more credits than you have.",
                 recovery: "Get Credits"),
-            "tr": Texts(title: "Kredi Yetersiz", message: "Bu video için yeterli krediniz yok.", recovery: "Kredi Al"),
+            "tr": .init(title: "Kredi Yetersiz", message: "Bu video için yeterli krediniz yok.", recovery: "Kredi Al"),
         ])
     plugin.add(
         CodeDefinition(
             "rendio", "invalidDevice", category: .auth, severity: .error, messageKey: "error.auth.device_invalid",
-            presentation: Presentation(.fullScreen, duration: nil, feedback: .error), isSensitive: true),
+            presentation: PresentationRule(style: .fullScreen, duration: nil, feedback: .error), isSensitive: true),
         texts: [
-            "en": Texts(
+            "en": .init(
                 title: "Device Not Verified", message: "This device could not be verified, so generation is turned off."
             ),
-            "tr": Texts(title: "Cihaz Doğrulanamadı", message: "Bu cihaz doğrulanamadığı için oluşturma kapalı."),
+            "tr": .init(title: "Cihaz Doğrulanamadı", message: "Bu cihaz doğrulanamadığı için oluşturma kapalı."),
         ])
     plugin.add(
         CodeDefinition(
             "rendio", "unknown", category: .general, severity: .error, messageKey: "error.general.unexpected",
-            presentation: Presentation(.toast, duration: .seconds(3), feedback: .light)),
+            presentation: PresentationRule(style: .toast, duration: .seconds(3), feedback: .light)),
         texts: [
-            "en": Texts(title: "Something Went Wrong", message: "An unexpected error occurred. Please try again."),
-            "tr": Texts(title: "Bir Sorun Oluştu", message: "Beklenmeyen bir hata oluştu. Lütfen tekrar deneyin."),
+            "en": .init(title: "Something Went Wrong", message: "An unexpected error occurred. Please try again."),
+            "tr": .init(title: "Bir Sorun Oluştu", message: "Beklenmeyen bir hata oluştu. Lütfen tekrar deneyin."),
         ])
     return plugin
 }

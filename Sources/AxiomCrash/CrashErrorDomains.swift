@@ -75,14 +75,16 @@ public enum CrashErrorDomains {
                 "Program dosyası çökmeden sonra değişmiş ve hata ayıklama bilgisi bulunamadı."
             ),
         ].map { name, english, turkish in
-            BuiltinCode(
-                name: name, category: .storage, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    english, recovery: "Add the program's debug files with `axiom symbols add`.",
-                    title: "Crash report incomplete"),
-                turkish: BuiltinTexts(
-                    turkish, recovery: "Programın hata ayıklama dosyalarını `axiom symbols add` ile ekleyin.",
-                    title: "Çökme raporu eksik"))
+            CodeDefinition(
+                "axiom.symbolication", name, category: .storage, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Crash report incomplete", message: english,
+                        recovery: "Add the program's debug files with `axiom symbols add`."),
+                    "tr": .init(
+                        title: "Çökme raporu eksik", message: turkish,
+                        recovery: "Programın hata ayıklama dosyalarını `axiom symbols add` ile ekleyin."),
+                ])
         })
 
     /// The code of a symbolication error: `axiom.symbolication/<code>`.
@@ -132,10 +134,12 @@ public enum CrashErrorDomains {
     private static func code(
         _ code: some CustomStringConvertible, _ category: ErrorCategory, _ severity: ErrorSeverity,
         english: (message: String, title: String), turkish: (message: String, title: String)
-    ) -> BuiltinCode {
-        BuiltinCode(
-            name: code.description, category: category, severity: severity, disposition: .handle,
-            english: BuiltinTexts(english.message, title: english.title),
-            turkish: BuiltinTexts(turkish.message, title: turkish.title))
+    ) -> CodeDefinition {
+        CodeDefinition(
+            RawReportError.domain, code.description, category: category, severity: severity, disposition: .handle,
+            texts: [
+                "en": .init(title: english.title, message: english.message),
+                "tr": .init(title: turkish.title, message: turkish.message),
+            ])
     }
 }

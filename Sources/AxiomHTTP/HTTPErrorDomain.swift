@@ -86,11 +86,13 @@ public enum HTTPErrorDomain {
     private static func entry(
         _ status: Int, _ category: ErrorCategory, en: (message: String, title: String),
         tr: (message: String, title: String)
-    ) -> BuiltinCode {
-        BuiltinCode(
-            name: String(status), category: category, severity: status >= 500 ? .error : .warning,
+    ) -> CodeDefinition {
+        CodeDefinition(
+            name, String(status), category: category, severity: status >= 500 ? .error : .warning,
             disposition: .handle, httpStatus: status,
-            english: BuiltinTexts(en.message, title: en.title), turkish: BuiltinTexts(tr.message, title: tr.title))
+            texts: [
+                "en": .init(title: en.title, message: en.message), "tr": .init(title: tr.title, message: tr.message),
+            ])
     }
 }
 #endif

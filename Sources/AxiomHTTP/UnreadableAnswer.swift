@@ -40,21 +40,28 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
     public static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: [
-            BuiltinCode(
-                name: Kind.notProblemDetails.rawValue, category: .api, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "A service this one depends on answered with something other than an error description.",
-                    title: "Unexpected answer"),
-                turkish: BuiltinTexts(
-                    "Bu hizmetin bağlı olduğu bir hizmet, hata açıklaması yerine başka bir yanıt verdi.",
-                    title: "Beklenmeyen yanıt")),
-            BuiltinCode(
-                name: Kind.unreadableProblem.rawValue, category: .api, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "A service this one depends on answered with an error description that could not be read.",
-                    title: "Unreadable answer"),
-                turkish: BuiltinTexts(
-                    "Bu hizmetin bağlı olduğu bir hizmetin hata açıklaması okunamadı.", title: "Okunamayan yanıt")),
+            CodeDefinition(
+                domain, Kind.notProblemDetails.rawValue, category: .api, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Unexpected answer",
+                        message:
+                            "A service this one depends on answered with something other than an error description."),
+                    "tr": .init(
+                        title: "Beklenmeyen yanıt",
+                        message: "Bu hizmetin bağlı olduğu bir hizmet, hata açıklaması yerine başka bir yanıt verdi."),
+                ]),
+            CodeDefinition(
+                domain, Kind.unreadableProblem.rawValue, category: .api, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Unreadable answer",
+                        message:
+                            "A service this one depends on answered with an error description that could not be read."),
+                    "tr": .init(
+                        title: "Okunamayan yanıt",
+                        message: "Bu hizmetin bağlı olduğu bir hizmetin hata açıklaması okunamadı."),
+                ]),
         ])
 
     /// Registers the domain in `registry`. Idempotent.

@@ -68,8 +68,9 @@ public final class PluginExport: @unchecked Sendable {
         catalog.domain_count = definition.domains.count
         catalog.codes = UnsafePointer(array(definition.codes.map(code)))
         catalog.code_count = definition.codes.count
-        let locales = definition.messages.keys.sorted().map { locale in
-            let table = definition.messages[locale] ?? [:]
+        let messages = definition.allMessages
+        let locales = messages.keys.sorted().map { locale in
+            let table = messages[locale] ?? [:]
             let messages = table.keys.sorted().map { key in
                 axiom_plugin_message(key: cString(key), text: cString(table[key] ?? ""))
             }
@@ -98,8 +99,10 @@ public final class PluginExport: @unchecked Sendable {
                         delay_ms: milliseconds(retry.delay), max_delay_ms: milliseconds(retry.maxDelay),
                         jitter: retry.jitter ? 1 : 0, honors_retry_after: retry.honorsRetryAfter ? 1 : 0)))
         }
-        code.message_key = definition.messageKey.map(cString)
-        code.recovery_key = definition.recoveryKey.map(cString)
+        // The keys the texts were stored under, so that the host finds them whatever its default.
+        let keys = definition.messageKeys
+        code.message_key = cString(keys.message)
+        code.recovery_key = keys.recovery.map(cString)
         code.presentation = definition.presentation.map { rule in
             UnsafePointer(
                 single(

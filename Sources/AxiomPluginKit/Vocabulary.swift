@@ -1,82 +1,58 @@
-// The words a catalog is written in. They mirror the host's enums by raw value only: the kit never
-// links the Axiom module, and the strings are what crosses the C boundary.
+@_exported import AxiomCatalog
 
-/// What kind of failure an error is.
-public enum Category: String, Sendable, CaseIterable {
-    case validation, network, api, credit, auth, capability, state, storage, configuration, cancellation, general
-}
+// The kit's first spellings of the catalog's words. A plugin now declares its codes in the catalog model the core's
+// own domains use (`CodeDefinition` and its vocabulary, re-exported above); these names are kept so that a plugin
+// written against them still compiles, with a warning that names the new spelling.
 
-/// How serious an error is.
-public enum Severity: String, Sendable, CaseIterable {
-    case debug, info, notice, warning, error, critical
-}
+/// What kind of failure an error is, as the kit first spelled it.
+@available(*, deprecated, renamed: "ErrorCategory")
+public typealias Category = ErrorCategory
 
-/// What the host's generic handlers do with an error.
-public enum Disposition: String, Sendable, CaseIterable {
-    case ignore, recover, escalate, handle
+/// How serious an error is, as the kit first spelled it.
+@available(*, deprecated, renamed: "ErrorSeverity")
+public typealias Severity = ErrorSeverity
 
-    /// The last line, as the first README spelled it.
-    @available(*, deprecated, renamed: "handle")
-    public static var `default`: Disposition { .handle }
-}
+/// How the wait between retries grows, as the kit first spelled it.
+@available(*, deprecated, renamed: "RetryPolicy.Backoff")
+public typealias Backoff = RetryPolicy.Backoff
 
-/// How the wait between retries grows.
-public enum Backoff: String, Sendable, CaseIterable {
-    case constant, linear, exponential
-}
+/// The haptic or audible weight of a presentation, as the kit first spelled it.
+@available(*, deprecated, renamed: "FeedbackLevel")
+public typealias Feedback = FeedbackLevel
 
-/// How an error is shown to the user.
-public enum PresentationStyle: String, Sendable, CaseIterable {
-    case inline, toast, banner, modal, fullScreen
-}
+/// How an error may be retried, as the kit first spelled it.
+@available(*, deprecated, renamed: "RetryPolicy")
+public typealias Retry = RetryPolicy
 
-/// The haptic or audible weight of a presentation.
-public enum Feedback: String, Sendable, CaseIterable {
-    case none, light, medium, error
-}
+/// How an error is presented, as the kit first spelled it.
+@available(*, deprecated, renamed: "PresentationRule")
+public typealias Presentation = PresentationRule
 
-/// How an error may be retried.
-public struct Retry: Sendable {
-    /// Total attempts, the first included.
-    public var maxAttempts: Int
-    /// Growth of the wait.
-    public var backoff: Backoff
-    /// The wait before the first retry.
-    public var delay: Duration
-    /// No wait is longer than this.
-    public var maxDelay: Duration
-    /// Whether each wait gets a random jitter.
-    public var jitter: Bool
-    /// Whether a Retry-After carried by the error replaces the computed wait.
-    public var honorsRetryAfter: Bool
+/// A code's texts in one locale, as the kit first spelled them.
+@available(*, deprecated, renamed: "CodeDefinition.Texts")
+public typealias Texts = CodeDefinition.Texts
 
-    /// Creates a policy. The defaults match the host's `RetryPolicy`.
-    public init(
-        maxAttempts: Int, backoff: Backoff = .exponential, delay: Duration = .seconds(1),
-        maxDelay: Duration = .seconds(300), jitter: Bool = false, honorsRetryAfter: Bool = true
-    ) {
-        self.maxAttempts = maxAttempts
-        self.backoff = backoff
-        self.delay = delay
-        self.maxDelay = maxDelay
-        self.jitter = jitter
-        self.honorsRetryAfter = honorsRetryAfter
+extension PresentationRule {
+    /// A presentation with its style first and unlabeled, as the kit first spelled it.
+    @available(*, deprecated, renamed: "init(style:duration:feedback:)")
+    public init(_ style: PresentationStyle, duration: Duration?, feedback: FeedbackLevel) {
+        self.init(style: style, duration: duration, feedback: feedback)
     }
 }
 
-/// How an error is presented: style, how long it stays (`nil`: until dismissed), feedback.
-public struct Presentation: Sendable {
-    /// The style.
-    public var style: PresentationStyle
-    /// How long it stays; `nil` means until the user dismisses it.
-    public var duration: Duration?
-    /// The feedback that goes with it.
-    public var feedback: Feedback
-
-    /// Creates a presentation rule.
-    public init(_ style: PresentationStyle, duration: Duration?, feedback: Feedback) {
-        self.style = style
-        self.duration = duration
-        self.feedback = feedback
+extension CodeDefinition {
+    /// A code that escalates to a `(domain, code)` pair, as the kit first spelled it.
+    @available(*, deprecated, message: "pass the escalation as an ErrorCode: ErrorCode(domain, code)")
+    public init(
+        _ domain: String, _ code: String, numericAliases: [Int] = [], category: ErrorCategory,
+        severity: ErrorSeverity = .error, disposition: Disposition = .handle, retry: RetryPolicy? = nil,
+        messageKey: String? = nil, recoveryKey: String? = nil, presentation: PresentationRule? = nil,
+        escalation: (domain: String, code: String), isSensitive: Bool = false, httpStatus: Int? = nil
+    ) {
+        self.init(
+            domain, code, numericAliases: numericAliases, category: category, severity: severity,
+            disposition: disposition, retry: retry, messageKey: messageKey, recoveryKey: recoveryKey,
+            presentation: presentation, escalation: ErrorCode(escalation.domain, escalation.code),
+            isSensitive: isSensitive, httpStatus: httpStatus)
     }
 }

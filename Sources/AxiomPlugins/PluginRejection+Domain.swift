@@ -16,16 +16,17 @@ extension PluginRejection: IdentifiableError {
         name: domain,
         codes: Code.all.map { code in
             let (english, turkish) = texts(code)
-            return BuiltinCode(
-                name: code.name, category: .configuration, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "A plugin was not loaded: \(english).",
-                    recovery: "Fix or remove the plugin file named in the log, then restart.",
-                    title: "Plugin not loaded"),
-                turkish: BuiltinTexts(
-                    "Bir eklenti yüklenmedi: \(turkish).",
-                    recovery: "Günlükte adı geçen eklenti dosyasını düzeltin ya da kaldırın, sonra yeniden başlatın.",
-                    title: "Eklenti yüklenmedi"))
+            return CodeDefinition(
+                domain, code.name, category: .configuration, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Plugin not loaded", message: "A plugin was not loaded: \(english).",
+                        recovery: "Fix or remove the plugin file named in the log, then restart."),
+                    "tr": .init(
+                        title: "Eklenti yüklenmedi", message: "Bir eklenti yüklenmedi: \(turkish).",
+                        recovery:
+                            "Günlükte adı geçen eklenti dosyasını düzeltin ya da kaldırın, sonra yeniden başlatın."),
+                ])
         })
 
     /// One refusal of every code.

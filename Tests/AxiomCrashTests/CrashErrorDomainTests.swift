@@ -29,7 +29,7 @@ struct CrashErrorDomainTests {
         #expect(CrashErrorDomains.errorCode(of: error) == ErrorCode("axiom.symbolication", "dwarfError"))
         #expect(registry.resolve(error).identity.code == ErrorCode("axiom.symbolication", "dwarfError"))
         #expect(
-            CrashErrorDomains.symbolication.codes.map(\.name) == SymbolicationError.Code.all.map(\.name))
+            CrashErrorDomains.symbolication.codes.map(\.code) == SymbolicationError.Code.all.map(\.name))
     }
 
     @Test func aDomainNameTakenByAnotherSourceIsRefusedNotReplaced() throws {

@@ -10,19 +10,26 @@ import Testing
 let shop = BuiltinDomain(
     name: "shop",
     codes: [
-        BuiltinCode(
-            name: "INVALID_QUANTITY", category: .validation, severity: .warning, disposition: .handle, httpStatus: 422,
-            english: BuiltinTexts("The quantity must be between 1 and 99.", title: "Check the quantity"),
-            turkish: BuiltinTexts("Miktar 1 ile 99 arasında olmalı.", title: "Miktarı kontrol edin")),
-        BuiltinCode(
-            name: "RATE_LIMITED", category: .network, severity: .warning, disposition: .recover,
+        CodeDefinition(
+            "shop", "INVALID_QUANTITY", category: .validation, severity: .warning, disposition: .handle,
+            httpStatus: 422,
+            texts: [
+                "en": .init(title: "Check the quantity", message: "The quantity must be between 1 and 99."),
+                "tr": .init(title: "Miktarı kontrol edin", message: "Miktar 1 ile 99 arasında olmalı."),
+            ]),
+        CodeDefinition(
+            "shop", "RATE_LIMITED", category: .network, severity: .warning, disposition: .recover,
             retry: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(30)), httpStatus: 429,
-            english: BuiltinTexts("Too many requests. Try again later.", title: "Slow down"),
-            turkish: BuiltinTexts("Çok fazla istek. Daha sonra yeniden deneyin.", title: "Yavaşlayın")),
-        BuiltinCode(
-            name: "LEDGER_DOWN", category: .storage, severity: .error, disposition: .handle,
-            english: BuiltinTexts("The ledger at db.internal:5432 is down.", title: "Ledger down"),
-            turkish: BuiltinTexts("db.internal:5432 adresindeki defter çalışmıyor.", title: "Defter çalışmıyor")),
+            texts: [
+                "en": .init(title: "Slow down", message: "Too many requests. Try again later."),
+                "tr": .init(title: "Yavaşlayın", message: "Çok fazla istek. Daha sonra yeniden deneyin."),
+            ]),
+        CodeDefinition(
+            "shop", "LEDGER_DOWN", category: .storage, severity: .error, disposition: .handle,
+            texts: [
+                "en": .init(title: "Ledger down", message: "The ledger at db.internal:5432 is down."),
+                "tr": .init(title: "Defter çalışmıyor", message: "db.internal:5432 adresindeki defter çalışmıyor."),
+            ]),
     ])
 
 func shopRegistry() throws -> ErrorRegistry {

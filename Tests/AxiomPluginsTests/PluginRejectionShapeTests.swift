@@ -32,7 +32,7 @@ struct PluginRejectionShapeTests {
     func everyCodeListed() {
         let names = PluginRejection.Code.all.map(\.name)
         #expect(Set(names).count == names.count)
-        #expect(PluginRejection.builtinDomain.codes.map(\.name) == names)
+        #expect(PluginRejection.builtinDomain.codes.map(\.code) == names)
         #expect(PluginRejection.Code(named: "domainClash") == .domainClash)
         #expect(PluginRejection.Code(named: "nope") == nil)
     }

@@ -22,7 +22,7 @@ struct BuiltinDomainTests {
                 reached.insert(identity.code.code)
             }
             // A declared code that no sample reaches is a code the type cannot throw, or a missing sample.
-            #expect(reached == Set(domain.codes.map(\.name)), "\(domain.name)")
+            #expect(reached == Set(domain.codes.map(\.code)), "\(domain.name)")
         }
     }
 
@@ -31,7 +31,7 @@ struct BuiltinDomainTests {
         let registry = ErrorRegistry()
         for (domain, _) in ErrorCatalog.builtinDomains {
             for entry in domain.codes {
-                let code = ErrorCode(domain.name, entry.name)
+                let code = entry.identity
                 let descriptor = try #require(registry.descriptor(for: code), "\(code)")
                 #expect(descriptor.category == entry.category)
                 #expect(descriptor.severity == entry.severity)
@@ -41,14 +41,15 @@ struct BuiltinDomainTests {
                 if let escalation = entry.escalation {
                     #expect(registry.descriptor(for: escalation) != nil, "\(code) escalates to an unknown code")
                 }
-                for (locale, texts) in [("en", entry.english), ("tr", entry.turkish)] {
+                #expect(Set(entry.texts.keys) == ["en", "tr"], "\(code) is declared in English and Turkish")
+                for (locale, texts) in entry.texts {
                     let english = Localizer(registry: registry, locale: locale)
                     #expect(english.message(for: descriptor).text == texts.message, "\(code) in \(locale)")
                     #expect(english.title(for: descriptor).text == texts.title, "\(code) in \(locale)")
                     #expect(english.recoverySuggestion(for: descriptor)?.text == texts.recovery, "\(code) in \(locale)")
                     #expect(!texts.message.isEmpty && !texts.title.isEmpty)
                 }
-                #expect((entry.english.recovery == nil) == (entry.turkish.recovery == nil), "\(code)")
+                #expect(Set(entry.texts.values.map { $0.recovery == nil }).count == 1, "\(code)")
             }
         }
     }

@@ -31,11 +31,11 @@ let shop = BuiltinDomain(
 func shopCode(
     _ name: String, _ category: ErrorCategory, _ status: Int?, retry: RetryPolicy? = nil,
     en: (title: String, detail: String), tr: (title: String, detail: String)
-) -> BuiltinCode {
-    BuiltinCode(
-        name: name, category: category, severity: category == .storage ? .error : .warning,
+) -> CodeDefinition {
+    CodeDefinition(
+        "shop", name, category: category, severity: category == .storage ? .error : .warning,
         disposition: retry == nil ? .handle : .recover, retry: retry, httpStatus: status,
-        english: BuiltinTexts(en.detail, title: en.title), turkish: BuiltinTexts(tr.detail, title: tr.title))
+        texts: ["en": .init(title: en.title, message: en.detail), "tr": .init(title: tr.title, message: tr.detail)])
 }
 
 /// A registry with the shop's catalog.

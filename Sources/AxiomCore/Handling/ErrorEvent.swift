@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Synchronization
 
 /// An error that left an operation, with everything handlers need to decide its fate.

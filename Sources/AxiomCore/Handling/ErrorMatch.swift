@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// Which events a handler takes: by type, code, domain, category, or predicate.
 public struct ErrorMatch: Sendable {
     @usableFromInline

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Logging
 
 /// One layer's handlers and what happens around them: escalation, recovery, observation.

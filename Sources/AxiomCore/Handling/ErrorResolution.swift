@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Synchronization
 
 /// How an error episode ended. Every event gets exactly one.

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import CoreMetrics
 import Logging
 import Synchronization

@@ -7,6 +7,7 @@ import Synchronization
 import Glibc
 #elseif canImport(Musl)
 import Musl
+import AxiomCatalog
 #endif
 
 /// Counts each outcome through swift-metrics: `axiom_errors_total{domain, code, disposition, layer}`.

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Logging
 
 /// Shared settings of error pipelines: where descriptors come from, who observes, how time passes.

@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// Makes an operation succeed after all: retry, prepare then retry, or a fallback value.
 public struct Recover: ErrorHandler {
     /// How to recover from one event; nil when this strategy has nothing more to try.

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Foundation
 
 /// An error that arrives as data: a domain, a code, a message and metadata.

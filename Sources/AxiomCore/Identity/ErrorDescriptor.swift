@@ -1,3 +1,4 @@
+import AxiomCatalog
 import CAxiomFlightRecorder
 
 /// Everything the runtime needs to decide about one error code.
@@ -73,6 +74,18 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         self.httpStatus = httpStatus
         self.source = source
         self.recordedName = RecordedName("\(code.domain)/\(code.code)")
+    }
+
+    /// The descriptor of a declared code, with its keys as ``CodeDefinition/messageKeys`` derives them. `source` is
+    /// assigned by the registry when the catalog is registered.
+    public convenience init(_ definition: CodeDefinition, source: String = "builtin") {
+        let keys = definition.messageKeys
+        self.init(
+            code: definition.identity, numericAliases: definition.numericAliases, category: definition.category,
+            severity: definition.severity, disposition: definition.disposition, retry: definition.retry,
+            messageKey: keys.message, recoverySuggestionKey: keys.recovery, presentation: definition.presentation,
+            escalation: definition.escalation, isSensitive: definition.isSensitive, httpStatus: definition.httpStatus,
+            source: source)
     }
 
     deinit { recordedName.pointer.deallocate() }

@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// An error that knows its identity. Conform your error types to it to opt in to the registry.
 ///
 /// The registry reads `errorCode` through a per-type cache, so conformance costs one dictionary lookup

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Foundation
 
 // The one place a wait before a retry is computed. `RetryStage` (in the chain), `Recover` and

@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// The load check of a catalog's messages: every key its descriptors reference exists in English, and no
 /// text is empty. Missing titles and translations are warnings: the fallback covers them.
 ///

@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// A set of error domains with their descriptors and messages, registered as one unit.
 ///
 /// A catalog is taken whole or not at all: see ``ErrorRegistry/register(_:)``.
@@ -26,6 +28,19 @@ public struct ErrorCatalog: Sendable {
         self.domains = domains
         self.descriptors = descriptors
         self.messages = messages
+    }
+
+    /// A catalog of declared codes: their descriptors, and `messages` with every code's texts added under its keys
+    /// (a key `messages` holds already keeps its text).
+    public init(
+        source: String, version: String = "1.0.0", domains: [String], definitions: [CodeDefinition],
+        messages: [String: [String: String]] = [:]
+    ) {
+        var messages = messages
+        for definition in definitions { definition.addTexts(to: &messages) }
+        self.init(
+            source: source, version: version, domains: domains,
+            descriptors: definitions.map { ErrorDescriptor($0, source: source) }, messages: messages)
     }
 }
 

@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 extension ErrorRegistry {
     /// The known codes closest to an unknown domain and code, nearest first: for "did you mean" messages.
     ///

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Synchronization
 
 /// Maps error identities to descriptors. Lookups are lock-free and allocation-free.

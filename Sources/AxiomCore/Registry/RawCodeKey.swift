@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Synchronization
 
 // Hash-free lookup tables for the registry's read path.

@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// One immutable state of the registry. A registration builds a new one; readers never see a half-built one.
 final class Snapshot: Sendable {
     let byCode: [ErrorCode: ErrorDescriptor]

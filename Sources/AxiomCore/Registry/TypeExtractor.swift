@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Synchronization
 
 /// Reads an identity out of a value of one known dynamic type.

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Foundation
 
 /// The framework's base errors. Domain `axiom`.
@@ -35,63 +36,72 @@ public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
     }
 
     public var recoverySuggestion: String? {
-        Self.builtinDomain.codes.first { $0.name == errorCode.code }?.english.recovery
+        Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.recovery
     }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: [
-            BuiltinCode(
-                name: "capabilityUnavailable", category: .capability, severity: .warning, disposition: .escalate,
-                english: BuiltinTexts(
-                    "A capability this needs is unavailable.",
-                    recovery: "Check that the resource is available, then try again.", title: "Not available"),
-                turkish: BuiltinTexts(
-                    "Gereken bir özellik kullanılamıyor.",
-                    recovery: "Kaynağın kullanılabilir olduğunu kontrol edin ve yeniden deneyin.",
-                    title: "Kullanılamıyor")),
-            BuiltinCode(
-                name: "stateCorruption", category: .state, severity: .critical, disposition: .handle,
-                english: BuiltinTexts(
-                    "The application state is corrupted.",
-                    recovery: "Restart the application to restore a known good state.", title: "App state problem"),
-                turkish: BuiltinTexts(
-                    "Uygulamanın durumu bozuldu.",
-                    recovery: "Sağlam bir duruma dönmek için uygulamayı yeniden başlatın.",
-                    title: "Uygulama durumu sorunu")),
-            BuiltinCode(
-                name: "architecturalViolation", category: .general, severity: .critical, disposition: .handle,
-                english: BuiltinTexts(
-                    "An internal rule was broken.", recovery: "Report this to the developers; it is a bug.",
-                    title: "Internal error"),
-                turkish: BuiltinTexts(
-                    "Bir iç kural ihlal edildi.", recovery: "Bunu geliştiricilere bildirin; bu bir yazılım hatası.",
-                    title: "İç hata")),
-            BuiltinCode(
-                name: "performanceThresholdExceeded", category: .general, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    "This is taking longer than it should.", recovery: "Close other work or try again later.",
-                    title: "Taking too long"),
-                turkish: BuiltinTexts(
-                    "Bu işlem olması gerekenden uzun sürüyor.",
-                    recovery: "Diğer işleri kapatın ya da daha sonra yeniden deneyin.", title: "Çok uzun sürüyor")),
-            BuiltinCode(
-                name: "configurationError", category: .configuration, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "The configuration is invalid.", recovery: "Correct the configuration and restart.",
-                    title: "Configuration problem"),
-                turkish: BuiltinTexts(
-                    "Yapılandırma geçersiz.", recovery: "Yapılandırmayı düzeltip uygulamayı yeniden başlatın.",
-                    title: "Yapılandırma sorunu")),
-            BuiltinCode(
-                name: "unknownError", category: .general, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "Something went wrong. Please try again.",
-                    recovery: "Try again. If it keeps happening, contact support.", title: "Something went wrong"),
-                turkish: BuiltinTexts(
-                    "Bir şeyler ters gitti. Lütfen yeniden deneyin.",
-                    recovery: "Yeniden deneyin. Sorun sürerse destek ekibiyle iletişime geçin.",
-                    title: "Bir şeyler ters gitti")),
+            CodeDefinition(
+                domain, "capabilityUnavailable", category: .capability, severity: .warning, disposition: .escalate,
+                texts: [
+                    "en": .init(
+                        title: "Not available", message: "A capability this needs is unavailable.",
+                        recovery: "Check that the resource is available, then try again."),
+                    "tr": .init(
+                        title: "Kullanılamıyor", message: "Gereken bir özellik kullanılamıyor.",
+                        recovery: "Kaynağın kullanılabilir olduğunu kontrol edin ve yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "stateCorruption", category: .state, severity: .critical, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "App state problem", message: "The application state is corrupted.",
+                        recovery: "Restart the application to restore a known good state."),
+                    "tr": .init(
+                        title: "Uygulama durumu sorunu", message: "Uygulamanın durumu bozuldu.",
+                        recovery: "Sağlam bir duruma dönmek için uygulamayı yeniden başlatın."),
+                ]),
+            CodeDefinition(
+                domain, "architecturalViolation", category: .general, severity: .critical, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Internal error", message: "An internal rule was broken.",
+                        recovery: "Report this to the developers; it is a bug."),
+                    "tr": .init(
+                        title: "İç hata", message: "Bir iç kural ihlal edildi.",
+                        recovery: "Bunu geliştiricilere bildirin; bu bir yazılım hatası."),
+                ]),
+            CodeDefinition(
+                domain, "performanceThresholdExceeded", category: .general, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Taking too long", message: "This is taking longer than it should.",
+                        recovery: "Close other work or try again later."),
+                    "tr": .init(
+                        title: "Çok uzun sürüyor", message: "Bu işlem olması gerekenden uzun sürüyor.",
+                        recovery: "Diğer işleri kapatın ya da daha sonra yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "configurationError", category: .configuration, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Configuration problem", message: "The configuration is invalid.",
+                        recovery: "Correct the configuration and restart."),
+                    "tr": .init(
+                        title: "Yapılandırma sorunu", message: "Yapılandırma geçersiz.",
+                        recovery: "Yapılandırmayı düzeltip uygulamayı yeniden başlatın."),
+                ]),
+            CodeDefinition(
+                domain, "unknownError", category: .general, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Something went wrong", message: "Something went wrong. Please try again.",
+                        recovery: "Try again. If it keeps happening, contact support."),
+                    "tr": .init(
+                        title: "Bir şeyler ters gitti", message: "Bir şeyler ters gitti. Lütfen yeniden deneyin.",
+                        recovery: "Yeniden deneyin. Sorun sürerse destek ekibiyle iletişime geçin."),
+                ]),
         ])
 
     /// One value of every case, for the tests that check each code against the catalog.

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Foundation
 
 /// A requirement a capability did not meet: which capability, and what was missing.
@@ -48,51 +49,62 @@ public enum CapabilityError: IdentifiableError, LocalizedError, Sendable {
     }
 
     public var recoverySuggestion: String? {
-        Self.builtinDomain.codes.first { $0.name == errorCode.code }?.english.recovery
+        Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.recovery
     }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: [
-            BuiltinCode(
-                name: "capabilityUnavailable", category: .capability, severity: .warning, disposition: .escalate,
-                english: BuiltinTexts(
-                    "A capability this needs is unavailable.", recovery: "Make the resource available, then try again.",
-                    title: "Not available"),
-                turkish: BuiltinTexts(
-                    "Gereken bir özellik kullanılamıyor.",
-                    recovery: "Kaynağı kullanılabilir hale getirip yeniden deneyin.", title: "Kullanılamıyor")),
-            BuiltinCode(
-                name: "requirementNotMet", category: .capability, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    "A requirement of this action is not met.", recovery: "Meet the requirement, then try again.",
-                    title: "Requirement not met"),
-                turkish: BuiltinTexts(
-                    "Bu işlemin bir gereksinimi karşılanmıyor.", recovery: "Gereksinimi karşılayıp yeniden deneyin.",
-                    title: "Gereksinim karşılanmadı")),
-            BuiltinCode(
-                name: "validationTimeout", category: .capability, severity: .warning, disposition: .recover,
+            CodeDefinition(
+                domain, "capabilityUnavailable", category: .capability, severity: .warning, disposition: .escalate,
+                texts: [
+                    "en": .init(
+                        title: "Not available", message: "A capability this needs is unavailable.",
+                        recovery: "Make the resource available, then try again."),
+                    "tr": .init(
+                        title: "Kullanılamıyor", message: "Gereken bir özellik kullanılamıyor.",
+                        recovery: "Kaynağı kullanılabilir hale getirip yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "requirementNotMet", category: .capability, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Requirement not met", message: "A requirement of this action is not met.",
+                        recovery: "Meet the requirement, then try again."),
+                    "tr": .init(
+                        title: "Gereksinim karşılanmadı", message: "Bu işlemin bir gereksinimi karşılanmıyor.",
+                        recovery: "Gereksinimi karşılayıp yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "validationTimeout", category: .capability, severity: .warning, disposition: .recover,
                 retry: RetryPolicy(maxAttempts: 3, backoff: .exponential, delay: .seconds(1)),
-                english: BuiltinTexts(
-                    "Checking the capability took too long.", recovery: "Check your connection and try again.",
-                    title: "Timed out"),
-                turkish: BuiltinTexts(
-                    "Özelliğin denetimi çok uzun sürdü.", recovery: "Bağlantınızı kontrol edip yeniden deneyin.",
-                    title: "Zaman aşımı")),
-            BuiltinCode(
-                name: "executionFailed", category: .capability, severity: .error, disposition: .escalate,
-                english: BuiltinTexts(
-                    "A capability this needs failed.", recovery: "Try again.", title: "Action failed"),
-                turkish: BuiltinTexts(
-                    "Gereken bir özellik başarısız oldu.", recovery: "Yeniden deneyin.", title: "İşlem başarısız")),
-            BuiltinCode(
-                name: "fallbackUnavailable", category: .capability, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "The capability is unavailable and there is no fallback.",
-                    recovery: "Make the resource available, then try again.", title: "Not available"),
-                turkish: BuiltinTexts(
-                    "Özellik kullanılamıyor ve yerine geçecek bir yedek yok.",
-                    recovery: "Kaynağı kullanılabilir hale getirip yeniden deneyin.", title: "Kullanılamıyor")),
+                texts: [
+                    "en": .init(
+                        title: "Timed out", message: "Checking the capability took too long.",
+                        recovery: "Check your connection and try again."),
+                    "tr": .init(
+                        title: "Zaman aşımı", message: "Özelliğin denetimi çok uzun sürdü.",
+                        recovery: "Bağlantınızı kontrol edip yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "executionFailed", category: .capability, severity: .error, disposition: .escalate,
+                texts: [
+                    "en": .init(
+                        title: "Action failed", message: "A capability this needs failed.", recovery: "Try again."),
+                    "tr": .init(
+                        title: "İşlem başarısız", message: "Gereken bir özellik başarısız oldu.",
+                        recovery: "Yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "fallbackUnavailable", category: .capability, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Not available", message: "The capability is unavailable and there is no fallback.",
+                        recovery: "Make the resource available, then try again."),
+                    "tr": .init(
+                        title: "Kullanılamıyor", message: "Özellik kullanılamıyor ve yerine geçecek bir yedek yok.",
+                        recovery: "Kaynağı kullanılabilir hale getirip yeniden deneyin."),
+                ]),
         ])
 
     /// One value of every case, for the tests that check each code against the catalog.

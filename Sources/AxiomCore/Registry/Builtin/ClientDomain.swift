@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Foundation
 
 /// Errors of clients, the actors that own state. Domain `axiom.client`.
@@ -29,61 +30,72 @@ public enum ClientError: IdentifiableError, LocalizedError, Sendable {
     public var errorDescription: String? {
         switch self {
         case .updateFailed(let underlying): "The client's state could not be updated: \(underlying)."
-        default: Self.builtinDomain.codes.first { $0.name == errorCode.code }?.english.message
+        default: Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.message
         }
     }
 
     public var recoverySuggestion: String? {
-        Self.builtinDomain.codes.first { $0.name == errorCode.code }?.english.recovery
+        Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.recovery
     }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: [
-            BuiltinCode(
-                name: "invalidState", category: .state, severity: .error, disposition: .escalate,
+            CodeDefinition(
+                domain, "invalidState", category: .state, severity: .error, disposition: .escalate,
                 escalation: ErrorCode(ContextError.domain, "stateObservationFailed"),
-                english: BuiltinTexts(
-                    "The client is in a state that does not allow this operation.",
-                    recovery: "Reset the client to a known good state and try again.", title: "Not possible right now"),
-                turkish: BuiltinTexts(
-                    "İstemci bu işleme izin vermeyen bir durumda.",
-                    recovery: "İstemciyi sağlam bir duruma sıfırlayıp yeniden deneyin.", title: "Şu anda yapılamıyor")),
-            BuiltinCode(
-                name: "concurrencyViolation", category: .state, severity: .warning, disposition: .recover,
+                texts: [
+                    "en": .init(
+                        title: "Not possible right now",
+                        message: "The client is in a state that does not allow this operation.",
+                        recovery: "Reset the client to a known good state and try again."),
+                    "tr": .init(
+                        title: "Şu anda yapılamıyor", message: "İstemci bu işleme izin vermeyen bir durumda.",
+                        recovery: "İstemciyi sağlam bir duruma sıfırlayıp yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "concurrencyViolation", category: .state, severity: .warning, disposition: .recover,
                 retry: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .milliseconds(100)),
-                english: BuiltinTexts(
-                    "Two operations changed the client's state at the same time.",
-                    recovery: "Retry the operation; it will run after the other one.", title: "Busy"),
-                turkish: BuiltinTexts(
-                    "İki işlem istemcinin durumunu aynı anda değiştirdi.",
-                    recovery: "İşlemi yeniden deneyin; diğeri bittikten sonra çalışacak.", title: "Meşgul")),
-            BuiltinCode(
-                name: "updateFailed", category: .state, severity: .error, disposition: .recover,
+                texts: [
+                    "en": .init(
+                        title: "Busy", message: "Two operations changed the client's state at the same time.",
+                        recovery: "Retry the operation; it will run after the other one."),
+                    "tr": .init(
+                        title: "Meşgul", message: "İki işlem istemcinin durumunu aynı anda değiştirdi.",
+                        recovery: "İşlemi yeniden deneyin; diğeri bittikten sonra çalışacak."),
+                ]),
+            CodeDefinition(
+                domain, "updateFailed", category: .state, severity: .error, disposition: .recover,
                 retry: RetryPolicy(maxAttempts: 2, backoff: .constant, delay: .milliseconds(250)),
-                english: BuiltinTexts(
-                    "The client's state could not be updated.", recovery: "Try the update again.",
-                    title: "Update failed"),
-                turkish: BuiltinTexts(
-                    "İstemcinin durumu güncellenemedi.", recovery: "Güncellemeyi yeniden deneyin.",
-                    title: "Güncelleme başarısız")),
-            BuiltinCode(
-                name: "isolationBreach", category: .general, severity: .critical, disposition: .handle,
-                english: BuiltinTexts(
-                    "The client's state was reached from outside its actor.",
-                    recovery: "Report this to the developers; it is a bug.", title: "Internal error"),
-                turkish: BuiltinTexts(
-                    "İstemcinin durumuna kendi aktörünün dışından erişildi.",
-                    recovery: "Bunu geliştiricilere bildirin; bu bir yazılım hatası.", title: "İç hata")),
-            BuiltinCode(
-                name: "actorDeallocation", category: .state, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "The client was released while an operation was still running.",
-                    recovery: "Keep the client alive for as long as its operations run.", title: "Operation interrupted"
-                ),
-                turkish: BuiltinTexts(
-                    "Bir işlem sürerken istemci serbest bırakıldı.",
-                    recovery: "İşlemleri sürdükçe istemciyi bellekte tutun.", title: "İşlem yarıda kaldı")),
+                texts: [
+                    "en": .init(
+                        title: "Update failed", message: "The client's state could not be updated.",
+                        recovery: "Try the update again."),
+                    "tr": .init(
+                        title: "Güncelleme başarısız", message: "İstemcinin durumu güncellenemedi.",
+                        recovery: "Güncellemeyi yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "isolationBreach", category: .general, severity: .critical, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Internal error", message: "The client's state was reached from outside its actor.",
+                        recovery: "Report this to the developers; it is a bug."),
+                    "tr": .init(
+                        title: "İç hata", message: "İstemcinin durumuna kendi aktörünün dışından erişildi.",
+                        recovery: "Bunu geliştiricilere bildirin; bu bir yazılım hatası."),
+                ]),
+            CodeDefinition(
+                domain, "actorDeallocation", category: .state, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Operation interrupted",
+                        message: "The client was released while an operation was still running.",
+                        recovery: "Keep the client alive for as long as its operations run."),
+                    "tr": .init(
+                        title: "İşlem yarıda kaldı", message: "Bir işlem sürerken istemci serbest bırakıldı.",
+                        recovery: "İşlemleri sürdükçe istemciyi bellekte tutun."),
+                ]),
         ])
 
     /// One value of every case, for the tests that check each code against the catalog.

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Foundation
 
 /// Errors of contexts, which orchestrate clients for one use case. Domain `axiom.context`.
@@ -30,42 +31,51 @@ public enum ContextError: IdentifiableError, LocalizedError, Sendable {
     }
 
     public var recoverySuggestion: String? {
-        Self.builtinDomain.codes.first { $0.name == errorCode.code }?.english.recovery
+        Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.recovery
     }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: [
-            BuiltinCode(
-                name: "bindingFailure", category: .state, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "Part of the screen could not be connected to its data.", recovery: "Reopen the screen.",
-                    title: "Display problem"),
-                turkish: BuiltinTexts(
-                    "Ekranın bir bölümü verisine bağlanamadı.", recovery: "Ekranı yeniden açın.",
-                    title: "Görüntüleme sorunu")),
-            BuiltinCode(
-                name: "orchestrationError", category: .general, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "The parts of this task did not work together.", recovery: "Try the action again.",
-                    title: "Task failed"),
-                turkish: BuiltinTexts(
-                    "Bu görevin parçaları birlikte çalışamadı.", recovery: "İşlemi yeniden deneyin.",
-                    title: "Görev başarısız")),
-            BuiltinCode(
-                name: "stateObservationFailed", category: .state, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "The context lost track of its clients' state.",
-                    recovery: "Reopen the screen to observe the state again.", title: "Out of sync"),
-                turkish: BuiltinTexts(
-                    "Bağlam, istemcilerinin durumunu izleyemez oldu.",
-                    recovery: "Durumu yeniden izlemek için ekranı yeniden açın.", title: "Eşitleme sorunu")),
-            BuiltinCode(
-                name: "uiUpdateFailed", category: .general, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    "The screen could not be updated.", recovery: "Reopen the screen.", title: "Display problem"),
-                turkish: BuiltinTexts(
-                    "Ekran güncellenemedi.", recovery: "Ekranı yeniden açın.", title: "Görüntüleme sorunu")),
+            CodeDefinition(
+                domain, "bindingFailure", category: .state, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Display problem", message: "Part of the screen could not be connected to its data.",
+                        recovery: "Reopen the screen."),
+                    "tr": .init(
+                        title: "Görüntüleme sorunu", message: "Ekranın bir bölümü verisine bağlanamadı.",
+                        recovery: "Ekranı yeniden açın."),
+                ]),
+            CodeDefinition(
+                domain, "orchestrationError", category: .general, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Task failed", message: "The parts of this task did not work together.",
+                        recovery: "Try the action again."),
+                    "tr": .init(
+                        title: "Görev başarısız", message: "Bu görevin parçaları birlikte çalışamadı.",
+                        recovery: "İşlemi yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "stateObservationFailed", category: .state, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Out of sync", message: "The context lost track of its clients' state.",
+                        recovery: "Reopen the screen to observe the state again."),
+                    "tr": .init(
+                        title: "Eşitleme sorunu", message: "Bağlam, istemcilerinin durumunu izleyemez oldu.",
+                        recovery: "Durumu yeniden izlemek için ekranı yeniden açın."),
+                ]),
+            CodeDefinition(
+                domain, "uiUpdateFailed", category: .general, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Display problem", message: "The screen could not be updated.",
+                        recovery: "Reopen the screen."),
+                    "tr": .init(
+                        title: "Görüntüleme sorunu", message: "Ekran güncellenemedi.", recovery: "Ekranı yeniden açın."),
+                ]),
         ])
 
     /// One value of every case, for the tests that check each code against the catalog.

@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 extension ErrorCatalog {
     /// The source name of the framework's own catalog.
     public static let builtinSource = "builtin"
@@ -14,15 +16,9 @@ extension ErrorCatalog {
     /// domain is declared whole in its own file (`Sources/AxiomCore/Registry/Builtin`).
     public static let builtin: ErrorCatalog = {
         let domains = builtinDomains.map(\.domain)
-        var english = GeneralTexts.english
-        var turkish = GeneralTexts.turkish
-        for domain in domains {
-            english.merge(domain.messages(\.english)) { general, _ in general }
-            turkish.merge(domain.messages(\.turkish)) { general, _ in general }
-        }
         return ErrorCatalog(
             source: builtinSource, version: "1.0.0", domains: domains.map(\.name),
-            descriptors: domains.flatMap(\.descriptors), messages: ["en": english, "tr": turkish])
+            definitions: domains.flatMap(\.codes), messages: GeneralTexts.messages)
     }()
 
     /// The built-in domains, each with one error of every code it declares (for the tests that hold each
@@ -39,6 +35,9 @@ extension ErrorCatalog {
 /// Texts that belong to no code: the general fallback message and the title of every category, which
 /// presentation uses when a code has no title of its own.
 enum GeneralTexts {
+    /// The texts by locale.
+    static var messages: [String: [String: String]] { ["en": english, "tr": turkish] }
+
     static let english: [String: String] = [
         "error.general.unexpected": "Something went wrong. Please try again.",
         "error.general.title": "Something went wrong",

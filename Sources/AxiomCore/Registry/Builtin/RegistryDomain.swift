@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// The domain `axiom.registry`: catalogs the registry refused. A plugin host or an application that registers a
 /// catalog and hands the refusal to a pipeline gets its fate and texts from here.
 extension RegistrationError: IdentifiableError {
@@ -44,16 +46,18 @@ extension RegistrationError: IdentifiableError {
     /// A refused catalog: a configuration error that the generic handlers end where it happens.
     private static func refusal(
         _ name: String, english: (message: String, title: String), turkish: (message: String, title: String)
-    ) -> BuiltinCode {
-        BuiltinCode(
-            name: name, category: .configuration, severity: .error, disposition: .handle,
-            english: BuiltinTexts(
-                english.message, recovery: "Remove or fix the plugin or catalog named in the log, then restart.",
-                title: english.title),
-            turkish: BuiltinTexts(
-                turkish.message,
-                recovery: "Günlükte adı geçen eklentiyi ya da kataloğu kaldırın veya düzeltin, sonra yeniden başlatın.",
-                title: turkish.title))
+    ) -> CodeDefinition {
+        CodeDefinition(
+            domain, name, category: .configuration, severity: .error, disposition: .handle,
+            texts: [
+                "en": .init(
+                    title: english.title, message: english.message,
+                    recovery: "Remove or fix the plugin or catalog named in the log, then restart."),
+                "tr": .init(
+                    title: turkish.title, message: turkish.message,
+                    recovery:
+                        "Günlükte adı geçen eklentiyi ya da kataloğu kaldırın veya düzeltin, sonra yeniden başlatın."),
+            ])
     }
 
     /// One refusal of every kind, and a catalog refused for its texts.
@@ -84,15 +88,17 @@ extension DomainError.DecodingFailure: IdentifiableError {
     static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: [
-            BuiltinCode(
-                name: "notAnErrorResponse", category: .api, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    "A service answered with something that is not an error we understand.",
-                    recovery: "Try again. If it keeps happening, contact support.", title: "Unexpected answer"),
-                turkish: BuiltinTexts(
-                    "Bir hizmet anlamadığımız bir yanıt verdi.",
-                    recovery: "Yeniden deneyin. Sorun sürerse destek ekibiyle iletişime geçin.",
-                    title: "Beklenmeyen yanıt"))
+            CodeDefinition(
+                domain, "notAnErrorResponse", category: .api, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Unexpected answer",
+                        message: "A service answered with something that is not an error we understand.",
+                        recovery: "Try again. If it keeps happening, contact support."),
+                    "tr": .init(
+                        title: "Beklenmeyen yanıt", message: "Bir hizmet anlamadığımız bir yanıt verdi.",
+                        recovery: "Yeniden deneyin. Sorun sürerse destek ekibiyle iletişime geçin."),
+                ])
         ])
 
     static let samples: [any Error] = [DomainError.DecodingFailure(reason: "x")]

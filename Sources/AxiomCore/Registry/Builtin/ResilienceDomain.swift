@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// Where a circuit breaker stands (`CircuitBreaker.State` in the runtime).
 public enum CircuitState: String, Sendable, Hashable, CustomStringConvertible {
     /// Calls go through; failures are counted.
@@ -255,62 +257,78 @@ extension CircuitOpenError {
     static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: [
-            BuiltinCode(
-                name: "circuitOpen", category: .network, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    "This service is failing, so requests to it are paused.",
-                    recovery: "Wait a moment, then try again.", title: "Temporarily paused"),
-                turkish: BuiltinTexts(
-                    "Bu hizmet hata veriyor; ona giden istekler duraklatıldı.",
-                    recovery: "Biraz bekleyip yeniden deneyin.", title: "Geçici olarak duraklatıldı")),
-            BuiltinCode(
-                name: "timeout", category: .network, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    "This is taking too long.", recovery: "Check your connection and try again.", title: "Timed out"),
-                turkish: BuiltinTexts(
-                    "Bu işlem çok uzun sürüyor.", recovery: "Bağlantınızı kontrol edip yeniden deneyin.",
-                    title: "Zaman aşımı")),
+            CodeDefinition(
+                domain, "circuitOpen", category: .network, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Temporarily paused", message: "This service is failing, so requests to it are paused.",
+                        recovery: "Wait a moment, then try again."),
+                    "tr": .init(
+                        title: "Geçici olarak duraklatıldı",
+                        message: "Bu hizmet hata veriyor; ona giden istekler duraklatıldı.",
+                        recovery: "Biraz bekleyip yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "timeout", category: .network, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Timed out", message: "This is taking too long.",
+                        recovery: "Check your connection and try again."),
+                    "tr": .init(
+                        title: "Zaman aşımı", message: "Bu işlem çok uzun sürüyor.",
+                        recovery: "Bağlantınızı kontrol edip yeniden deneyin."),
+                ]),
             // One attempt ran out of time: usually transient (a slow replica, a lost packet), so retried, with
             // jitter so that a fleet's retries do not arrive together.
-            BuiltinCode(
-                name: "attemptTimeout", category: .network, severity: .warning, disposition: .recover,
+            CodeDefinition(
+                domain, "attemptTimeout", category: .network, severity: .warning, disposition: .recover,
                 retry: RetryPolicy(
                     maxAttempts: 3, backoff: .exponential, delay: .milliseconds(200), maxDelay: .seconds(5),
                     jitter: true),
-                english: BuiltinTexts(
-                    "A request took too long and is being tried again.", recovery: "Check your connection.",
-                    title: "Retrying"),
-                turkish: BuiltinTexts(
-                    "Bir istek çok uzun sürdü ve yeniden deneniyor.", recovery: "Bağlantınızı kontrol edin.",
-                    title: "Yeniden deneniyor")),
-            BuiltinCode(
-                name: "concurrencyLimited", category: .network, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    "Too many requests are running right now.", recovery: "Try again in a moment.",
-                    title: "Busy"),
-                turkish: BuiltinTexts(
-                    "Şu anda çok fazla istek işleniyor.", recovery: "Biraz sonra yeniden deneyin.",
-                    title: "Meşgul")),
-            BuiltinCode(
-                name: "rateLimited", category: .network, severity: .warning, disposition: .handle,
-                english: BuiltinTexts(
-                    "Too many requests in a short time.", recovery: "Wait a little, then try again.",
-                    title: "Slow down"),
-                turkish: BuiltinTexts(
-                    "Kısa sürede çok fazla istek yapıldı.", recovery: "Biraz bekleyip yeniden deneyin.",
-                    title: "Yavaşlayın")),
-            BuiltinCode(
-                name: "invalidConfiguration", category: .general, severity: .error, disposition: .handle,
-                english: BuiltinTexts(
-                    "This feature is misconfigured.", recovery: "Please report this problem.",
-                    title: "Configuration error"),
-                turkish: BuiltinTexts(
-                    "Bu özellik hatalı yapılandırılmış.", recovery: "Lütfen bu sorunu bildirin.",
-                    title: "Yapılandırma hatası")),
-            BuiltinCode(
-                name: "injectedFault", category: .general, severity: .error, disposition: .handle,
-                english: BuiltinTexts("A test fault was injected.", title: "Test fault"),
-                turkish: BuiltinTexts("Bir test hatası enjekte edildi.", title: "Test hatası")),
+                texts: [
+                    "en": .init(
+                        title: "Retrying", message: "A request took too long and is being tried again.",
+                        recovery: "Check your connection."),
+                    "tr": .init(
+                        title: "Yeniden deneniyor", message: "Bir istek çok uzun sürdü ve yeniden deneniyor.",
+                        recovery: "Bağlantınızı kontrol edin."),
+                ]),
+            CodeDefinition(
+                domain, "concurrencyLimited", category: .network, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Busy", message: "Too many requests are running right now.",
+                        recovery: "Try again in a moment."),
+                    "tr": .init(
+                        title: "Meşgul", message: "Şu anda çok fazla istek işleniyor.",
+                        recovery: "Biraz sonra yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "rateLimited", category: .network, severity: .warning, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Slow down", message: "Too many requests in a short time.",
+                        recovery: "Wait a little, then try again."),
+                    "tr": .init(
+                        title: "Yavaşlayın", message: "Kısa sürede çok fazla istek yapıldı.",
+                        recovery: "Biraz bekleyip yeniden deneyin."),
+                ]),
+            CodeDefinition(
+                domain, "invalidConfiguration", category: .general, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(
+                        title: "Configuration error", message: "This feature is misconfigured.",
+                        recovery: "Please report this problem."),
+                    "tr": .init(
+                        title: "Yapılandırma hatası", message: "Bu özellik hatalı yapılandırılmış.",
+                        recovery: "Lütfen bu sorunu bildirin."),
+                ]),
+            CodeDefinition(
+                domain, "injectedFault", category: .general, severity: .error, disposition: .handle,
+                texts: [
+                    "en": .init(title: "Test fault", message: "A test fault was injected."),
+                    "tr": .init(title: "Test hatası", message: "Bir test hatası enjekte edildi."),
+                ]),
         ])
 
     /// One value of every code, for the tests that check each code against the catalog.

@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// The domain `swift`: Swift's own `CancellationError`, which the registry knows without a conformance.
 /// Other Swift errors the registry cannot identify are named `swift/<TypeName>` and are not registered.
 enum SwiftDomain {
@@ -7,10 +9,12 @@ enum SwiftDomain {
     static let builtinDomain = BuiltinDomain(
         name: name,
         codes: [
-            BuiltinCode(
-                name: "CancellationError", category: .cancellation, severity: .debug, disposition: .ignore,
-                english: BuiltinTexts("The operation was cancelled.", title: "Cancelled"),
-                turkish: BuiltinTexts("İşlem iptal edildi.", title: "İptal edildi"))
+            CodeDefinition(
+                name, "CancellationError", category: .cancellation, severity: .debug, disposition: .ignore,
+                texts: [
+                    "en": .init(title: "Cancelled", message: "The operation was cancelled."),
+                    "tr": .init(title: "İptal edildi", message: "İşlem iptal edildi."),
+                ])
         ])
 
     /// Samples of every code, for the tests that check each code against the catalog.
