@@ -27,7 +27,7 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     /// Whether a random jitter is applied to each wait: ±25 % for constant and linear backoff; for exponential,
     /// Polly's decorrelated jitter, whose waits from the third retry on have a median of about
     /// `delay × 2^(n-2)`, half the unjittered wait, and stay under 1.09 × `delay × 2^(n-1)` (see
-    /// ``wait(forRetry:retryAfter:state:random:)`` for the formula and the table of delays).
+    /// `wait(forRetry:retryAfter:state:random:)` in AxiomCore for the formula and the table of delays).
     public var jitter: Bool
     /// Whether a `Retry-After` carried by the error replaces the computed delay. It is still capped at
     /// ``maxDelay``; a negative one is ignored.

@@ -169,7 +169,7 @@ struct CircuitBreakerTests {
         clock.advance(by: .seconds(60))
         breaker.recordSuccess(try breaker.acquire())
 
-        var seen: [CircuitBreaker.State] = []
+        var seen: [CircuitState] = []
         for await transition in transitions {
             seen.append(transition.to)
             if seen.count == 3 { break }

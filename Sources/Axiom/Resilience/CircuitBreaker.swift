@@ -39,7 +39,8 @@ import Synchronization
 /// began: a call refused while probes run is told the time left of the break that would follow a failed probe
 /// (45 s into probing with 60 s breaks, it is told 15 s).
 public final class CircuitBreaker: Sendable {
-    /// Where a breaker stands.
+    /// Where a breaker stands, as first spelled: the one type is ``CircuitState``.
+    @available(*, deprecated, renamed: "CircuitState")
     public typealias State = CircuitState
 
     /// When a breaker opens.
@@ -154,9 +155,9 @@ public final class CircuitBreaker: Sendable {
         /// The breaker's key.
         public let key: String
         /// The state it left.
-        public let from: State
+        public let from: CircuitState
         /// The state it entered.
-        public let to: State
+        public let to: CircuitState
         /// When, on the breaker's clock.
         public let at: Duration
     }
@@ -216,11 +217,11 @@ public final class CircuitBreaker: Sendable {
         self.machine = Mutex(Machine(configuration: configuration))
         self.metrics = Metrics(key: key, factory: metrics)
         self.logger = logger.redacting()
-        self.metrics.state.record(State.closed.gaugeValue)
+        self.metrics.state.record(CircuitState.closed.gaugeValue)
     }
 
     /// The current state. An open breaker whose time is up still reads `open` until a call probes it.
-    public var state: State { machine.withTrackedLock { $0.state } }
+    public var state: CircuitState { machine.withTrackedLock { $0.state } }
 
     /// Every transition from now on.
     public func transitions() -> AsyncStream<Transition> { broadcaster.subscribe() }
@@ -418,7 +419,7 @@ public final class CircuitBreaker: Sendable {
 
 extension CircuitBreaker {
     struct Machine {
-        var state: State = .closed
+        var state: CircuitState = .closed
         var consecutiveFailures = 0
         /// When the current break began.
         var openedAt: Duration = .zero
@@ -453,7 +454,7 @@ extension CircuitBreaker {
             window.reset()
         }
 
-        mutating func move(to next: State, key: String, at now: Duration) -> Transition? {
+        mutating func move(to next: CircuitState, key: String, at now: Duration) -> Transition? {
             guard next != state else { return nil }
             let transition = Transition(key: key, from: state, to: next, at: now)
             state = next
@@ -534,14 +535,14 @@ extension CircuitBreaker {
     struct Metrics: Sendable {
         let state: Gauge
         let rejections: Counter
-        let transitions: [State: Counter]
+        let transitions: [CircuitState: Counter]
 
         init(key: String, factory: any MetricsFactory) {
             state = Gauge(label: ResilienceMetrics.stateLabel, dimensions: [("key", key)], factory: factory)
             rejections = Counter(
                 label: ResilienceMetrics.rejectionsLabel, dimensions: [("key", key)], factory: factory)
-            var transitions: [State: Counter] = [:]
-            for state in [State.closed, .open, .halfOpen, .isolated] {
+            var transitions: [CircuitState: Counter] = [:]
+            for state in [CircuitState.closed, .open, .halfOpen, .isolated] {
                 transitions[state] = Counter(
                     label: ResilienceMetrics.transitionsLabel,
                     dimensions: [("key", key), ("to", state.rawValue)],

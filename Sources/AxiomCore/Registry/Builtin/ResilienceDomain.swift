@@ -1,6 +1,6 @@
 import AxiomCatalog
 
-/// Where a circuit breaker stands (`CircuitBreaker.State` in the runtime).
+/// Where a circuit breaker stands.
 public enum CircuitState: String, Sendable, Hashable, CustomStringConvertible {
     /// Calls go through; failures are counted.
     case closed
