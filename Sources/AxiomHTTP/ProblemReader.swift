@@ -325,7 +325,7 @@ enum HTTPDate {
         let clock = time.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard let day, let month, let year, clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
             let hour = number(clock[0]), let minute = number(clock[1]), let second = number(clock[2]),
-            (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...daysInMonth(month + 1, of: year)).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         let days = daysFromCivil(year: year, month: month + 1, day: day)
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
@@ -337,6 +337,16 @@ enum HTTPDate {
             text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return nil }
         return Int(text)
+    }
+
+    /// How many days `month` (1 for January) of `year` has in the proleptic Gregorian calendar: a 31 February is
+    /// no date, and a 29 February only in a leap year.
+    static func daysInMonth(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date, counted in 400-year eras from a year that starts in March.

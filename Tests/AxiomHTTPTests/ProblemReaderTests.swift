@@ -106,6 +106,9 @@ struct ProblemReaderTests {
             ("Sun Nov  6 08:49:47 1994", .seconds(10)),
             ("Sat, 05 Nov 1994 08:49:37 GMT", .zero),
             ("Mon, 07 Nov 1994 08:49:38 GMT", .seconds(86_400)),
+            // 29 February of a leap year, and of a year divisible by 400, is a date (more than a day ahead).
+            ("Thu, 29 Feb 1996 08:49:37 GMT", .seconds(86_400)),
+            ("Tue, 29 Feb 2000 08:49:37 GMT", .seconds(86_400)),
         ])
     func retryAfterForms(field: String, wait: Duration) throws {
         let peer = try ProblemReader(registry: ErrorRegistry()).read(
@@ -117,6 +120,10 @@ struct ProblemReaderTests {
         "an invalid Retry-After is dropped with its reason; the error keeps its code",
         arguments: [
             "-1", "soon", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:00:00 GMT", "1.5",
+            // Days a month does not have: 31 February and 31 April, 29 February outside a leap year (a century
+            // not divisible by 400 is none).
+            "Tue, 31 Feb 1995 08:49:37 GMT", "Sun, 31 Apr 1995 08:49:37 GMT", "Wed, 29 Feb 1995 08:49:37 GMT",
+            "Mon, 29 Feb 2100 08:49:37 GMT", "Sun Feb 31 08:49:37 1995", "Tuesday, 31-Feb-95 08:49:37 GMT",
             String(repeating: "9", count: 100),
         ])
     func invalidRetryAfter(field: String) throws {
