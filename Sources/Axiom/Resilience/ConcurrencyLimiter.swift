@@ -180,13 +180,10 @@ public struct ConcurrencyLimiterStage: OperationMiddleware {
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        do {
-            try await limiter.acquire()
-        } catch let error as ConcurrencyLimitError {
-            telemetry?.event(
-                "rejection", stage: "concurrencyLimiter", operation: context.name, outcome: "\(error.errorCode)")
-            throw error
-        }
+        try await admit(
+            refusing: ConcurrencyLimitError.self, stage: "concurrencyLimiter", operation: context.name,
+            telemetry: telemetry
+        ) { try await limiter.acquire() }
         defer { limiter.release() }
         return try await next(context)
     }

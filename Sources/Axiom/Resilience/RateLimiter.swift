@@ -172,12 +172,9 @@ public struct RateLimiterStage: OperationMiddleware {
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        do {
-            try limiter.acquire(permits: permits)
-        } catch {
-            telemetry?.event("rejection", stage: "rateLimiter", operation: context.name, outcome: "\(error.errorCode)")
-            throw error
-        }
+        try await admit(
+            refusing: RateLimitError.self, stage: "rateLimiter", operation: context.name, telemetry: telemetry
+        ) { try limiter.acquire(permits: permits) }
         return try await next(context)
     }
 }
