@@ -381,13 +381,7 @@ final class DwarfReader: DebugInfoReader {
             }
             units[unit].table = table
         }
-        var chain: [Int32] = [top]
-        var current = top
-        while let next = table.child(of: current, containing: address) {
-            chain.append(next)
-            current = next
-        }
-        return chain
+        return table.chain(from: top, containing: address)
     }
 
     private func readLines(_ unitDie: Dwarf_Die, into table: inout CompileUnitTable) {

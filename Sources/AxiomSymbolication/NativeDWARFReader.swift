@@ -597,13 +597,7 @@ final class NativeDWARFReader: DebugInfoReader {
             }
             units[unit].table = table
         }
-        var chain: [Int32] = [top]
-        var current = top
-        while let next = table.child(of: current, containing: address) {
-            chain.append(next)
-            current = next
-        }
-        return chain
+        return table.chain(from: top, containing: address)
     }
 
     // MARK: Names
