@@ -180,10 +180,11 @@ public struct ConcurrencyLimiterStage: OperationMiddleware {
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await admit(
-            refusing: ConcurrencyLimitError.self, stage: "concurrencyLimiter", operation: context.name,
-            telemetry: telemetry
-        ) { try await limiter.acquire() }
+        do {
+            try await limiter.acquire()
+        } catch let refusal as ConcurrencyLimitError {
+            throw counted(refusal, stage: "concurrencyLimiter", operation: context.name, telemetry: telemetry)
+        }
         defer { limiter.release() }
         return try await next(context)
     }

@@ -172,9 +172,11 @@ public struct RateLimiterStage: OperationMiddleware {
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
-        try await admit(
-            refusing: RateLimitError.self, stage: "rateLimiter", operation: context.name, telemetry: telemetry
-        ) { try limiter.acquire(permits: permits) }
+        do {
+            try limiter.acquire(permits: permits)
+        } catch {
+            throw counted(error, stage: "rateLimiter", operation: context.name, telemetry: telemetry)
+        }
         return try await next(context)
     }
 }
