@@ -49,17 +49,15 @@ import Tracing
 /// conventions ask. The handler runs announced to the crash reporter under the span (`CrashTrace`).
 public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor {
     /// The pipeline every error is decided through.
-    public let pipeline: ErrorPipeline<Handlers>
+    public var pipeline: ErrorPipeline<Handlers> { answering.pipeline }
     /// Type URIs and statuses, as for ``ProblemResponder``.
-    public let configuration: ProblemDetailsConfiguration
-    /// The responder every answer is given by, made once: it keeps the texts of the answers it gave.
-    let responder: ProblemResponder
+    public var configuration: ProblemDetailsConfiguration { answering.responder.configuration }
+    /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
+    let answering: PipelineResponder<Handlers>
 
     /// An interceptor that decides through `pipeline`.
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
-        self.pipeline = pipeline
-        self.configuration = configuration
-        self.responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
+        answering = PipelineResponder(pipeline: pipeline, configuration: configuration)
     }
 
     /// Runs the handler under the caller's trace and answers every error it throws as the type's discussion says.
@@ -145,8 +143,8 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     ) -> DecidedAnswer<Response> {
         let own = (error as? RPCError).map { GRPCStatusTable.httpStatus(for: $0.code) }
         return TracingInstrument.leavingStatusToCaller {
-            responder.answer(
-                deciding: error, through: pipeline, operation: method.fullyQualifiedMethod,
+            answering.responder.answer(
+                deciding: error, through: answering.pipeline, operation: method.fullyQualifiedMethod,
                 acceptLanguage: metadata[stringValues: "accept-language"].first(where: { _ in true }),
                 instance: "/" + method.fullyQualifiedMethod, traceId: TraceIdentifiers.current?.traceID,
                 ownStatus: own, response: response)

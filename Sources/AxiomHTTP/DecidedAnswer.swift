@@ -58,4 +58,19 @@ extension ProblemResponder {
         return .problem(problem, escalated: nil)
     }
 }
+
+/// What a server adapter answers with: the pipeline every error is decided through, and a responder over the
+/// pipeline's registry, made once with the adapter (it keeps the texts of the answers it gave).
+package struct PipelineResponder<Handlers: ErrorHandler>: Sendable {
+    /// The pipeline every error is decided through.
+    package let pipeline: ErrorPipeline<Handlers>
+    /// The responder every answer is given by; its registry is the pipeline's.
+    package let responder: ProblemResponder
+
+    /// A responder deciding through `pipeline`, with the type URIs and statuses of `configuration`.
+    package init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration) {
+        self.pipeline = pipeline
+        responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
+    }
+}
 #endif

@@ -43,18 +43,16 @@ import Hummingbird
 /// leaves a report that names the request's trace.
 public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorHandler>: RouterMiddleware {
     /// The pipeline every error is decided through.
-    public let pipeline: ErrorPipeline<Handlers>
+    public var pipeline: ErrorPipeline<Handlers> { answering.pipeline }
     /// Type URIs and statuses.
-    public let configuration: ProblemDetailsConfiguration
-    /// The responder every answer is given by, made once: it keeps the texts of the answers it gave.
-    let responder: ProblemResponder
+    public var configuration: ProblemDetailsConfiguration { answering.responder.configuration }
+    /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
+    let answering: PipelineResponder<Handlers>
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
     /// identity of Hummingbird's `HTTPError`s (``HTTPErrorDomain/code(of:)``).
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
-        self.pipeline = pipeline
-        self.configuration = configuration
-        self.responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
+        answering = PipelineResponder(pipeline: pipeline, configuration: configuration)
         // Only another source that took the framework's domain name can refuse it; HTTPErrors are then decided
         // as unknown errors, and answered with their own status all the same.
         try? HTTPErrorDomain.register(HTTPError.self, in: pipeline.configuration.registry) { $0.status.code }
@@ -82,8 +80,8 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     /// The answer, and the code of the problem it details (nil when a recovery's own response is the answer):
     /// ``ProblemResponder``'s decided answer in Hummingbird's types.
     func decidedAnswer(_ error: any Error, request: Request, context: Context) -> (Response, ErrorCode?) {
-        let decided = responder.answer(
-            deciding: error, through: pipeline,
+        let decided = answering.responder.answer(
+            deciding: error, through: answering.pipeline,
             operation: "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)",
             acceptLanguage: request.headers[.acceptLanguage], instance: request.uri.path,
             traceId: TraceIdentifiers.current?.traceID, ownStatus: (error as? any HTTPResponseError)?.status.code

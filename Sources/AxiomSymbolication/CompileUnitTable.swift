@@ -133,6 +133,17 @@ struct CompileUnitTable {
         return nil
     }
 
+    /// The scopes covering `address` below the subprogram `top`: `top` first, the innermost inlined subroutine last.
+    func chain(from top: Int32, containing address: UInt64) -> [Int32] {
+        var chain: [Int32] = [top]
+        var current = top
+        while let next = child(of: current, containing: address) {
+            chain.append(next)
+            current = next
+        }
+        return chain
+    }
+
     /// The line-table row covering `address`, or nil when the address falls in no sequence.
     func row(for address: UInt64) -> LineRow? {
         let count = rows.countStarting(atOrBefore: address, \.address)

@@ -68,3 +68,30 @@ struct UnitRangeIndex {
         return result
     }
 }
+
+/// The names of DIEs, for both DWARF readers: DW_AT_name and the linkage name of each DIE asked for, found through
+/// its abstract origin or specification for what it lacks, and kept per `.debug_info` offset.
+struct DIENameCache {
+    private var kept: [UInt64: (name: String?, linkageName: String?)] = [:]
+
+    /// DW_AT_name and the linkage name of the DIE at `offset`, following DW_AT_abstract_origin and
+    /// DW_AT_specification (eight hops at the most) for what the DIE itself lacks; looked up once per offset.
+    /// `read` reads the DIE at an offset: it fills in whichever of the two names is still nil, and gives the offset
+    /// its origin or specification points at, nil when it points at none or the DIE cannot be read.
+    mutating func names(
+        ofDieAt offset: UInt64, read: (UInt64, inout String?, inout String?) -> UInt64?
+    ) -> (name: String?, linkageName: String?) {
+        if let cached = kept[offset] { return cached }
+        var name: String? = nil
+        var linkageName: String? = nil
+        var next: UInt64? = offset
+        var hops = 0
+        while let current = next, hops < 8, name == nil || linkageName == nil {
+            hops += 1
+            next = read(current, &name, &linkageName)
+        }
+        let result = (name, linkageName)
+        kept[offset] = result
+        return result
+    }
+}

@@ -23,7 +23,7 @@ final class DwarfReader: DebugInfoReader {
     /// first miss.
     private var unitIndex = UnitRangeIndex()
     /// Names resolved per DIE offset: (DW_AT_name, linkage name).
-    private var names: [Dwarf_Off: (name: String?, linkageName: String?)] = [:]
+    private var names = DIENameCache()
 
     /// libdwarf records every allocation in a search tree so dwarf_finish can free what callers forgot; that
     /// bookkeeping was about 40% of the time spent building tables. We free every DIE, attribute, error and
@@ -381,13 +381,7 @@ final class DwarfReader: DebugInfoReader {
             }
             units[unit].table = table
         }
-        var chain: [Int32] = [top]
-        var current = top
-        while let next = table.child(of: current, containing: address) {
-            chain.append(next)
-            current = next
-        }
-        return chain
+        return table.chain(from: top, containing: address)
     }
 
     private func readLines(_ unitDie: Dwarf_Die, into table: inout CompileUnitTable) {
@@ -662,29 +656,20 @@ final class DwarfReader: DebugInfoReader {
     /// DW_AT_name and the linkage name of the DIE at `offset`, following DW_AT_abstract_origin and
     /// DW_AT_specification for what the DIE itself lacks. Cached per offset.
     func names(ofDieAt offset: Dwarf_Off) -> (name: String?, linkageName: String?) {
-        if let cached = names[offset] { return cached }
-        var name: String? = nil
-        var linkageName: String? = nil
-        var next: Dwarf_Off? = offset
-        var hops = 0
-        while let current = next, hops < 8, name == nil || linkageName == nil {
-            hops += 1
-            next = nil
+        names.names(ofDieAt: offset) { current, name, linkageName in
             var error: Dwarf_Error? = nil
             var die: Dwarf_Die? = nil
             guard dwarf_offdie_b(debug, current, 1, &die, &error) == DW_DLV_OK, let die else {
                 discard(error)
-                break
+                return nil
             }
             if linkageName == nil {
                 linkageName = stringAttribute(die, DW_AT_linkage_name) ?? stringAttribute(die, DW_AT_MIPS_linkage_name)
             }
             if name == nil { name = stringAttribute(die, DW_AT_name) }
-            next = referenceAttribute(die, DW_AT_abstract_origin) ?? referenceAttribute(die, DW_AT_specification)
+            let next = referenceAttribute(die, DW_AT_abstract_origin) ?? referenceAttribute(die, DW_AT_specification)
             dwarf_dealloc_die(die)
+            return next
         }
-        let result = (name, linkageName)
-        names[offset] = result
-        return result
     }
 }

@@ -54,7 +54,7 @@ final class NativeDWARFReader: DebugInfoReader {
     private var abbrevTables: [Int: AbbrevTable] = [:]
     /// Where the last unit DIE's declaration was found: (table offset, declaration offset).
     private var abbrevResume: (table: Int, offset: Int)?
-    private var names: [UInt64: (name: String?, linkageName: String?)] = [:]
+    private var names = DIENameCache()
 
     /// Reads the unit index of `image`'s DWARF; nil when the file has no `.debug_info`, or has debug sections that
     /// cannot be read in place (compressed), which libdwarf is left to read.
@@ -597,13 +597,7 @@ final class NativeDWARFReader: DebugInfoReader {
             }
             units[unit].table = table
         }
-        var chain: [Int32] = [top]
-        var current = top
-        while let next = table.child(of: current, containing: address) {
-            chain.append(next)
-            current = next
-        }
-        return chain
+        return table.chain(from: top, containing: address)
     }
 
     // MARK: Names
@@ -611,20 +605,13 @@ final class NativeDWARFReader: DebugInfoReader {
     /// DW_AT_name and the linkage name of the DIE at `offset`, following DW_AT_abstract_origin and
     /// DW_AT_specification for what the DIE itself lacks. Cached per offset.
     func names(ofDieAt offset: UInt64) -> (name: String?, linkageName: String?) {
-        if let cached = names[offset] { return cached }
-        var name: String? = nil
-        var linkageName: String? = nil
-        var next: UInt64? = offset
-        var hops = 0
-        while let current = next, hops < 8, name == nil || linkageName == nil {
-            hops += 1
-            next = nil
-            guard let index = unit(holding: current), let start = Int(exactly: current) else { break }
+        names.names(ofDieAt: offset) { current, name, linkageName in
+            guard let index = unit(holding: current), let start = Int(exactly: current) else { return nil }
             let unit = units[index]
             let abbrevs = abbrevTable(unit)
             var cursor = DWARFCursor(info, at: start)
             let code = cursor.uleb()
-            guard code != 0, let declaration = abbrevs.declaration(code) else { break }
+            guard code != 0, let declaration = abbrevs.declaration(code) else { return nil }
             var origin: UInt64? = nil
             var specification: UInt64? = nil
             for specIndex in declaration.specs {
@@ -641,11 +628,8 @@ final class NativeDWARFReader: DebugInfoReader {
                 default: break
                 }
             }
-            next = origin ?? specification
+            return origin ?? specification
         }
-        let result = (name, linkageName)
-        names[offset] = result
-        return result
     }
 
     // MARK: Line tables

@@ -52,18 +52,16 @@ import Vapor
 /// names the request's trace.
 public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware {
     /// The pipeline every error is decided through.
-    public let pipeline: ErrorPipeline<Handlers>
+    public var pipeline: ErrorPipeline<Handlers> { answering.pipeline }
     /// Type URIs and statuses.
-    public let configuration: ProblemDetailsConfiguration
-    /// The responder every answer is given by, made once: it keeps the texts of the answers it gave.
-    let responder: ProblemResponder
+    public var configuration: ProblemDetailsConfiguration { answering.responder.configuration }
+    /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
+    let answering: PipelineResponder<Handlers>
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
     /// identity of Vapor's `Abort` and `RouteNotFound` (``HTTPErrorDomain/code(of:)``).
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
-        self.pipeline = pipeline
-        self.configuration = configuration
-        self.responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
+        answering = PipelineResponder(pipeline: pipeline, configuration: configuration)
         // Only another source that took the framework's domain name can refuse it; Vapor's errors are then decided
         // as unknown errors, and answered with their own status all the same.
         let registry = pipeline.configuration.registry
@@ -112,8 +110,9 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     func decidedAnswer(_ error: any Error, request: Request, encodingRecoveries: Bool) -> (Answer, ErrorCode?) {
         let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") }
         let languages = request.headers[.acceptLanguage]
-        let decided = responder.answer(
-            deciding: error, through: pipeline, operation: "\(request.method.rawValue) \(route ?? request.url.path)",
+        let decided = answering.responder.answer(
+            deciding: error, through: answering.pipeline,
+            operation: "\(request.method.rawValue) \(route ?? request.url.path)",
             acceptLanguage: languages.isEmpty ? nil : languages.joined(separator: ", "), instance: request.url.path,
             traceId: TraceIdentifiers.current?.traceID,
             ownStatus: (error as? any AbortError).map { Int($0.status.code) }

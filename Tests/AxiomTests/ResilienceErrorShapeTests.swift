@@ -29,6 +29,34 @@ struct ResilienceErrorShapeTests {
         #expect(whole == TimeoutError(operation: "sync", limit: .seconds(1), file: "x", line: 1))
     }
 
+    @Test("ConcurrencyLimitError records where it was made and compares and hashes its fields alone")
+    func concurrencyLimit() {
+        let line: UInt = #line + 1
+        let error = ConcurrencyLimitError(key: "wallet", limit: 4, queueLimit: 8)
+        #expect(error.errorCode == ErrorCode("axiom.resilience", "concurrencyLimited"))
+        #expect(error.file == #fileID)
+        #expect(error.line == line)
+        let elsewhere = ConcurrencyLimitError(key: "wallet", limit: 4, queueLimit: 8, file: "x", line: 1)
+        #expect(error == elsewhere)
+        #expect(error.hashValue == elsewhere.hashValue)
+        #expect(Set([error, elsewhere]).count == 1)
+        #expect(error != ConcurrencyLimitError(key: "wallet", limit: 4, queueLimit: 9))
+    }
+
+    @Test("RateLimitError records where it was made and compares and hashes its fields alone")
+    func rateLimit() {
+        let line: UInt = #line + 1
+        let error = RateLimitError(key: "wallet", retryAfter: .seconds(2))
+        #expect(error.errorCode == ErrorCode("axiom.resilience", "rateLimited"))
+        #expect(error.file == #fileID)
+        #expect(error.line == line)
+        let elsewhere = RateLimitError(key: "wallet", retryAfter: .seconds(2), file: "x", line: 1)
+        #expect(error == elsewhere)
+        #expect(error.hashValue == elsewhere.hashValue)
+        #expect(Set([error, elsewhere]).count == 1)
+        #expect(error != RateLimitError(key: "wallet", retryAfter: .seconds(3)))
+    }
+
     @Test("InjectedFault records where it was made and compares its sequence")
     func injectedFault() {
         let line: UInt = #line + 1

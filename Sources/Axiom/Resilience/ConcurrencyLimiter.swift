@@ -182,10 +182,8 @@ public struct ConcurrencyLimiterStage: OperationMiddleware {
     ) async throws -> Output {
         do {
             try await limiter.acquire()
-        } catch let error as ConcurrencyLimitError {
-            telemetry?.event(
-                "rejection", stage: "concurrencyLimiter", operation: context.name, outcome: "\(error.errorCode)")
-            throw error
+        } catch let refusal as ConcurrencyLimitError {
+            throw counted(refusal, stage: "concurrencyLimiter", operation: context.name, telemetry: telemetry)
         }
         defer { limiter.release() }
         return try await next(context)

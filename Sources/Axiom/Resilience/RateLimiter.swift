@@ -175,8 +175,7 @@ public struct RateLimiterStage: OperationMiddleware {
         do {
             try limiter.acquire(permits: permits)
         } catch {
-            telemetry?.event("rejection", stage: "rateLimiter", operation: context.name, outcome: "\(error.errorCode)")
-            throw error
+            throw counted(error, stage: "rateLimiter", operation: context.name, telemetry: telemetry)
         }
         return try await next(context)
     }

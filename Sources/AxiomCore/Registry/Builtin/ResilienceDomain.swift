@@ -205,6 +205,9 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
 }
 
 /// A call a concurrency limiter refused: `limit` calls were running and its queue of `queueLimit` was full.
+///
+/// One code, so no `Code` type: the fields are the payload, ``file`` and ``line`` the throw site, and equality
+/// compares the fields.
 public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of every refusal.
     public static let code = ErrorCode(CircuitOpenError.domain, "concurrencyLimited")
@@ -215,15 +218,32 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
     public let limit: Int
     /// How many calls may wait.
     public let queueLimit: Int
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
 
-    /// Creates the error.
-    public init(key: String, limit: Int, queueLimit: Int) {
+    /// Creates the error; `file` and `line` default to the caller's.
+    public init(key: String, limit: Int, queueLimit: Int, file: String = #fileID, line: UInt = #line) {
         self.key = key
         self.limit = limit
         self.queueLimit = queueLimit
+        self.file = file
+        self.line = line
     }
 
     public var errorCode: ErrorCode { Self.code }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.key == rhs.key && lhs.limit == rhs.limit && lhs.queueLimit == rhs.queueLimit
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(limit)
+        hasher.combine(queueLimit)
+    }
+
     public var description: String {
         "'\(key)' has \(limit) calls running and \(queueLimit) waiting: call refused"
     }
@@ -231,6 +251,9 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
 
 /// A call a rate limiter refused; `retryAfter` says when a call would be let through (so a `Retry-After`
 /// header or a problem-details body can carry it, and a retry policy that honours it waits that long).
+///
+/// One code, so no `Code` type: the fields are the payload, ``file`` and ``line`` the throw site, and equality
+/// compares the fields.
 public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of every refusal.
     public static let code = ErrorCode(CircuitOpenError.domain, "rateLimited")
@@ -239,14 +262,30 @@ public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStrin
     public let key: String
     /// How long until the permits asked for are available.
     public let retryAfter: Duration?
+    /// The file that threw it (`#fileID`).
+    public let file: String
+    /// The line that threw it.
+    public let line: UInt
 
-    /// Creates the error.
-    public init(key: String, retryAfter: Duration) {
+    /// Creates the error; `file` and `line` default to the caller's.
+    public init(key: String, retryAfter: Duration, file: String = #fileID, line: UInt = #line) {
         self.key = key
         self.retryAfter = retryAfter
+        self.file = file
+        self.line = line
     }
 
     public var errorCode: ErrorCode { Self.code }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.key == rhs.key && lhs.retryAfter == rhs.retryAfter
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(retryAfter)
+    }
+
     public var description: String {
         "'\(key)' is over its rate" + (retryAfter.map { ", retry after \($0)" } ?? "")
     }
