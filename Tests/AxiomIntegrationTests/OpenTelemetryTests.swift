@@ -241,14 +241,14 @@ struct OpenTelemetryTests {
         defer { receiver.stop() }
         // A collector that reads each request and never answers.
         var configuration = configuration(receiver.collector + "/silent")
-        // Each exporter would wait 20 s for its answer, so shutting them down one after another would take a minute,
-        // and even one of them more than the bound below.
+        // Each exporter would wait an hour for its answer: a shutdown that waited for one would run into the suite's
+        // time limit, which fails the test, so no bound on the wall clock is needed here.
         for timeout in [
             \OTel.Configuration.logs.otlpExporter.timeout, \.metrics.otlpExporter.timeout,
             \.traces.otlpExporter.timeout, \.logs.batchLogRecordProcessor.exportTimeout,
             \.metrics.exportTimeout, \.traces.batchSpanProcessor.exportTimeout,
         ] as [WritableKeyPath<OTel.Configuration, Duration>] {
-            configuration.otel[keyPath: timeout] = .seconds(20)
+            configuration.otel[keyPath: timeout] = .seconds(3600)
         }
         configuration.shutdownTimeout = .seconds(1)
         let warnings = InMemoryLogHandler()
@@ -271,9 +271,9 @@ struct OpenTelemetryTests {
         let warning = try #require(warnings.entries.first { $0.level == .warning })
         #expect(warning.metadata["dropped_count"] == "3")
         #expect(warning.metadata["dropped_signals"] == "logs,metrics,traces")
-        // The deadline is ServiceLifecycle's, slept on the continuous clock, so this bound is wall time: the
-        // configured 1 s plus a generous 10 s for a loaded machine, against 20 s for a single exporter left alone.
-        #expect(elapsed < .seconds(11), "\(elapsed)")
+        // The deadline was waited out (ServiceLifecycle sleeps it on the continuous clock; a loaded machine can only
+        // make it longer), and the exporters were then cut off, as the counts above show.
+        #expect(elapsed >= .seconds(1), "\(elapsed)")
     }
 
     @Test func aCollectorThatRefusesTheReportIsAClearErrorAndNotRetried() async throws {
