@@ -63,7 +63,8 @@ public struct CodeDefinition: Sendable, Hashable {
     /// The HTTP status a server answers with when this error ends a request (400...599); `nil` leaves it to the
     /// category's default.
     public var httpStatus: Int?
-    /// Its texts, by locale (`en`, `tr`, `pt-br`). A registry refuses a catalog without its base locale, `en`.
+    /// Its texts, by locale (`en`, `tr`, `pt-br`). Give every code its `en` texts: the registry refuses a catalog
+    /// that lacks the English text of a key it references, and every other language falls back to English.
     public var texts: [String: Texts]
 
     /// Declares a code.
