@@ -69,12 +69,9 @@ struct CatalogModelTests {
 
     @Test("a plugin exporting definitions registers what a catalog of the same definitions registers")
     func pluginAndCatalogAgree() throws {
-        let plugin = PluginDefinition(
-            id: "org.example.shop", version: "2.1.0", domains: ["shop", "shop.orders"], codes: Self.definitions,
-            messages: ["en": ["shop.banner": "Welcome"]])
-        let export = PluginExport { plugin }
+        let plugin = shopPlugin
         let read = try DescriptorReader.catalog(
-            DescriptorReader.descriptor(export.descriptor), id: plugin.id, version: plugin.version
+            DescriptorReader.descriptor(shopExport.descriptor), id: plugin.id, version: plugin.version
         ).get()
         let direct = ErrorCatalog(
             source: plugin.id, version: plugin.version, domains: plugin.domains, definitions: plugin.codes,
@@ -150,6 +147,15 @@ struct CatalogModelTests {
         #expect(domain.codes[0].turkish == .init(title: "Tükendi", message: "Bitti.", recovery: "Bekle"))
     }
 }
+
+/// The shop's catalog as a plugin declares it.
+private let shopPlugin = PluginDefinition(
+    id: "org.example.shop", version: "2.1.0", domains: ["shop", "shop.orders"], codes: CatalogModelTests.definitions,
+    messages: ["en": ["shop.banner": "Welcome"]])
+
+/// Its export, global as a plugin's is: the descriptor's memory lives as long as the process, as the host expects of a
+/// plugin it never unloads.
+private let shopExport = PluginExport { shopPlugin }
 
 /// A descriptor's fields as values, to compare two descriptors made apart.
 private struct Fields: Equatable {
