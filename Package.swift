@@ -280,7 +280,7 @@ let package = Package(
         ),
         .target(
             name: "AxiomSymbolication",
-            dependencies: ["AxiomELF", "CAxiomDwarf"]
+            dependencies: ["AxiomCatalog", "AxiomELF", "CAxiomDwarf"]
         ),
         .target(
             name: "CAxiomSymbolicationFixtures",

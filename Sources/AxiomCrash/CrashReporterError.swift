@@ -33,15 +33,16 @@ public struct CrashReporterError: IdentifiableError, Hashable, Sendable, CustomS
     }
 
     private let backing: Backing
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     private init(_ backing: Backing, file: String, line: UInt) {
         self.backing = backing
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     /// The report directory could not be created.
@@ -85,10 +86,6 @@ public struct CrashReporterError: IdentifiableError, Hashable, Sendable, CustomS
             return errno
         }
     }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.backing == rhs.backing }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(backing) }
 
     public var description: String {
         switch backing {

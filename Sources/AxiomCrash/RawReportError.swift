@@ -59,15 +59,16 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
     }
 
     private let backing: Backing
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     private init(_ backing: Backing, file: String, line: UInt) {
         self.backing = backing
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     /// The file could not be opened or read.
@@ -162,10 +163,6 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
 
     /// `axiom.crash/<code>`.
     public var errorCode: ErrorCode { ErrorCode(Self.domain, code.name) }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.backing == rhs.backing }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(backing) }
 
     public var description: String {
         switch backing {

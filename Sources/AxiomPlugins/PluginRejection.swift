@@ -1,3 +1,5 @@
+import AxiomCore
+
 /// Why a file was not loaded as a plugin. Every refusal is a value: the host keeps running.
 ///
 /// Shaped like the framework's other errors: a ``code`` to match, the throw site in ``file`` and ``line``, and
@@ -102,17 +104,18 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
     public let path: String
     /// What a person needs to fix it: `dlerror()` text, the clashing sources, the expected value.
     public let detail: String
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that made the refusal (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that made the refusal.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     private init(_ code: Code, path: String, detail: String, file: String, line: UInt) {
         self.backing = code
         self.path = path
         self.detail = detail
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     /// Creates a rejection.
@@ -137,15 +140,6 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
 
     public var description: String { "\(path): \(code.name): \(detail)" }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.backing == rhs.backing && lhs.path == rhs.path && lhs.detail == rhs.detail
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(backing)
-        hasher.combine(path)
-        hasher.combine(detail)
-    }
 }
 
 /// A plugin that was loaded and whose catalog is registered.

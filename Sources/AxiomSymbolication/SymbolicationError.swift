@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// Why an address or a module could not be symbolicated.
 ///
 /// A module without DWARF is not an error: its `.symtab`/`.dynsym` is used instead. The error is thrown
@@ -57,17 +59,18 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
     public let modulePath: String
     /// What a search for the module's debug file added to the reason (the places it looked), or empty.
     private let searched: String
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     private init(_ backing: Backing, modulePath: String, searched: String = "", file: String, line: UInt) {
         self.backing = backing
         self.modulePath = modulePath
         self.searched = searched
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     /// Creates an error with a code and a message of the caller's.
@@ -117,16 +120,6 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
 
     public var description: String {
         "SymbolicationError(\(code)): \(modulePath): \(message)"
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.backing == rhs.backing && lhs.modulePath == rhs.modulePath && lhs.searched == rhs.searched
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(backing)
-        hasher.combine(modulePath)
-        hasher.combine(searched)
     }
 
     /// The module file does not exist.

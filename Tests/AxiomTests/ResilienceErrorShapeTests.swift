@@ -57,6 +57,19 @@ struct ResilienceErrorShapeTests {
         #expect(error != RateLimitError(key: "wallet", retryAfter: .seconds(3)))
     }
 
+    @Test("a throw site names its file and line and takes no part in equality or hashing")
+    func throwSite() {
+        let line: UInt = #line + 1
+        let here = ThrowSite()
+        #expect(here.file == #fileID && here.line == line)
+        #expect(here.description == "\(#fileID):\(line)")
+        let elsewhere = ThrowSite(file: "Other/File.swift", line: 7)
+        #expect(here == elsewhere)
+        #expect(here.hashValue == elsewhere.hashValue)
+        let fault = InjectedFault(sequence: 1, file: "Other/File.swift", line: 7)
+        #expect(fault.throwSite.description == "Other/File.swift:7")
+    }
+
     @Test("InjectedFault records where it was made and compares its sequence")
     func injectedFault() {
         let line: UInt = #line + 1

@@ -32,10 +32,12 @@ public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStr
     public let state: CircuitState
     /// How long until a call may go through; nil while isolated (only a manual close ends that).
     public let retryAfter: Duration?
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(
@@ -44,21 +46,10 @@ public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStr
         self.key = key
         self.state = state
         self.retryAfter = retryAfter
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     public var errorCode: ErrorCode { Self.code }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.key == rhs.key && lhs.state == rhs.state && lhs.retryAfter == rhs.retryAfter
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(state)
-        hasher.combine(retryAfter)
-    }
 
     public var description: String {
         let wait = retryAfter.map { ", retry after \($0)" } ?? ""
@@ -96,10 +87,12 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
     public let limit: Duration
     /// Whether the limit bounded the operation or one attempt.
     public let scope: Scope
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(
@@ -108,18 +101,7 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
         self.operation = operation
         self.limit = limit
         self.scope = scope
-        self.file = file
-        self.line = line
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.operation == rhs.operation && lhs.limit == rhs.limit && lhs.scope == rhs.scope
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(operation)
-        hasher.combine(limit)
-        hasher.combine(scope)
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     public var errorCode: ErrorCode { scope == .attempt ? Self.attemptCode : Self.code }
@@ -140,23 +122,21 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
 
     /// Which injected failure this is, from 1, across the injector's life.
     public let sequence: Int
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(sequence: Int, file: String = #fileID, line: UInt = #line) {
         self.sequence = sequence
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     public var errorCode: ErrorCode { Self.code }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.sequence == rhs.sequence }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(sequence) }
     public var description: String { "injected fault #\(sequence)" }
 }
 
@@ -176,32 +156,24 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
     public let option: String
     /// Why: `must be in (0, 1], got 1.5`.
     public let reason: String
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(component: String, option: String, reason: String, file: String = #fileID, line: UInt = #line) {
         self.component = component
         self.option = option
         self.reason = reason
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     public var errorCode: ErrorCode { Self.code }
     public var description: String { "\(component): \(option) \(reason)" }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.component == rhs.component && lhs.option == rhs.option && lhs.reason == rhs.reason
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(component)
-        hasher.combine(option)
-        hasher.combine(reason)
-    }
 }
 
 /// A call a concurrency limiter refused: `limit` calls were running and its queue of `queueLimit` was full.
@@ -218,31 +190,22 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
     public let limit: Int
     /// How many calls may wait.
     public let queueLimit: Int
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(key: String, limit: Int, queueLimit: Int, file: String = #fileID, line: UInt = #line) {
         self.key = key
         self.limit = limit
         self.queueLimit = queueLimit
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     public var errorCode: ErrorCode { Self.code }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.key == rhs.key && lhs.limit == rhs.limit && lhs.queueLimit == rhs.queueLimit
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(limit)
-        hasher.combine(queueLimit)
-    }
 
     public var description: String {
         "'\(key)' has \(limit) calls running and \(queueLimit) waiting: call refused"
@@ -262,29 +225,21 @@ public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStrin
     public let key: String
     /// How long until the permits asked for are available.
     public let retryAfter: Duration?
+    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public let file: String
+    public var file: String { throwSite.file }
     /// The line that threw it.
-    public let line: UInt
+    public var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(key: String, retryAfter: Duration, file: String = #fileID, line: UInt = #line) {
         self.key = key
         self.retryAfter = retryAfter
-        self.file = file
-        self.line = line
+        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     public var errorCode: ErrorCode { Self.code }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.key == rhs.key && lhs.retryAfter == rhs.retryAfter
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(retryAfter)
-    }
 
     public var description: String {
         "'\(key)' is over its rate" + (retryAfter.map { ", retry after \($0)" } ?? "")
