@@ -1,3 +1,5 @@
+import AxiomCatalog
+
 /// What a handler decided about an event.
 public enum ErrorDecision: Sendable {
     /// Not mine: ask the next handler.
@@ -10,4 +12,17 @@ public enum ErrorDecision: Sendable {
     case escalate(translatedTo: (any Error)?)
     /// The last line: it ends here.
     case handle
+
+    /// The fate this decision carries out, or nil for ``pass``: the same ``Disposition`` a descriptor prescribes,
+    /// that the ``ErrorResolution`` of the episode reports, and that the metrics label and the log line carry.
+    @inlinable
+    public var disposition: Disposition? {
+        switch self {
+        case .pass: nil
+        case .ignore: .ignore
+        case .recover: .recover
+        case .escalate: .escalate
+        case .handle: .handle
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Logging
 
 /// How an error decided outside ``ErrorPipeline/run(_:metadata:_:)`` ended, when it did not escalate
@@ -27,6 +28,10 @@ public enum ErrorOutcome: Sendable {
         case .handled: .handled
         }
     }
+
+    /// The fate the error met: ``resolution``'s ``ErrorResolution/disposition``.
+    @inlinable
+    public var disposition: Disposition { resolution.disposition }
 
     /// The fallback value, when a handler recovered with one.
     @inlinable

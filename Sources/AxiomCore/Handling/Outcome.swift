@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Logging
 
 /// What an operation run through a pipeline came to, when it did not escalate.
@@ -39,4 +40,8 @@ public enum Outcome<Value: Sendable>: Sendable {
         case .handled: .handled
         }
     }
+
+    /// The fate the error met, or nil on success: ``resolution``'s ``ErrorResolution/disposition``.
+    @inlinable
+    public var disposition: Disposition? { resolution?.disposition }
 }
