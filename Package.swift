@@ -259,7 +259,10 @@ let package = Package(
         .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
         .executableTarget(
             name: "AxiomCrashProbe",
-            dependencies: ["Axiom", "AxiomCrash", "AxiomPlugins", "CAxiomCrashProbeSupport", "CAxiomFlightRecorder"],
+            dependencies: [
+                "Axiom", "AxiomCrash", "AxiomPlugins", "CAxiomCrashProbeSupport", "CAxiomFlightRecorder",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/AxiomCrashProbe"
         ),
         // `axiom` and the probe are dependencies so both executables are built beside the test binary, which runs them.

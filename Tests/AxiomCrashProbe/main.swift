@@ -6,6 +6,7 @@ import AxiomCrash
 import AxiomPlugins
 import CAxiomCrashProbeSupport
 import CAxiomFlightRecorder
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -22,6 +23,30 @@ final class CountingObserver: ErrorObserver {
     private let seen = Mutex(0)
     func observe(_ event: ErrorEvent, resolution: ErrorResolution) { seen.withLock { $0 += 1 } }
     var count: Int { seen.withLock { $0 } }
+}
+
+/// What the application's log handlers saw.
+final class LogTally: Sendable {
+    /// How many handlers the factory made for the framework's label.
+    let made = Mutex(0)
+    let lines = Mutex<[String]>([])
+}
+
+/// A log handler of an application's own: hands each line, with its metadata, to `record`.
+struct RecordingLogHandler: LogHandler {
+    let record: @Sendable (String) -> Void
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        record("\(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+    }
 }
 
 @inline(never)
@@ -337,6 +362,26 @@ case "observer-bootstrap":
     _ = try? pipeline.decide(ClientError.invalidState, operation: "probe")
     printError("observed \(counter.count)")
     ErrorObserverSystem.bootstrap(NoOpErrorObserver())
+case "swift-log-bootstrap":
+    // An application that bootstraps swift-log itself, after the framework made its loggers: every line of the
+    // framework reaches the application's handler redacted, and the handler is made once, not per line.
+    let logger = Logger.axiom("probe.framework")
+    let tally = LogTally()
+    LoggingSystem.bootstrap { label in
+        if label == "probe.framework" { tally.made.withLock { $0 += 1 } }
+        return RecordingLogHandler { line in tally.lines.withLock { $0.append(line) } }
+    }
+    var checked = 0
+    for index in 0..<100 {
+        if logger.logLevel <= .error { checked += 1 }
+        logger.error("charge \(index) failed", metadata: ["password": "hunter2"])
+    }
+    let written = tally.lines.withLock { $0 }
+    let secrets = written.filter { $0.contains("hunter2") }.count
+    let keys = written.filter { $0.contains("password=") }.count
+    printError(
+        "made \(tally.made.withLock { $0 }) checked \(checked) lines \(written.count) secrets \(secrets) keys \(keys)")
+    exit(0)
 case "dlopen-refresh":
     // A library opened after install is in the report only after refreshModules().
     guard dlopen("libbz2.so.1.0", RTLD_NOW) != nil else { exit(5) }

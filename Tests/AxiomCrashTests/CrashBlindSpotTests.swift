@@ -334,4 +334,16 @@ struct CrashBlindSpotTests {
         #expect(termination.signal != nil, "child \(termination); stderr: \(stderr)")
         #expect(stderr.contains("ErrorObserverSystem.bootstrap may only be called once per process"), "\(stderr)")
     }
+
+    @Test(
+        "an application that bootstraps swift-log itself gets every framework line redacted, from one handler made once"
+    )
+    func applicationBootstrapsSwiftLog() {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (termination, stderr) = ChildProcess.runProbe(directory: directory.path, kind: "swift-log-bootstrap")
+        #expect(termination.exitCode == 0, "child \(termination); stderr: \(stderr)")
+        // A logger made before the bootstrap follows it; 100 level checks and 100 lines made one handler.
+        #expect(stderr.contains("made 1 checked 100 lines 100 secrets 0 keys 100"), "\(stderr)")
+    }
 }

@@ -10,7 +10,8 @@ import Synchronization
 // framework's loggers hold a `FrameworkLogHandler`, which looks the backend up at each line:
 //
 //   line ──▶ FrameworkLogHandler ──▶ RedactingLogHandler ──▶ the backend RedactingLogHandler.bootstrap configured
-//                                                         └─▶ (no such bootstrap yet) the handler swift-log makes now
+//                                                         └─▶ (no such bootstrap yet) the handler swift-log makes now,
+//                                                             kept once it is not swift-log's default
 //
 // and the redactor runs on every line whatever was created first.
 
@@ -18,10 +19,11 @@ import Synchronization
 /// logger is made, and redacts every line.
 ///
 /// After ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)``, lines go to the handler that bootstrap
-/// configures, made once per label and bootstrap and kept; a later bootstrap replaces it. Before it (or when the
-/// application bootstraps swift-log directly), each line asks swift-log for the handler a new `Logger` of this
-/// label would get, and puts a ``RedactingLogHandler`` in front of it. Either way no line of the framework escapes
-/// the redactor, whatever was created before the bootstrap.
+/// configures, made once per label and bootstrap and kept; a later bootstrap replaces it. Without it, a line asks
+/// swift-log for the handler a new `Logger` of this label would get and puts a ``RedactingLogHandler`` in front of
+/// it; when the application bootstrapped swift-log itself (the handler is not swift-log's default
+/// `StreamLogHandler`), that handler is kept too, since swift-log allows one bootstrap per process. Either way no line
+/// of the framework escapes the redactor, whatever was created before the bootstrap.
 ///
 /// The framework's types use it by default (`Logger.axiom(_:)`); a logger passed to them explicitly is
 /// made redacting with `Logger.redacting()`.
@@ -68,13 +70,23 @@ public struct FrameworkLogHandler: LogHandler {
     /// an error's log-level check runs on every decided error.
     private func backend() -> RedactingLogHandler {
         let generation = LoggingBackend.generation.load(ordering: .acquiring)
-        guard generation > 0 else {
-            // No framework bootstrap: swift-log's handler of the moment, which a later bootstrap (ours or the
-            // application's own) changes. Lines before a bootstrap are few; the handler is not kept.
-            return RedactingLogHandler(wrapping: Logger(label: label).handler)
-        }
         if let resolved = cache.resolved, resolved.generation == generation { return resolved.handler }
+        guard generation > 0 else { return swiftLogBackend() }
         return cache.resolve(label)
+    }
+
+    /// With no framework bootstrap: the handler swift-log gives a new `Logger` of this label, behind the redactor.
+    ///
+    /// swift-log lets a process bootstrap once (a second `LoggingSystem.bootstrap` traps), so a handler that is not
+    /// its default `StreamLogHandler` comes from the application's bootstrap, and every later `Logger` gets one made
+    /// by the same factory: it is kept, as the framework's own bootstrap's is, and each line and level check costs
+    /// what it costs after that bootstrap. A `StreamLogHandler` may still be the default, which a bootstrap replaces
+    /// at any time; it is asked for again at each line.
+    private func swiftLogBackend() -> RedactingLogHandler {
+        let handler = Logger(label: label).handler
+        let redacting = RedactingLogHandler(wrapping: handler)
+        if handler is StreamLogHandler { return redacting }
+        return cache.keep(redacting, generation: 0)
     }
 
     /// The backend resolved for the latest bootstrap, published whole through an atomic pointer.
@@ -111,16 +123,30 @@ public struct FrameworkLogHandler: LogHandler {
                     return RedactingLogHandler(wrapping: Logger(label: label).handler)
                 }
                 if let resolved, resolved.generation == configuration.generation { return resolved.handler }
-                let next = Resolved(
-                    generation: configuration.generation, handler: configuration.makeRedactingHandler(label))
-                let previous = current.exchange(
-                    UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
-                if previous != 0 {
-                    replaced.append(
-                        Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: previous)!).takeRetainedValue())
-                }
-                return next.handler
+                return publish(
+                    Resolved(generation: configuration.generation, handler: configuration.makeRedactingHandler(label)),
+                    replacing: &replaced)
             }
+        }
+
+        /// Publishes `handler`, made from swift-log's factory with no framework bootstrap (generation 0), unless
+        /// one is already published; returns the published one.
+        func keep(_ handler: RedactingLogHandler, generation: Int) -> RedactingLogHandler {
+            replaced.withTrackedLock { replaced in
+                if let resolved, resolved.generation >= generation { return resolved.handler }
+                return publish(Resolved(generation: generation, handler: handler), replacing: &replaced)
+            }
+        }
+
+        /// Makes `next` the current one; the one it replaces is kept for readers that may still hold it.
+        private func publish(_ next: Resolved, replacing replaced: inout [Resolved]) -> RedactingLogHandler {
+            let previous = current.exchange(
+                UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
+            if previous != 0 {
+                replaced.append(
+                    Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: previous)!).takeRetainedValue())
+            }
+            return next.handler
         }
     }
 }
