@@ -10,7 +10,8 @@ import GRPCProtobuf
 ///
 /// ```
 ///   grpc-status-details-bin ≤ 64 KiB, a google.rpc.Status ──▶ PeerProblem
-///        ErrorInfo domain + reason ──▶ the error's identity (no ErrorInfo: axiom.http/<status>)
+///        ErrorInfo domain + metadata code ──▶ the error's identity, when the code's reason is the reason
+///        ErrorInfo domain + reason ──▶ otherwise (no ErrorInfo: axiom.http/<status>)
 ///        ErrorInfo metadata traceId, status ──▶ traceId, status (else the code's status, GRPCStatusTable)
 ///        RetryInfo retry_delay ──▶ retryAfter (at most a day; a negative one is dropped, its reason kept)
 ///        LocalizedMessage message ──▶ detail (else the status message)
@@ -31,6 +32,50 @@ public struct GRPCStatusReader: Sendable {
     public static let detailsKey = "grpc-status-details-bin"
     /// The error metadata key of the gRPC code's name (`resourceExhausted`).
     public static let grpcCodeKey = "grpcCode"
+    /// The `ErrorInfo` metadata key of the code as its catalog writes it (`outOfStock`), beside the reason in
+    /// UPPER_SNAKE_CASE (`OUT_OF_STOCK`) that AIP-193 asks for.
+    public static let codeKey = "code"
+
+    /// The `ErrorInfo` reason of `code`: UPPER_SNAKE_CASE, as AIP-193 asks, matching `[A-Z][A-Z0-9_]+[A-Z0-9]`.
+    ///
+    /// Words are split where a lowercase letter (or the digits after one) meets an uppercase letter, and before the
+    /// last capital of a run followed by a lowercase letter (`HTTPError` is `HTTP_ERROR`); every other character but
+    /// an ASCII letter or digit is a separator. A reason, and so a code already in UPPER_SNAKE_CASE, is its own
+    /// reason. A code that would not
+    /// start with a letter or would have fewer than three characters gets the prefix `CODE_` (`404` is `CODE_404`).
+    /// The result is at most 63 characters; the metadata's ``codeKey`` keeps the code whole.
+    public static func reason(for code: String) -> String {
+        let bytes = Array(code.utf8)
+        func isUpper(_ byte: UInt8) -> Bool { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) }
+        func isLower(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
+        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        var reason: [UInt8] = []
+        var separate = false
+        for (index, byte) in bytes.enumerated() {
+            guard isUpper(byte) || isLower(byte) || isDigit(byte) else {
+                separate = true
+                continue
+            }
+            if isUpper(byte), index > 0 {
+                // Before the digits that end a lowercase word (`v2Token`), not those of an uppercase one (`A2B`),
+                // so that a reason is its own reason.
+                var start = index - 1
+                while start > 0, isDigit(bytes[start]) { start -= 1 }
+                let previous = bytes[index - 1]
+                let endsARun = isUpper(previous) && index + 1 < bytes.count && isLower(bytes[index + 1])
+                if isLower(previous) || (isDigit(previous) && isLower(bytes[start])) || endsARun { separate = true }
+            }
+            if separate, !reason.isEmpty { reason.append(UInt8(ascii: "_")) }
+            separate = false
+            reason.append(isLower(byte) ? byte - 32 : byte)
+        }
+        if reason.count < 3 || !isUpper(reason[0]) {
+            reason = Array("CODE".utf8) + (reason.isEmpty ? [] : [UInt8(ascii: "_")] + reason)
+        }
+        if reason.count > 63 { reason.removeLast(reason.count - 63) }
+        while reason.last == UInt8(ascii: "_") { reason.removeLast() }
+        return String(decoding: reason, as: UTF8.self)
+    }
 
     /// The registry the peer's codes are looked up in.
     public let registry: ErrorRegistry
@@ -78,7 +123,10 @@ public struct GRPCStatusReader: Sendable {
 
         let identity: ErrorCode
         if let info {
-            guard !info.domain.contains("/"), let parsed = ProblemReader.code("\(info.domain)/\(info.reason)") else {
+            // An Axiom peer's exact code; a reason of another service (`STOCKOUT`) is its code as it stands.
+            let written = info.metadata[Self.codeKey].flatMap { Self.reason(for: $0) == info.reason ? $0 : nil }
+            let code = written ?? info.reason
+            guard !info.domain.contains("/"), let parsed = ProblemReader.code("\(info.domain)/\(code)") else {
                 throw unreadable("`ErrorInfo` does not name a domain and a reason")
             }
             identity = parsed

@@ -23,12 +23,18 @@ import Tracing
 ///   handler throws ──▶ pipeline.decide ──▶ handled, ignored, or recovered with a value that is no response
 ///                                       │       ──▶ RPCError: code from the HTTP status (GRPCStatusTable),
 ///                                       │           message = the detail in the caller's language,
-///                                       │           details: ErrorInfo (reason = code, domain, metadata traceId and
-///                                       │           status), RetryInfo (the wait, when there is one),
+///                                       │           details: ErrorInfo (reason = the code in UPPER_SNAKE_CASE,
+///                                       │           domain, metadata code, status and traceId), RetryInfo (the
+///                                       │           wait, when there is one),
 ///                                       │           LocalizedMessage (the language, the detail)
 ///                                       ├─▶ recovered with a response or an output message ──▶ that response
 ///                                       └─▶ escalated (no layer above) ──▶ the RPCError of the translated error
 /// ```
+///
+/// The `ErrorInfo` follows AIP-193, so that any gRPC client reads it: its `reason` is the code in UPPER_SNAKE_CASE
+/// (``GRPCStatusReader/reason(for:)``: `outOfStock` is `OUT_OF_STOCK`), its `domain` the code's domain, and its
+/// metadata carries the code as written (`code`), the HTTP status (`status`) and the trace id (`traceId`), from which
+/// ``GRPCStatusReader`` gives the caller back the exact identity.
 ///
 /// The status the responder chooses (an override, the descriptor's `httpStatus`, its category's status) gives the
 /// gRPC code through ``GRPCStatusTable``. The message and the `LocalizedMessage` come from the registry's catalogs in
@@ -158,10 +164,11 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         var code = GRPCStatusTable.code(forHTTPStatus: problem.status)
         if let own = error as? RPCError, isUnknown(own) { code = own.code }
         let publicCode = ProblemReader.code(problem.code) ?? answer.code
-        var metadata = ["status": String(problem.status)]
+        var metadata = ["status": String(problem.status), GRPCStatusReader.codeKey: publicCode.code]
         if let traceId = problem.traceId { metadata["traceId"] = traceId }
         var details: [ErrorDetails] = [
-            .errorInfo(reason: publicCode.code, domain: publicCode.domain, metadata: metadata)
+            .errorInfo(
+                reason: GRPCStatusReader.reason(for: publicCode.code), domain: publicCode.domain, metadata: metadata)
         ]
         if let seconds = answer.response.headerFields[.retryAfter].flatMap(Int.init) {
             details.append(.retryInfo(delay: .seconds(seconds)))

@@ -38,6 +38,24 @@ struct ClientErrorInterceptorTests {
         #expect(identity.retryAfter == .seconds(12))
     }
 
+    @Test("a code as its catalog writes it crosses exactly, under the UPPER_SNAKE_CASE reason AIP-193 asks for")
+    func exactCode() async throws {
+        let server = try shopRegistry()
+        let caller = ErrorRegistry()
+        let error = try await withEchoServer(
+            server: [ServerErrorInterceptor(pipeline: requestPipeline(server))],
+            client: [ClientErrorInterceptor(registry: caller)]
+        ) { _ in
+            throw DatabaseDown()
+        } _: { client in
+            try await rpcError { try await client.get("x") }
+        }
+        let info = try #require(try error.unpackGoogleRPCStatus()?.details.lazy.compactMap(\.errorInfo).first)
+        #expect(info.reason == "UNKNOWN_ERROR" && info.domain == "axiom")
+        #expect((error.cause as? DomainError)?.errorCode == ErrorCatalog.unknownCode)
+        #expect(caller.identity(of: error).code == ErrorCatalog.unknownCode)
+    }
+
     @Test("a RetryStage over the call waits exactly the peer's RetryInfo, then calls again and succeeds")
     func retryWaitsThePeersWait() async throws {
         let server = try shopRegistry()

@@ -79,6 +79,49 @@ struct GRPCStatusReaderTests {
         #expect(peer.error.metadata.count == 2)  // grpcCode and status
     }
 
+    @Test(
+        "a code's ErrorInfo reason is UPPER_SNAKE_CASE, as AIP-193 asks",
+        arguments: [
+            ("outOfStock", "OUT_OF_STOCK"), ("RATE_LIMITED", "RATE_LIMITED"), ("HTTPError", "HTTP_ERROR"),
+            ("db.internalError", "DB_INTERNAL_ERROR"), ("404", "CODE_404"), ("ok", "CODE_OK"), ("v2Token", "V2_TOKEN"),
+            ("card-declined", "CARD_DECLINED"), ("stokta_yok ", "STOKTA_YOK"), ("ödemeReddedildi", "DEME_REDDEDILDI"),
+            ("", "CODE"),
+            (String(repeating: "ab", count: 40), String(repeating: "AB", count: 40).prefix(63).description),
+        ])
+    func reasons(_ code: String, _ reason: String) {
+        #expect(GRPCStatusReader.reason(for: code) == reason)
+    }
+
+    @Test("every code's reason matches AIP-193's pattern and length, and a reason is its own reason")
+    func reasonsAreValid() throws {
+        let pattern = try Regex("^[A-Z][A-Z0-9_]+[A-Z0-9]$")
+        var generator = SplitMix64(seed: 193)
+        let alphabet = Array("aZ09_.-/ ç€".unicodeScalars)
+        for length in 0..<100 {
+            var code = String.UnicodeScalarView()
+            for _ in 0..<(length % 70) { code.append(alphabet[Int(generator.next() % UInt64(alphabet.count))]) }
+            let reason = GRPCStatusReader.reason(for: String(code))
+            #expect(reason.wholeMatch(of: pattern) != nil && reason.count <= 63, "\(String(code)) -> \(reason)")
+            #expect(GRPCStatusReader.reason(for: reason) == reason, "\(reason)")
+        }
+    }
+
+    @Test("the identity is the metadata's code when its reason is the reason; else the reason as it stands")
+    func identityFromReasonAndCode() throws {
+        func identity(_ reason: String, code: String?) throws -> ErrorCode {
+            let metadata = code.map { [GRPCStatusReader.codeKey: $0] } ?? [:]
+            let bytes = try details(
+                .failedPrecondition, [.errorInfo(reason: reason, domain: "shop", metadata: metadata)])
+            return try reader.read(details: bytes, code: .failedPrecondition, message: "").code
+        }
+        #expect(try identity("OUT_OF_STOCK", code: "outOfStock") == ErrorCode("shop", "outOfStock"))
+        // Another service's metadata key of the same name, that is not this reason's code.
+        #expect(try identity("STOCKOUT", code: "404") == ErrorCode("shop", "STOCKOUT"))
+        // A reason without the code (an AIP-193 service, or an Axiom peer that sent the code as the reason).
+        #expect(try identity("STOCKOUT", code: nil) == ErrorCode("shop", "STOCKOUT"))
+        #expect(try identity("outOfStock", code: nil) == ErrorCode("shop", "outOfStock"))
+    }
+
     @Test("10,000 distinct codes from peers leave the registry's tables bounded")
     func peerCodesStayBounded() throws {
         let registry = ErrorRegistry()

@@ -4,6 +4,7 @@
 // Reading it gives a peer's error whose code has a domain and a code, a wait of at most a day and a trace id within
 // its bound, or throws `UnreadableAnswer`; it never traps. The error must also survive what an application does
 // next: printing it and deciding it through the registry, inside the `RPCError` the client interceptor throws.
+// The same bytes, read as a code, give an `ErrorInfo` reason that AIP-193 accepts and that is its own reason.
 
 import Axiom
 import AxiomGRPC
@@ -20,6 +21,9 @@ func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CC
 
 func fuzzGRPCStatusReader(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: bytes, count: count))
+    let reason = GRPCStatusReader.reason(for: String(decoding: input, as: UTF8.self))
+    check(isAIP193Reason(reason), "the reason \(reason) does not match [A-Z][A-Z0-9_]+[A-Z0-9] in 63 characters")
+    check(GRPCStatusReader.reason(for: reason) == reason, "the reason \(reason) is not its own reason")
     guard let first = input.first, let code = RPCError.Code(Status.Code(rawValue: Int(first % 17))!) else {
         return 0
     }
@@ -48,6 +52,16 @@ func fuzzGRPCStatusReader(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         _ = registry.descriptor(for: error)
     }
     return 0
+}
+
+/// Whether `reason` matches `[A-Z][A-Z0-9_]+[A-Z0-9]` and has at most 63 characters.
+private func isAIP193Reason(_ reason: String) -> Bool {
+    let bytes = Array(reason.utf8)
+    let upper = UInt8(ascii: "A")...UInt8(ascii: "Z")
+    let digit = UInt8(ascii: "0")...UInt8(ascii: "9")
+    guard (3...63).contains(bytes.count), upper.contains(bytes[0]) else { return false }
+    guard let last = bytes.last, upper.contains(last) || digit.contains(last) else { return false }
+    return bytes.allSatisfy { upper.contains($0) || digit.contains($0) || $0 == UInt8(ascii: "_") }
 }
 
 /// `precondition` that also prints its message in a release build, so a crash input explains itself.
