@@ -11,20 +11,29 @@ import Synchronization
 import Testing
 import Tracing
 
+/// The `RPCError` a caller reading with `caller` gets when the shop's handler throws `error`.
+private func shopAnswer(
+    to error: some Error & Sendable, shop: ErrorRegistry, caller: ErrorRegistry, metadata: Metadata = [:]
+) async throws -> RPCError {
+    try await withEchoServer(
+        server: [ServerErrorInterceptor(pipeline: requestPipeline(shop))],
+        client: [ClientErrorInterceptor(registry: caller)]
+    ) { _ in
+        throw error
+    } _: { client in
+        try await rpcError { try await client.get("x", metadata: metadata) }
+    }
+}
+
 @Suite("Reading a peer's gRPC error back")
 struct ClientErrorInterceptorTests {
     @Test("the peer's answer is its error: the code, the wait, the message, the gRPC code and status in metadata")
     func peerError() async throws {
         let server = try shopRegistry()
         let caller = ErrorRegistry()
-        let error = try await withEchoServer(
-            server: [ServerErrorInterceptor(pipeline: requestPipeline(server))],
-            client: [ClientErrorInterceptor(registry: caller)]
-        ) { _ in
-            throw DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds(12))
-        } _: { client in
-            try await rpcError { try await client.get("x", metadata: ["accept-language": "tr"]) }
-        }
+        let error = try await shopAnswer(
+            to: DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds(12)), shop: server,
+            caller: caller, metadata: ["accept-language": "tr"])
         #expect(error.code == .resourceExhausted)
         let peer = try #require(error.cause as? DomainError)
         #expect(peer.errorCode == ErrorCode("shop", "RATE_LIMITED"))
@@ -42,14 +51,7 @@ struct ClientErrorInterceptorTests {
     func exactCode() async throws {
         let server = try shopRegistry()
         let caller = ErrorRegistry()
-        let error = try await withEchoServer(
-            server: [ServerErrorInterceptor(pipeline: requestPipeline(server))],
-            client: [ClientErrorInterceptor(registry: caller)]
-        ) { _ in
-            throw DatabaseDown()
-        } _: { client in
-            try await rpcError { try await client.get("x") }
-        }
+        let error = try await shopAnswer(to: DatabaseDown(), shop: server, caller: caller)
         let info = try #require(try error.unpackGoogleRPCStatus()?.details.lazy.compactMap(\.errorInfo).first)
         #expect(info.reason == "UNKNOWN_ERROR" && info.domain == "axiom")
         #expect((error.cause as? DomainError)?.errorCode == ErrorCatalog.unknownCode)
