@@ -303,10 +303,12 @@ let package = Package(
             name: "AxiomHTTP",
             dependencies: ["Axiom", product("HTTPTypes", "swift-http-types", trait: "HTTP")]
         ),
+        // The small shop the server adapters' tests answer for: one catalog for the HTTP, Vapor and gRPC tests.
+        .target(name: "AxiomShopFixture", dependencies: ["Axiom"], path: "Tests/AxiomShopFixture"),
         .testTarget(
             name: "AxiomHTTPTests",
             dependencies: [
-                "AxiomHTTP", "Axiom", "AxiomCore",
+                "AxiomHTTP", "Axiom", "AxiomCore", "AxiomShopFixture",
                 product("HTTPTypes", "swift-http-types", trait: "HTTP"),
             ]
         ),
@@ -346,7 +348,7 @@ let package = Package(
         .testTarget(
             name: "AxiomGRPCTests",
             dependencies: [
-                "AxiomGRPC", "AxiomHTTP", "Axiom", "AxiomCore", "AxiomTesting", "AxiomTracing",
+                "AxiomGRPC", "AxiomHTTP", "Axiom", "AxiomCore", "AxiomShopFixture", "AxiomTesting", "AxiomTracing",
                 product("GRPCCore", "grpc-swift-2", trait: "GRPC"),
                 product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
                 product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
@@ -369,7 +371,7 @@ let package = Package(
         .testTarget(
             name: "AxiomVaporTests",
             dependencies: [
-                "Axiom", "AxiomVapor", "AxiomHTTP", "AxiomTracing", "AxiomTesting",
+                "Axiom", "AxiomVapor", "AxiomHTTP", "AxiomShopFixture", "AxiomTracing", "AxiomTesting",
                 product("Vapor", "vapor", trait: "Vapor"),
                 product("AsyncHTTPClient", "async-http-client", trait: "Vapor"),
                 product("Tracing", "swift-distributed-tracing", trait: "Vapor"),
@@ -429,6 +431,7 @@ let package = Package(
                 "Axiom", "AxiomHummingbird", "AxiomTracing", "AxiomService", "AxiomPlugins", "AxiomTesting",
                 // The probe and the example service are built beside the test binary, which runs them.
                 "AxiomOpenTelemetry", "AxiomCrash", "AxiomCrashProbe", "AxiomExampleService", "AxiomHTTPClient",
+                "AxiomShopFixture",
                 product("OTel", "swift-otel", trait: "OpenTelemetry"),
                 product("Hummingbird", "hummingbird", trait: "Hummingbird"),
                 product("AsyncHTTPClient", "async-http-client", trait: "OpenTelemetry"),

@@ -2,6 +2,7 @@
 import Axiom
 import AxiomGRPC
 import AxiomHTTP
+import AxiomShopFixture
 import AxiomTesting
 import AxiomTracing
 import GRPCCore

@@ -2,6 +2,7 @@
 import Axiom
 import AxiomGRPC
 import AxiomHTTP
+import AxiomShopFixture
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import GRPCProtobuf
@@ -10,51 +11,11 @@ import SwiftProtobuf
 import Testing
 import Tracing
 
-/// The service's catalog: a rate limit with a retry policy (429), a validation error, a storage failure (a 5xx),
-/// each with English and Turkish texts.
-let shop = BuiltinDomain(
-    name: "shop",
-    codes: [
-        CodeDefinition(
-            "shop", "RATE_LIMITED", category: .network, severity: .warning, disposition: .recover,
-            retry: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(30), maxDelay: .seconds(60)),
-            httpStatus: 429,
-            texts: [
-                "en": .init(title: "Slow down", message: "Too many requests. Try again later."),
-                "tr": .init(title: "Yavaşlayın", message: "Çok fazla istek. Daha sonra yeniden deneyin."),
-            ]),
-        CodeDefinition(
-            "shop", "INVALID_QUANTITY", category: .validation, severity: .warning, disposition: .handle,
-            httpStatus: 422,
-            texts: [
-                "en": .init(title: "Check the quantity", message: "The quantity must be between 1 and 99."),
-                "tr": .init(title: "Miktarı kontrol edin", message: "Miktar 1 ile 99 arasında olmalı."),
-            ]),
-        CodeDefinition(
-            "shop", "LEDGER_DOWN", category: .storage, severity: .error, disposition: .handle,
-            texts: [
-                "en": .init(title: "Ledger down", message: "The ledger at db.internalError:5432 is down."),
-                "tr": .init(
-                    title: "Defter çalışmıyor", message: "db.internalError:5432 adresindeki defter çalışmıyor."),
-            ]),
-    ])
-
-func shopRegistry() throws -> ErrorRegistry {
-    let registry = ErrorRegistry()
-    try registry.register(shop.catalog)
-    return registry
-}
-
 /// A terminal pipeline that decides every error by its descriptor, over `registry`.
 func requestPipeline(_ registry: ErrorRegistry) -> ErrorPipeline<FollowDescriptor> {
     ErrorPipeline(layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)) {
         FollowDescriptor()
     }
-}
-
-/// An error no catalog registers, whose description holds a secret.
-struct DatabaseDown: Error, CustomStringConvertible {
-    var description: String { "connection failed: password=hunter2" }
 }
 
 /// A tiny service written with grpc-swift 2's hand-written API (no generated code, so no protoc plugin to build):

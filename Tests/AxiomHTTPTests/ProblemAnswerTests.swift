@@ -1,47 +1,10 @@
 #if HTTP
 import Axiom
 import AxiomHTTP
+import AxiomShopFixture
 import Foundation
 import HTTPTypes
 import Testing
-
-/// The service's catalog: a validation error with its own status, a rate limit with a retry policy, a storage
-/// failure (a 5xx), each with English and Turkish texts.
-let shop = BuiltinDomain(
-    name: "shop",
-    codes: [
-        CodeDefinition(
-            "shop", "INVALID_QUANTITY", category: .validation, severity: .warning, disposition: .handle,
-            httpStatus: 422,
-            texts: [
-                "en": .init(title: "Check the quantity", message: "The quantity must be between 1 and 99."),
-                "tr": .init(title: "Miktarı kontrol edin", message: "Miktar 1 ile 99 arasında olmalı."),
-            ]),
-        CodeDefinition(
-            "shop", "RATE_LIMITED", category: .network, severity: .warning, disposition: .recover,
-            retry: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(30)), httpStatus: 429,
-            texts: [
-                "en": .init(title: "Slow down", message: "Too many requests. Try again later."),
-                "tr": .init(title: "Yavaşlayın", message: "Çok fazla istek. Daha sonra yeniden deneyin."),
-            ]),
-        CodeDefinition(
-            "shop", "LEDGER_DOWN", category: .storage, severity: .error, disposition: .handle,
-            texts: [
-                "en": .init(title: "Ledger down", message: "The ledger at db.internal:5432 is down."),
-                "tr": .init(title: "Defter çalışmıyor", message: "db.internal:5432 adresindeki defter çalışmıyor."),
-            ]),
-    ])
-
-func shopRegistry() throws -> ErrorRegistry {
-    let registry = ErrorRegistry()
-    try registry.register(shop.catalog)
-    return registry
-}
-
-/// An error no catalog registers, whose description holds a secret.
-struct DatabaseDown: Error, CustomStringConvertible {
-    var description: String { "connection failed: password=hunter2" }
-}
 
 func json(_ data: Data) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -186,7 +149,7 @@ struct ProblemAnswerTests {
         #expect(answer.problem.code == "shop/LEDGER_DOWN")
         #expect(answer.response.headerFields[.contentLanguage] == "tr")
         let text = String(decoding: answer.body, as: UTF8.self)
-        #expect(!text.contains("db.internal"))
+        #expect(!text.contains(ledgerHost))
         #expect(!text.contains("Defter"))
         #expect(
             answer.problem.detail

@@ -1,6 +1,7 @@
 #if HTTP
 import Axiom
 import AxiomHTTP
+import AxiomShopFixture
 import Foundation
 import HTTPTypes
 import Testing

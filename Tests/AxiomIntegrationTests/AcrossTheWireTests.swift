@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Axiom
 import AxiomGRPC
 import AxiomHTTPClient
+import AxiomShopFixture
 import AxiomTesting
 import AxiomTracing
 import Foundation

@@ -2,17 +2,13 @@
 import AsyncHTTPClient
 import Axiom
 import AxiomHummingbird
+import AxiomShopFixture
 import AxiomTracing
 import Foundation
 import Hummingbird
 import InMemoryTracing
 import Testing
 import Tracing
-
-/// An error whose description holds a secret, and that no catalog identifies.
-struct DatabaseDown: Error, CustomStringConvertible {
-    var description: String { "connection to db failed: password=hunter2" }
-}
 
 /// A real Hummingbird server on loopback, called by AsyncHTTPClient: every error a route throws is answered with
 /// problem details decided through the application's pipeline.
