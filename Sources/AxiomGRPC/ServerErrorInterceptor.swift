@@ -4,6 +4,7 @@ import AxiomHTTP
 import AxiomTracing
 import GRPCCore
 import GRPCProtobuf
+import Synchronization
 import Tracing
 
 /// Decides every error a gRPC handler throws through the application's pipeline and answers with a gRPC status
@@ -52,7 +53,10 @@ import Tracing
 /// so the answer's trace id is the caller's trace. The span gets `error.type` for every error that ends the call
 /// and `rpc.grpc.status_code`, and status error only for `unknown`, `deadlineExceeded`, `unimplemented`,
 /// `internalError`, `unavailable` and `dataLoss` (``GRPCStatusTable/isServerFailure(_:)``), as OpenTelemetry's gRPC
-/// conventions ask. The handler runs announced to the crash reporter under the span (`CrashTrace`).
+/// conventions ask. The span ends when the response has been written or the error answered; a call whose caller
+/// left before its response started (grpc-swift then never writes it) ends when the response is dropped, with status
+/// code `cancelled` when the caller cancelled it, so no span of a call stays open. The handler runs announced to the
+/// crash reporter under the span (`CrashTrace`).
 public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor {
     /// The pipeline every error is decided through.
     public var pipeline: ErrorPipeline<Handlers> { answering.pipeline }
@@ -71,7 +75,8 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         request: StreamingServerRequest<Input>, context: ServerContext,
         next: @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
     ) async throws -> StreamingServerResponse<Output> {
-        let (serviceContext, span) = Self.traceContext(request.metadata, method: context.descriptor)
+        let (serviceContext, started) = Self.traceContext(request.metadata, method: context.descriptor)
+        let span = started.map { CallSpan($0, cancellation: context.cancellation) }
         return try await ServiceContext.withValue(serviceContext) {
             let response: StreamingServerResponse<Output>
             do {
@@ -91,12 +96,11 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
                 try await ServiceContext.withValue(serviceContext) {
                     do {
                         let trailers = try await CrashTrace.withCurrentSpan { try await producer(writer) }
-                        span?.attributes["rpc.grpc.status_code"] = Int64(0)
-                        span?.end()
+                        span?.end(statusCode: 0)
                         return trailers
                     } catch {
                         let failure = problem(for: error, metadata: request.metadata, method: context.descriptor)
-                        span?.end()
+                        span?.end(statusCode: nil)
                         throw failure
                     }
                 }
@@ -107,9 +111,9 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
 
     /// Ends `span` (if this interceptor started it) once `body` has answered.
     private func finish<Output>(
-        _ span: (any Span)?, _ body: () throws -> StreamingServerResponse<Output>
+        _ span: CallSpan?, _ body: () throws -> StreamingServerResponse<Output>
     ) throws -> StreamingServerResponse<Output> {
-        defer { span?.end() }
+        defer { span?.end(statusCode: nil) }
         return try body()
     }
 
@@ -191,6 +195,35 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         let (identity, descriptor) = pipeline.configuration.registry.resolve(error)
         return descriptor.code == ErrorCatalog.unknownCode
             || identity.code == HTTPErrorDomain.code(status: GRPCStatusTable.httpStatus(for: error.code))
+    }
+
+    /// The SERVER span this interceptor started for one call, ended once: by the response's producer when it has
+    /// written the response, by the answer to an error, or, when grpc-swift never runs the producer (the caller left
+    /// before the response started, so its headers could not be written), when the response is dropped. A call the
+    /// caller cancelled gets `rpc.grpc.status_code` 1 (`cancelled`), which is not the server's failure.
+    final class CallSpan: Sendable {
+        let span: any Span
+        let cancellation: ServerContext.RPCCancellationHandle
+        private let ended = Atomic<Bool>(false)
+
+        init(_ span: any Span, cancellation: ServerContext.RPCCancellationHandle) {
+            self.span = span
+            self.cancellation = cancellation
+        }
+
+        /// Ends the span, with `statusCode` when given (an error's answer sets its own); only the first call counts.
+        func end(statusCode: Int64?) {
+            guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            if let statusCode { span.attributes["rpc.grpc.status_code"] = statusCode }
+            span.end()
+        }
+
+        /// Ends the span of a call whose response was never produced.
+        func endUnanswered() {
+            end(statusCode: cancellation.isCancelled ? Int64(RPCError.Code.cancelled.rawValue) : nil)
+        }
+
+        deinit { endUnanswered() }
     }
 
     /// The context the handler runs in: the current one when a span is active (a tracing interceptor outside this

@@ -116,6 +116,43 @@ struct ClientErrorInterceptorTests {
         #expect(serverSpan.attributes.get("rpc.grpc.status_code") == .int64(13))
     }
 
+    @Test("the server's span ends when the caller cancels before the answer: no response is ever produced")
+    func spanEndsWhenTheCallerLeaves() async throws {
+        let tracer = SharedInMemoryTracer.tracer
+        let (handlerStarted, started) = AsyncStream.makeStream(of: Void.self)
+        let marker = "cancelled-\(UInt64.random(in: 0...UInt64.max))"
+        let outcome = try await withEchoServer(
+            server: [ServerErrorInterceptor(pipeline: requestPipeline(try shopRegistry()))],
+            client: [ClientErrorInterceptor(registry: ErrorRegistry())]
+        ) { value in
+            started.yield()
+            return value
+        } _: { client in
+            try await withSpan("grpc-leaving-caller", ofKind: .client) { span in
+                span.attributes["test.marker"] = marker
+                let call = Task { try await client.hang(marker) }
+                for await _ in handlerStarted { break }
+                call.cancel()
+                return await call.result
+            }
+        }
+        #expect(throws: (any Error).self) { try outcome.get() }
+        let caller = try #require(
+            tracer.finishedSpans.first { $0.attributes.get("test.marker") == .string(marker) })
+        // The whole server has stopped, so the call is over: its span has ended, as cancelled (not the server's
+        // failure), and none of it is left open.
+        let server = try #require(
+            tracer.finishedSpans.first {
+                $0.operationName == "axiom.test.Echo/Hang" && $0.spanContext.traceID == caller.spanContext.traceID
+            })
+        #expect(server.attributes.get("rpc.grpc.status_code") == .int64(1))
+        #expect(server.status?.code != .error)
+        #expect(
+            !tracer.activeSpans.contains {
+                $0.operationName == "axiom.test.Echo/Hang" && $0.spanContext.traceID == caller.spanContext.traceID
+            })
+    }
+
     @Test("details a peer sends that cannot be read are an UnreadableAnswer inside the RPCError, not a trap")
     func unreadableDetails() async throws {
         let caller = ErrorRegistry()

@@ -25,6 +25,7 @@ func requestPipeline(_ registry: ErrorRegistry) -> ErrorPipeline<FollowDescripto
 struct EchoService: RegistrableRPCService {
     static let get = MethodDescriptor(fullyQualifiedService: "axiom.test.Echo", method: "Get")
     static let watch = MethodDescriptor(fullyQualifiedService: "axiom.test.Echo", method: "Watch")
+    static let hang = MethodDescriptor(fullyQualifiedService: "axiom.test.Echo", method: "Hang")
 
     let handler: @Sendable (String) async throws -> String
 
@@ -50,6 +51,16 @@ struct EchoService: RegistrableRPCService {
                 try await writer.write(.with { $0.value = next })
                 return [:]
             }
+        }
+        // Calls the handler, waits until the caller cancels the call, then answers: too late for anyone to read.
+        router.registerHandler(
+            forMethod: Self.hang, deserializer: ProtobufDeserializer<Google_Protobuf_StringValue>(),
+            serializer: ProtobufSerializer<Google_Protobuf_StringValue>()
+        ) { request, context in
+            let single = try await ServerRequest(stream: request)
+            let reply = try await handler(single.message.value)
+            try? await context.cancellation.cancelled
+            return StreamingServerResponse(single: ServerResponse(message: .with { $0.value = reply }))
         }
     }
 }
@@ -89,6 +100,15 @@ extension GRPCClient {
         try await unary(
             request: ClientRequest(message: Google_Protobuf_StringValue.with { $0.value = value }, metadata: metadata),
             descriptor: EchoService.get, serializer: ProtobufSerializer<Google_Protobuf_StringValue>(),
+            deserializer: ProtobufDeserializer<Google_Protobuf_StringValue>(), options: callOptions
+        ) { try $0.message.value }
+    }
+
+    /// Calls `Echo/Hang` with `value`.
+    func hang(_ value: String) async throws -> String {
+        try await unary(
+            request: ClientRequest(message: Google_Protobuf_StringValue.with { $0.value = value }),
+            descriptor: EchoService.hang, serializer: ProtobufSerializer<Google_Protobuf_StringValue>(),
             deserializer: ProtobufDeserializer<Google_Protobuf_StringValue>(), options: callOptions
         ) { try $0.message.value }
     }
