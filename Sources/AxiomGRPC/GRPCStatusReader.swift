@@ -41,9 +41,9 @@ public struct GRPCStatusReader: Sendable {
     /// Words are split where a lowercase letter (or the digits after one) meets an uppercase letter, and before the
     /// last capital of a run followed by a lowercase letter (`HTTPError` is `HTTP_ERROR`); every other character but
     /// an ASCII letter or digit is a separator. A reason, and so a code already in UPPER_SNAKE_CASE, is its own
-    /// reason. A code that would not
-    /// start with a letter or would have fewer than three characters gets the prefix `CODE_` (`404` is `CODE_404`).
-    /// The result is at most 63 characters; the metadata's ``codeKey`` keeps the code whole.
+    /// reason. A code that would not start with a letter or would have fewer than three characters gets the prefix
+    /// `CODE_` (`404` is `CODE_404`). The result is at most 63 characters; the metadata's ``codeKey`` keeps the code
+    /// whole.
     public static func reason(for code: String) -> String {
         let bytes = Array(code.utf8)
         func isUpper(_ byte: UInt8) -> Bool { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) }
