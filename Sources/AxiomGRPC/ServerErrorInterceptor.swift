@@ -55,7 +55,10 @@ import Tracing
 /// `internalError`, `unavailable` and `dataLoss` (``GRPCStatusTable/isServerFailure(_:)``), as OpenTelemetry's gRPC
 /// conventions ask. The span ends when the response has been written or the error answered; a call whose caller
 /// left before its response started (grpc-swift then never writes it) ends when the response is dropped, with status
-/// code `cancelled` when the caller cancelled it, so no span of a call stays open. The handler runs announced to the
+/// code `cancelled` when the caller cancelled it, so no span of a call stays open. A streaming response that fails
+/// once the call is cancelled (its caller left, or its deadline passed) fails because nobody reads it: it is decided
+/// as a `CancellationError` (ignored, as the core decides every cancellation) and the span gets status code
+/// `cancelled`, not the server's failure; so does a response written whole after its call was cancelled. The handler runs announced to the
 /// crash reporter under the span (`CrashTrace`).
 public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor {
     /// The pipeline every error is decided through.
@@ -92,13 +95,24 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
                 }
             }
             let producer = contents.producer
+            let cancellation = context.cancellation
             contents.producer = { writer in
                 try await ServiceContext.withValue(serviceContext) {
                     do {
                         let trailers = try await CrashTrace.withCurrentSpan { try await producer(writer) }
-                        span?.end(statusCode: 0)
+                        // Written whole, though a caller that cancelled may not have read it all.
+                        span?.end(statusCode: cancellation.isCancelled ? Int64(RPCError.Code.cancelled.rawValue) : 0)
                         return trailers
                     } catch {
+                        // Once the call is cancelled (its caller left, or its deadline passed), a write fails because
+                        // nobody reads: that is the cancellation, decided as the core decides every cancellation,
+                        // not the server's failure, and there is nobody to answer.
+                        if cancellation.isCancelled {
+                            _ = try? pipeline.decide(
+                                CancellationError(), operation: context.descriptor.fullyQualifiedMethod)
+                            span?.end(statusCode: Int64(RPCError.Code.cancelled.rawValue))
+                            throw RPCError(code: .cancelled, message: "The call was cancelled.")
+                        }
                         let failure = problem(for: error, metadata: request.metadata, method: context.descriptor)
                         span?.end(statusCode: nil)
                         throw failure

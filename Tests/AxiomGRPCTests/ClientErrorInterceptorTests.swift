@@ -6,6 +6,7 @@ import AxiomShopFixture
 import AxiomTesting
 import AxiomTracing
 import GRPCCore
+import GRPCNIOTransportHTTP2
 import GRPCProtobuf
 import InMemoryTracing
 import Synchronization
@@ -118,11 +119,50 @@ struct ClientErrorInterceptorTests {
 
     @Test("the server's span ends when the caller cancels before the answer: no response is ever produced")
     func spanEndsWhenTheCallerLeaves() async throws {
+        let (result, server) = try await leaving(
+            EchoService.hang, through: requestPipeline(try shopRegistry())
+        ) { client, marker in
+            _ = try await client.hang(marker)
+        }
+        #expect(throws: (any Error).self) { try result.get() }
+        // The whole server has stopped, so the call is over: its span has ended, as cancelled (not the server's
+        // failure), and none of it is left open.
+        #expect(server.attributes.get("rpc.grpc.status_code") == .int64(1))
+        #expect(server.status?.code != .error)
+        #expect(
+            !SharedInMemoryTracer.tracer.activeSpans.contains {
+                $0.operationName == "axiom.test.Echo/Hang" && $0.spanContext.traceID == server.spanContext.traceID
+            })
+    }
+
+    @Test("a caller that leaves a stream is a cancellation, ignored, and no failure of the server's span")
+    func callerLeavesAStream() async throws {
+        let recorder = RecordingObserver()
+        let pipeline = ErrorPipeline(
+            layer: Layer("request"), escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: try shopRegistry(), observers: [recorder])
+        ) { FollowDescriptor() }
+        let (_, server) = try await leaving(EchoService.drip, through: pipeline) { client, marker in
+            try await client.drip(marker) { _ in }
+        }
+        // The write after the caller left failed; that is the cancellation, ignored, not a handled server error.
+        #expect(recorder.records.map(\.event.code) == [ErrorCatalog.cancellationCode])
+        #expect(recorder.resolutions == [.ignored])
+        #expect(server.attributes.get("rpc.grpc.status_code") == .int64(1))
+        #expect(server.status?.code != .error)
+    }
+
+    /// Calls `method` with `call` under a CLIENT span of its own, and cancels the call once the server's handler has
+    /// started; returns how the call ended and the server's span of it, once the whole server has stopped.
+    func leaving(
+        _ method: MethodDescriptor, through pipeline: ErrorPipeline<FollowDescriptor>,
+        _ call: @escaping @Sendable (GRPCClient<HTTP2ClientTransport.Posix>, String) async throws -> Void
+    ) async throws -> (Result<Void, any Error>, FinishedInMemorySpan) {
         let tracer = SharedInMemoryTracer.tracer
         let (handlerStarted, started) = AsyncStream.makeStream(of: Void.self)
-        let marker = "cancelled-\(UInt64.random(in: 0...UInt64.max))"
-        let outcome = try await withEchoServer(
-            server: [ServerErrorInterceptor(pipeline: requestPipeline(try shopRegistry()))],
+        let marker = "leaving-\(UInt64.random(in: 0...UInt64.max))"
+        let result = try await withEchoServer(
+            server: [ServerErrorInterceptor(pipeline: pipeline)],
             client: [ClientErrorInterceptor(registry: ErrorRegistry())]
         ) { value in
             started.yield()
@@ -130,27 +170,19 @@ struct ClientErrorInterceptorTests {
         } _: { client in
             try await withSpan("grpc-leaving-caller", ofKind: .client) { span in
                 span.attributes["test.marker"] = marker
-                let call = Task { try await client.hang(marker) }
+                let running = Task { try await call(client, marker) }
                 for await _ in handlerStarted { break }
-                call.cancel()
-                return await call.result
+                running.cancel()
+                return await running.result
             }
         }
-        #expect(throws: (any Error).self) { try outcome.get() }
         let caller = try #require(
             tracer.finishedSpans.first { $0.attributes.get("test.marker") == .string(marker) })
-        // The whole server has stopped, so the call is over: its span has ended, as cancelled (not the server's
-        // failure), and none of it is left open.
         let server = try #require(
             tracer.finishedSpans.first {
-                $0.operationName == "axiom.test.Echo/Hang" && $0.spanContext.traceID == caller.spanContext.traceID
+                $0.operationName == method.fullyQualifiedMethod && $0.spanContext.traceID == caller.spanContext.traceID
             })
-        #expect(server.attributes.get("rpc.grpc.status_code") == .int64(1))
-        #expect(server.status?.code != .error)
-        #expect(
-            !tracer.activeSpans.contains {
-                $0.operationName == "axiom.test.Echo/Hang" && $0.spanContext.traceID == caller.spanContext.traceID
-            })
+        return (result, server)
     }
 
     @Test("details a peer sends that cannot be read are an UnreadableAnswer inside the RPCError, not a trap")

@@ -26,6 +26,7 @@ struct EchoService: RegistrableRPCService {
     static let get = MethodDescriptor(fullyQualifiedService: "axiom.test.Echo", method: "Get")
     static let watch = MethodDescriptor(fullyQualifiedService: "axiom.test.Echo", method: "Watch")
     static let hang = MethodDescriptor(fullyQualifiedService: "axiom.test.Echo", method: "Hang")
+    static let drip = MethodDescriptor(fullyQualifiedService: "axiom.test.Echo", method: "Drip")
 
     let handler: @Sendable (String) async throws -> String
 
@@ -49,6 +50,21 @@ struct EchoService: RegistrableRPCService {
                 try await writer.write(.with { $0.value = "first" })
                 let next = try await handler(single.message.value)
                 try await writer.write(.with { $0.value = next })
+                return [:]
+            }
+        }
+        // One message, the handler called, then, once the caller has cancelled the call, messages that nobody reads
+        // until a write fails (the transport learns of the cancellation in its own time; at most 100,000).
+        router.registerHandler(
+            forMethod: Self.drip, deserializer: ProtobufDeserializer<Google_Protobuf_StringValue>(),
+            serializer: ProtobufSerializer<Google_Protobuf_StringValue>()
+        ) { request, context in
+            let single = try await ServerRequest(stream: request)
+            return StreamingServerResponse { writer in
+                try await writer.write(.with { $0.value = "first" })
+                let next = try await handler(single.message.value)
+                try? await context.cancellation.cancelled
+                for _ in 0..<100_000 { try await writer.write(.with { $0.value = next }) }
                 return [:]
             }
         }
@@ -111,6 +127,17 @@ extension GRPCClient {
             descriptor: EchoService.hang, serializer: ProtobufSerializer<Google_Protobuf_StringValue>(),
             deserializer: ProtobufDeserializer<Google_Protobuf_StringValue>(), options: callOptions
         ) { try $0.message.value }
+    }
+
+    /// Calls `Echo/Drip` with `value`, handing each message to `received`.
+    func drip(_ value: String, received: @escaping @Sendable (String) -> Void) async throws {
+        try await serverStreaming(
+            request: ClientRequest(message: Google_Protobuf_StringValue.with { $0.value = value }),
+            descriptor: EchoService.drip, serializer: ProtobufSerializer<Google_Protobuf_StringValue>(),
+            deserializer: ProtobufDeserializer<Google_Protobuf_StringValue>(), options: callOptions
+        ) { response in
+            for try await message in response.messages { received(message.value) }
+        }
     }
 
     /// Calls `Echo/Watch` with `value`; the messages it got before the error.
