@@ -294,9 +294,13 @@ enum DescriptorReader {
             }
             httpStatus = Int(code.http_status)
         }
+        // The header's words are the contract: a NULL message key is `error.<category>.<code>`, with the category
+        // as the plugin wrote it (already checked to be one the host knows). A Swift catalog's default key is
+        // `error.<domain>.<code>`; a C plugin's is not, and cannot change within ABI version 1.
+        let messageKey = text(code.message_key) ?? "error.\(text(code.category) ?? "\(category)").\(name)"
         return ErrorDescriptor(
             code: ErrorCode(domain, name), numericAliases: aliases, category: category, severity: severity,
-            disposition: disposition, retry: retry, messageKey: text(code.message_key),
+            disposition: disposition, retry: retry, messageKey: messageKey,
             recoverySuggestionKey: text(code.recovery_key), presentation: presentation, escalation: escalation,
             isSensitive: code.sensitive != 0, httpStatus: httpStatus, source: source)
     }

@@ -86,6 +86,30 @@ import Glibc
         }
     }
 
+    /// The header says a NULL `message_key` is `error.<category>.<code>`: a C plugin that ships its texts under that
+    /// key, built against either revision, loads with them, and a host never reads NULL another way within ABI 1.
+    @Test(arguments: [(1, FixtureDirectory.abiRevision1Include), (2, FixtureDirectory.abiInclude)])
+    func aNullMessageKeyIsTheCategoryKeyTheHeaderPromises(revision: Int, include: String) throws {
+        let domain = "nullkey\(revision)"
+        let path = try directory.plugin(
+            "nullkey\(revision).so",
+            [
+                "FIXTURE_ID=\"test.nullkey\(revision)\"", "FIXTURE_DOMAIN=\"\(domain)\"",
+                "FIXTURE_CATEGORY=\"network\"", "FIXTURE_NULL_MESSAGE_KEY",
+            ],
+            include: include)
+        let plugin = try host.load(file: path).get()
+        #expect(plugin.codeCount == 3)
+        for index in 0..<3 {
+            let name = String(format: "E%03d", index)
+            let code = ErrorCode(domain, name)
+            let descriptor = try #require(registry.descriptor(for: code))
+            #expect(descriptor.messageKey == "error.network.\(name)")
+            #expect(registry.message(forKey: "error.network.\(name)", locale: "en") == "Fixture error \(index).")
+            #expect(registry.message(forKey: "error.network.\(name).title", locale: "en") == "Fixture \(index)")
+        }
+    }
+
     @Test func aStatusThatIsNoErrorStatusIsRefusedWithItsCode() throws {
         let path = try directory.plugin(
             "ok.so", ["FIXTURE_ID=\"test.okstatus\"", "FIXTURE_DOMAIN=\"okstatus\"", "FIXTURE_HTTP_STATUS=200"])

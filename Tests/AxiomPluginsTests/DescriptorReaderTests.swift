@@ -83,8 +83,8 @@ import Glibc
         withUnsafePointer(to: code) { codes in
             plugin.catalog.codes = codes
             let catalog = try? DescriptorReader.catalog(plugin, id: "test.memory", version: "1").get()
-            // A NULL message key is the one default, as a catalog in Swift or the kit has it: error.<domain>.<code>.
-            #expect(catalog?.descriptors.first?.messageKey == "error.memory.X")
+            // A NULL message key is what the header says it is: error.<category>.<code>.
+            #expect(catalog?.descriptors.first?.messageKey == "error.general.X")
             #expect(catalog?.descriptors.first?.source == "test.memory")
         }
     }

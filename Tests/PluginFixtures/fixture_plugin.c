@@ -16,6 +16,8 @@
  *   FIXTURE_DIRTY_PADDING     fill every code's bytes after its last field with 0xAB (what a later revision's
  *                             host must not read as a field)
  *   FIXTURE_KEY_DOMAIN="d"    the domain the message keys are under (default the code's own domain)
+ *   FIXTURE_NULL_MESSAGE_KEY  every code's message_key is NULL, and its texts are under the key the header gives
+ *                             NULL: "error.<category>.<code>"
  *   FIXTURE_EXTRA_KEY="k"     ship one more English text, under key k (a text for someone else's key)
  *   FIXTURE_CRASH             the entry writes through a null pointer (SIGSEGV)
  *   FIXTURE_HANG              the entry never returns
@@ -94,7 +96,9 @@ static void build(void) {
     for (int i = 0; i < FIXTURE_CODES; i++) {
         const char *domain = domains[i % domain_count];
         char key[160];
-#ifdef FIXTURE_KEY_DOMAIN
+#if defined(FIXTURE_NULL_MESSAGE_KEY)
+        snprintf(key, sizeof key, "error.%s.E%03d", FIXTURE_CATEGORY, i);
+#elif defined(FIXTURE_KEY_DOMAIN)
         snprintf(key, sizeof key, "error.%s.E%03d", FIXTURE_KEY_DOMAIN, i);
 #else
         snprintf(key, sizeof key, "error.%s.E%03d", domain, i);
@@ -104,7 +108,12 @@ static void build(void) {
             .domain = domain, .code = format("E%03d", i), .numeric_aliases = &aliases[i],
             .numeric_alias_count = 1, .category = FIXTURE_CATEGORY, .severity = "error",
             .disposition = i % 2 ? "recover" : "default", .retry = i % 2 ? &retry : NULL,
-            .message_key = strdup(key), .sensitive = 0,
+#ifdef FIXTURE_NULL_MESSAGE_KEY
+            .message_key = NULL,
+#else
+            .message_key = strdup(key),
+#endif
+            .sensitive = 0,
 #ifdef AXIOM_PLUGIN_ABI_REVISION
             .http_status = FIXTURE_HTTP_STATUS,
 #endif
