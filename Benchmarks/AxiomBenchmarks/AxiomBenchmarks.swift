@@ -148,7 +148,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // The dispatch above, its outcome switched on as applications do, instead of wrapped by `try?` in an Optional
-    // and passed to the generic `blackHole`: the compiler destroys an `Optional<ErrorOutcome>` through the type's
+    // and passed to the generic `blackHole`: the compiler destroys an `Optional<Outcome<any Sendable>>` through the type's
     // value witnesses, and this shows what that costs.
     Benchmark("Component: dispatch, fourth handler, outcome switched on") { benchmark in
         var handled = 0

@@ -121,7 +121,7 @@ public final class CrashReportLogger: ErrorObserver {
         if let message = raw.fatalMessage { metadata["fatalMessage"] = "\(message)" }
         if !raw.recentErrors.isEmpty {
             metadata["recentErrors"] = .array(
-                raw.recentErrors.suffix(8).map { .string("\($0.code) \($0.resolution) in \($0.operation)") })
+                raw.recentErrors.suffix(8).map { .string("\($0.code) \($0.disposition) in \($0.operation)") })
         }
         if report.frames.count > top.count { metadata["framesOmitted"] = "\(report.frames.count - top.count)" }
         if !report.changedModules.isEmpty {
@@ -152,19 +152,19 @@ public final class CrashReportLogger: ErrorObserver {
     /// Logs the symbolicated stack of an event a `Handle` handler took at or above ``minimumSeverity``; does
     /// nothing for other events, for events without a stack, or when the logger's level would drop the entry
     /// (then nothing is symbolicated either).
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        guard resolution == .handled, event.descriptor.severity >= minimumSeverity, let stack = event.stack else {
+    public func observe(_ event: ErrorEvent, disposition: Disposition) {
+        guard disposition == .handle, event.descriptor.severity >= minimumSeverity, let stack = event.stack else {
             return
         }
         let level = event.descriptor.severity.loggerLevel
         guard logger.logLevel <= level else { return }
-        var metadata = LoggingObserver.metadata(event, resolution)
+        var metadata = LoggingObserver.metadata(event, disposition)
         // Symbolicated here whatever the capturer's own describer does; frames without debug info stay
         // module-relative, with their modules' build-ids.
         let logged = ModuleStackDescriber(symbolicator: symbolicator, symbolicates: true).describe(stack)
         metadata["stack"] = .array(logged.frames.map { .string($0) })
         metadata["stackModules"] = logged.modules.isEmpty ? nil : .array(logged.modules.map { .string($0) })
         let place = logged.frames.first.map { " at " + $0 } ?? ""
-        logger.log(level: level, "\(event.code) \(resolution) in \(event.operation)\(place)", metadata: metadata)
+        logger.log(level: level, "\(event.code) handle in \(event.operation)\(place)", metadata: metadata)
     }
 }

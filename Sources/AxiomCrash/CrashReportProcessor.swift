@@ -22,10 +22,6 @@ public struct CrashReportProcessor: Sendable {
     public let directory: String
     public let symbolicator: Symbolicator
 
-    /// What became of one raw report, as first spelled ("outcome" is what a caller gets for an error).
-    @available(*, deprecated, renamed: "Processing")
-    public typealias Outcome = Processing
-
     /// What became of one raw report.
     public enum Processing: Sendable {
         /// Symbolicated and written; the raw report is now in `processed/`.

@@ -1,3 +1,4 @@
+import AxiomCore
 import CAxiomCrash
 import CAxiomFlightRecorder
 
@@ -153,8 +154,9 @@ public struct RawCrashReport: Hashable, Sendable {
         public var timestamp: Timestamp
         /// `domain/code`.
         public var code: String
-        /// How it ended: `ignored`, `recovered`, `escalated` or `handled`.
-        public var resolution: String
+        /// The fate the layer carried out, as ``Disposition`` spells it: `ignore`, `recover`, `escalate` or
+        /// `handle` (`disposition-<n>` for a value this version does not know).
+        public var disposition: String
         /// The layer that decided it.
         public var layer: String
         public var operation: String
@@ -162,11 +164,11 @@ public struct RawCrashReport: Hashable, Sendable {
         public var attempt: Int
 
         public init(
-            timestamp: Timestamp, code: String, resolution: String, layer: String, operation: String, attempt: Int
+            timestamp: Timestamp, code: String, disposition: String, layer: String, operation: String, attempt: Int
         ) {
             self.timestamp = timestamp
             self.code = code
-            self.resolution = resolution
+            self.disposition = disposition
             self.layer = layer
             self.operation = operation
             self.attempt = attempt
@@ -428,13 +430,13 @@ extension RawCrashReport {
         let seconds = payload.i64()
         let nanoseconds = payload.i64()
         let attempt = Int(payload.u32())
-        let resolution: String
+        let disposition: String
         switch Int(payload.bytes(1).first!) {
-        case Int(AXIOM_RECENT_ERROR_IGNORED): resolution = "ignored"
-        case Int(AXIOM_RECENT_ERROR_RECOVERED): resolution = "recovered"
-        case Int(AXIOM_RECENT_ERROR_ESCALATED): resolution = "escalated"
-        case Int(AXIOM_RECENT_ERROR_HANDLED): resolution = "handled"
-        case let other: resolution = "resolution-\(other)"
+        case Int(AXIOM_RECENT_ERROR_IGNORED): disposition = Disposition.ignore.rawValue
+        case Int(AXIOM_RECENT_ERROR_RECOVERED): disposition = Disposition.recover.rawValue
+        case Int(AXIOM_RECENT_ERROR_ESCALATED): disposition = Disposition.escalate.rawValue
+        case Int(AXIOM_RECENT_ERROR_HANDLED): disposition = Disposition.handle.rawValue
+        case let other: disposition = "disposition-\(other)"
         }
         let lengths = Array(payload.bytes(3))
         func text(_ field: Int, _ length: UInt8) -> String {
@@ -445,7 +447,7 @@ extension RawCrashReport {
         let layer = text(Int(AXIOM_RECENT_ERROR_LAYER_LENGTH), lengths[1])
         let operation = text(Int(AXIOM_RECENT_ERROR_OPERATION_LENGTH), lengths[2])
         return RecentError(
-            timestamp: Timestamp(seconds: seconds, nanoseconds: nanoseconds), code: code, resolution: resolution,
+            timestamp: Timestamp(seconds: seconds, nanoseconds: nanoseconds), code: code, disposition: disposition,
             layer: layer, operation: operation, attempt: attempt)
     }
 

@@ -62,9 +62,9 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that threw it.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     private init(_ backing: Backing, file: String, line: UInt) {
         self.backing = backing

@@ -68,7 +68,7 @@ extension SymbolicatedCrashReport {
             json.beginObject()
             json.field("timestamp", Self.iso8601(error.timestamp))
             json.field("code", error.code)
-            json.field("resolution", error.resolution)
+            json.field("disposition", error.disposition)
             json.field("layer", error.layer)
             json.field("operation", error.operation)
             json.field("attempt", error.attempt)
@@ -194,7 +194,7 @@ extension SymbolicatedCrashReport {
             lines.append("Recent errors (oldest first):")
             lines.append("")
             for error in raw.recentErrors {
-                var line = "\(Self.iso8601(error.timestamp)) \(error.code) \(error.resolution) by \(error.layer)"
+                var line = "\(Self.iso8601(error.timestamp)) \(error.code) \(error.disposition) by \(error.layer)"
                 line += " in \(error.operation)"
                 if error.attempt > 1 { line += " (attempt \(error.attempt))" }
                 lines.append(line)

@@ -24,8 +24,8 @@ enum Transcript {
 final class TallyObserver: ErrorObserver {
     private let counts = Mutex<[String: [Disposition: Int]]>([:])
 
-    func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        counts.withTrackedLock { $0[event.code.domain, default: [:]][resolution.disposition, default: 0] += 1 }
+    func observe(_ event: ErrorEvent, disposition: Disposition) {
+        counts.withTrackedLock { $0[event.code.domain, default: [:]][disposition, default: 0] += 1 }
     }
 
     func printTable() {

@@ -46,6 +46,10 @@ extension ProblemResponder {
                 decided = event.error
             case .ignored(let event), .handled(let event):
                 decided = event.error
+            case .success(let value):
+                // `decide` starts from an error and never returns a success; were it to, it is a value as above.
+                if let response = response(value) { return .response(response) }
+                decided = error
             }
         } catch let escalated {
             // No layer above this one: the translated error is the answer, and the request has failed.

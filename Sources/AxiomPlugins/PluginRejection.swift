@@ -94,10 +94,6 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
         private init(name: String) { self.name = name }
     }
 
-    /// The old name of ``Code``.
-    @available(*, deprecated, renamed: "Code")
-    public typealias Reason = Code
-
     /// What is refused; every code carries the same payload, so the backing is the code.
     private let backing: Code
     /// The path the loader was given or found.
@@ -107,21 +103,15 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that made the refusal (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that made the refusal.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     private init(_ code: Code, path: String, detail: String, file: String, line: UInt) {
         self.backing = code
         self.path = path
         self.detail = detail
         self.throwSite = ThrowSite(file: file, line: line)
-    }
-
-    /// Creates a rejection.
-    @available(*, deprecated, message: "Rejections are made by the plugin host; match on `code`.")
-    public init(path: String, reason: Code, detail: String) {
-        self.init(reason, path: path, detail: detail, file: #fileID, line: #line)
     }
 
     /// The file at `path` is refused with `code`.
@@ -133,10 +123,6 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// Why it was refused.
     public var code: Code { backing }
-
-    /// Why it was refused.
-    @available(*, deprecated, renamed: "code")
-    public var reason: Code { backing }
 
     public var description: String { "\(path): \(code.name): \(detail)" }
 

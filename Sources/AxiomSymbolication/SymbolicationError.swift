@@ -50,8 +50,6 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
         case noSymbolInformation(address: UInt64, hasDebugInfo: Bool)
         case dwarfError(what: String, text: String)
         case buildIDMismatch(file: String?, report: String)
-        /// Made with the deprecated memberwise initializer.
-        case given(code: Code, message: String)
     }
 
     private let backing: Backing
@@ -62,21 +60,15 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that threw it.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     private init(_ backing: Backing, modulePath: String, searched: String = "", file: String, line: UInt) {
         self.backing = backing
         self.modulePath = modulePath
         self.searched = searched
         self.throwSite = ThrowSite(file: file, line: line)
-    }
-
-    /// Creates an error with a code and a message of the caller's.
-    @available(*, deprecated, message: "Symbolication errors are made by the symbolicator; match on `code`.")
-    public init(code: Code, modulePath: String, message: String) {
-        self.init(.given(code: code, message: message), modulePath: modulePath, file: #fileID, line: #line)
     }
 
     /// Why it failed.
@@ -90,7 +82,6 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
         case .noSymbolInformation: .noSymbolInformation
         case .dwarfError: .dwarfError
         case .buildIDMismatch: .buildIDMismatch
-        case .given(let code, _): code
         }
     }
 
@@ -113,7 +104,6 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
         case .buildIDMismatch(let file, let report):
             reason =
                 "build-id differs: the file has \(file ?? "none"), the report \(report) (rebuilt or replaced since the crash)"
-        case .given(_, let message): reason = message
         }
         return reason + searched
     }

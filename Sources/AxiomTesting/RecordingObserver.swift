@@ -7,8 +7,8 @@ public final class RecordingObserver: ErrorObserver {
     public struct Record: Sendable {
         /// The event as it ended.
         public let event: ErrorEvent
-        /// How it ended.
-        public let resolution: ErrorResolution
+        /// The fate the layer carried out.
+        public let disposition: Disposition
     }
 
     private let storage = Mutex<[Record]>([])
@@ -16,13 +16,13 @@ public final class RecordingObserver: ErrorObserver {
     /// Creates an empty recorder.
     public init() {}
 
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        storage.withTrackedLock { $0.append(Record(event: event, resolution: resolution)) }
+    public func observe(_ event: ErrorEvent, disposition: Disposition) {
+        storage.withTrackedLock { $0.append(Record(event: event, disposition: disposition)) }
     }
 
     /// Everything observed so far, in order.
     public var records: [Record] { storage.withTrackedLock { $0 } }
 
-    /// The resolutions observed so far, in order.
-    public var resolutions: [ErrorResolution] { records.map(\.resolution) }
+    /// The dispositions observed so far, in order.
+    public var dispositions: [Disposition] { records.map(\.disposition) }
 }

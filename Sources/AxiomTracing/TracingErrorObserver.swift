@@ -29,17 +29,17 @@ public struct TracingErrorObserver: ErrorObserver {
         self.tracer = tracer
     }
 
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
+    public func observe(_ event: ErrorEvent, disposition: Disposition) {
         guard let span = activeSpan(tracer) else { return }
-        span.addEvent(SpanEvent(name: Self.eventName, attributes: attributes(event, resolution)))
+        span.addEvent(SpanEvent(name: Self.eventName, attributes: attributes(event, disposition)))
     }
 
     /// The event's attributes.
-    func attributes(_ event: ErrorEvent, _ resolution: ErrorResolution) -> SpanAttributes {
+    func attributes(_ event: ErrorEvent, _ disposition: Disposition) -> SpanAttributes {
         var attributes = SpanAttributes()
         attributes["error.type"] = event.code.description
         attributes["axiom.error.category"] = event.category.rawValue
-        attributes["axiom.error.disposition"] = resolution.disposition.rawValue
+        attributes["axiom.error.disposition"] = disposition.rawValue
         attributes["axiom.error.layer"] = event.layer.name
         attributes["axiom.error.operation"] = event.operation
         attributes["axiom.error.attempts"] = Int64(event.attempt)

@@ -30,8 +30,8 @@ public struct TracingInstrument: PipelineInstrument {
     }
 
     public func decide(
-        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> ErrorOutcome
-    ) throws(EscalatedError) -> ErrorOutcome {
+        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> Outcome<any Sendable>
+    ) throws(EscalatedError) -> Outcome<any Sendable> {
         let outcome = try body()
         if case .handled(let event) = outcome { Self.markFailed(event, tracer: tracer) }
         return outcome

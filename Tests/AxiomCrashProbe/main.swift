@@ -21,7 +21,7 @@ func printError(_ message: String) {
 /// Counts the events it sees.
 final class CountingObserver: ErrorObserver {
     private let seen = Mutex(0)
-    func observe(_ event: ErrorEvent, resolution: ErrorResolution) { seen.withLock { $0 += 1 } }
+    func observe(_ event: ErrorEvent, disposition: Disposition) { seen.withLock { $0 += 1 } }
     var count: Int { seen.withLock { $0 } }
 }
 

@@ -189,7 +189,7 @@ struct CrashBlindSpotTests {
         #expect(errors.map(\.operation) == (8..<40).map { "charge-\($0)" })
         for (offset, error) in errors.enumerated() {
             #expect(error.code == (offset % 2 == 0 ? "probe.payments/DECLINED" : "probe.payments/TIMED_OUT"))
-            #expect(error.resolution == "handled")
+            #expect(error.disposition == "handle")
             #expect(error.layer == "application")
             #expect(error.attempt == 1)
         }
@@ -207,7 +207,7 @@ struct CrashBlindSpotTests {
         #expect(listed.last?["operation"] as? String == "charge-39")
         #expect(
             ChildProcess.readText(processed.textPath).contains(
-                "probe.payments/TIMED_OUT handled by application in charge-39"))
+                "probe.payments/TIMED_OUT handle by application in charge-39"))
     }
 
     /// The same crash, reported by the Swift runtime's backtracer (chained after the reporter) as JSON: every

@@ -69,7 +69,7 @@ struct CrashReportLoggerTests {
                 $0.contains("logsTheSymbolicatedStackOfASevereHandledErrorWithItsMetadata")
                     && $0.contains("CrashReportLoggerTests.swift:")
             }, "\(stack)")
-        #expect("\(entry.message)".hasPrefix("ledger/CORRUPTED handled in append at "))
+        #expect("\(entry.message)".hasPrefix("ledger/CORRUPTED handle in append at "))
     }
 
     @Test func symbolicatesNothingWhenTheLevelDropsTheEntry() throws {
@@ -168,6 +168,6 @@ struct CrashReportLoggerTests {
         #expect(entry.metadata["fatalMessage"] == nil)
         #expect(
             strings(entry.metadata["recentErrors"])
-                == (32..<40).map { "probe.payments/\($0 % 2 == 0 ? "DECLINED" : "TIMED_OUT") handled in charge-\($0)" })
+                == (32..<40).map { "probe.payments/\($0 % 2 == 0 ? "DECLINED" : "TIMED_OUT") handle in charge-\($0)" })
     }
 }

@@ -33,13 +33,13 @@ enum LedgerError: IdentifiableError {
 
 /// Keeps every event an observer sees.
 final class EventRecorder: ErrorObserver {
-    private let events = Mutex<[(ErrorEvent, ErrorResolution)]>([])
+    private let events = Mutex<[(ErrorEvent, Disposition)]>([])
 
-    func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        events.withTrackedLock { $0.append((event, resolution)) }
+    func observe(_ event: ErrorEvent, disposition: Disposition) {
+        events.withTrackedLock { $0.append((event, disposition)) }
     }
 
-    var recorded: [(event: ErrorEvent, resolution: ErrorResolution)] { events.withTrackedLock { $0 } }
+    var recorded: [(event: ErrorEvent, disposition: Disposition)] { events.withTrackedLock { $0 } }
 }
 
 @inline(never)
@@ -70,7 +70,7 @@ struct ErrorStackTests {
         }
 
         let records = recorder.recorded
-        #expect(records.map(\.resolution) == [.handled, .handled])
+        #expect(records.map(\.disposition) == [.handle, .handle])
         #expect(records.last?.event.stack == nil, "a warning carries no stack")
         let stack = try #require(records.first?.event.stack)
         #expect(stack.addresses.count > 2)
@@ -106,7 +106,7 @@ struct ErrorStackTests {
             return 1
         }
         let event = try #require(outcome.event)
-        #expect(outcome.resolution == .handled)
+        #expect(outcome.disposition == .handle)
         let frames = try #require(event.stack).symbolicated(with: Symbolicator())
         #expect(frames.first { $0.function != nil }?.function?.contains("ErrorPipeline") == true)
     }

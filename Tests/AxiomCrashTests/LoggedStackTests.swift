@@ -14,7 +14,7 @@ import Glibc
 // Application code of the logged-stack tests: never inlined, so each is a frame of its own in every build.
 
 @inline(never)
-func postLedgerEntry(_ pipeline: ErrorPipeline<Handle>) throws(EscalatedError) -> ErrorOutcome? {
+func postLedgerEntry(_ pipeline: ErrorPipeline<Handle>) throws(EscalatedError) -> Outcome<any Sendable>? {
     do {
         try writeLedger(.corrupted)
     } catch {
@@ -103,7 +103,7 @@ struct LoggedStackTests {
         let (logger, handler) = memoryLogger()
         let pipeline = try ledgerPipeline(LoggingObserver(logger: logger))
         let outcome = try postLedgerEntry(pipeline)
-        let captured = try #require(outcome?.event.stack)
+        let captured = try #require(outcome?.event?.stack)
 
         let entry = try #require(handler.entries.first)
         let frames = strings(entry.metadata["stack"])
@@ -197,7 +197,7 @@ struct LoggedStackTests {
         #expect(first.contains("Tests/AxiomCrashTests/LoggedStackTests.swift:"), "\(first)")
         #expect(!frames.contains { $0.contains("makeEvent") || Self.isFrameworkFrame($0) }, "\(frames)")
         #expect(structuredLine(entry).firstMatch(of: absoluteAddress) == nil)
-        #expect("\(entry.message)".hasPrefix("ledger/CORRUPTED handled in append at AxiomCrashTests.postLedgerEntry("))
+        #expect("\(entry.message)".hasPrefix("ledger/CORRUPTED handle in append at AxiomCrashTests.postLedgerEntry("))
     }
 
     @Test func anErrorRunThreeAwaitsDeepCarriesItsAsyncCallers() async throws {
@@ -205,7 +205,7 @@ struct LoggedStackTests {
         let pipeline = try ledgerPipeline(
             LoggingObserver(logger: logger), capturer: UnwindStackCapturer(symbolicates: true))
         let outcome = try await outerLedgerLevel(pipeline)
-        #expect(outcome.resolution == .handled)
+        #expect(outcome.disposition == .handle)
         let entry = try #require(handler.entries.first)
         let frames = strings(entry.metadata["stack"])
         // The thread's stack ends in the executor; the callers that awaited are read from the async contexts.

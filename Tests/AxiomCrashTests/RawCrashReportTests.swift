@@ -161,7 +161,7 @@ struct RawCrashReportTests {
             report.recentErrors == [
                 .init(
                     timestamp: .init(seconds: 1_700_000_000, nanoseconds: 7), code: "nwc/RATE_LIMITED",
-                    resolution: "recovered", layer: "client", operation: "charge", attempt: 3)
+                    disposition: "recover", layer: "client", operation: "charge", attempt: 3)
             ])
         #expect(report.plugins == [.init(id: "org.nwc", version: "1.2.0", buildID: [0xab, 0xcd], path: "/p/nwc.so")])
         #expect(report.plugins.first?.buildIDHex == "abcd")

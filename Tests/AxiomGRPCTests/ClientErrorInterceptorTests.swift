@@ -147,7 +147,7 @@ struct ClientErrorInterceptorTests {
         }
         // The write after the caller left failed; that is the cancellation, ignored, not a handled server error.
         #expect(recorder.records.map(\.event.code) == [ErrorCatalog.cancellationCode])
-        #expect(recorder.resolutions == [.ignored])
+        #expect(recorder.dispositions == [.ignore])
         #expect(server.attributes.get("rpc.grpc.status_code") == .int64(1))
         #expect(server.status?.code != .error)
     }

@@ -98,7 +98,7 @@ struct TracingTests {
                 }
                 return inner.value ?? 0
             }
-            #expect(outcome.resolution == .handled)
+            #expect(outcome.disposition == .handle)
         }
         // The client layer escalated (an event, no status); the context layer, terminal, handled it.
         let dispositions = span.events.filter { $0.name == TracingErrorObserver.eventName }

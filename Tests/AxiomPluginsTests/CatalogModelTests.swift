@@ -108,44 +108,6 @@ struct CatalogModelTests {
         #expect(descriptor.escalation == ErrorCode("shop.orders", "CANCELLED"))
         #expect(descriptor.isSensitive && descriptor.httpStatus == 409 && descriptor.source == "org.example.shop")
     }
-
-    @available(*, deprecated)
-    @Test("a plugin written in the kit's first spellings declares the same code")
-    func firstSpellings() {
-        var old = PluginDefinition(id: "org.example.shop", version: "1", domains: ["shop"], codes: [])
-        old.add(
-            CodeDefinition(
-                "shop", "OUT_OF_STOCK", numericAliases: [404, 4040], category: Category.state,
-                severity: Severity.warning, disposition: .recover,
-                retry: Retry(
-                    maxAttempts: 3, backoff: Backoff.linear, delay: .milliseconds(250), maxDelay: .seconds(2),
-                    jitter: true, honorsRetryAfter: false),
-                presentation: Presentation(.banner, duration: .seconds(4), feedback: Feedback.light),
-                escalation: ("shop.orders", "CANCELLED"), isSensitive: true, httpStatus: 409),
-            texts: [
-                "en": Texts(title: "Sold Out", message: "This item is out of stock.", recovery: "Notify Me"),
-                "tr": Texts(title: "Tükendi", message: "Bu ürün stokta yok.", recovery: "Haber Ver"),
-                "de": Texts(title: "Ausverkauft", message: "Dieser Artikel ist nicht vorrätig."),
-            ])
-        #expect(old.codes == [Self.definitions[0]])
-    }
-
-    @available(*, deprecated)
-    @Test("a built-in code in its first spelling takes the domain it is declared in")
-    func builtinFirstSpelling() {
-        let domain = BuiltinDomain(
-            name: "shop",
-            codes: [
-                BuiltinCode(
-                    name: "SOLD_OUT", category: .state, severity: .warning, disposition: .handle,
-                    english: BuiltinTexts("Gone.", recovery: "Wait", title: "Sold Out"),
-                    turkish: BuiltinTexts("Bitti.", recovery: "Bekle", title: "Tükendi"))
-            ])
-        #expect(domain.codes[0].identity == ErrorCode("shop", "SOLD_OUT"))
-        #expect(domain.codes[0].name == "SOLD_OUT")
-        #expect(domain.codes[0].english == .init(title: "Sold Out", message: "Gone.", recovery: "Wait"))
-        #expect(domain.codes[0].turkish == .init(title: "Tükendi", message: "Bitti.", recovery: "Bekle"))
-    }
 }
 
 /// The shop's catalog as a plugin declares it.

@@ -36,15 +36,4 @@ struct PluginRejectionShapeTests {
         #expect(PluginRejection.Code(named: "domainClash") == .domainClash)
         #expect(PluginRejection.Code(named: "nope") == nil)
     }
-
-    @Test("the deprecated Reason, reason and initializer behave as Code, code and the factory")
-    @available(*, deprecated)
-    func deprecatedSpellings() {
-        let old = PluginRejection(path: "/x.so", reason: PluginRejection.Reason.domainClash, detail: "d")
-        let new = PluginRejection.refused(.domainClash, path: "/x.so", detail: "d")
-        #expect(old == new)
-        #expect(old.reason == new.code)
-        #expect(old.errorCode == new.errorCode)
-        #expect(PluginRejection.Reason.notELF == PluginRejection.Code.notELF)
-    }
 }

@@ -35,13 +35,4 @@ struct SymbolicationErrorShapeTests {
             return error.code == .fileNotFound && error.file.hasPrefix("AxiomSymbolication/")
         }
     }
-
-    @Test("the deprecated initializer still gives the code and message it was given")
-    @available(*, deprecated)
-    func deprecatedInitializer() {
-        let error = SymbolicationError(code: .notELF, modulePath: "/x", message: "bad magic")
-        #expect(error.code == .notELF)
-        #expect(error.message == "bad magic")
-        #expect(error.description == "SymbolicationError(notELF): /x: bad magic")
-    }
 }

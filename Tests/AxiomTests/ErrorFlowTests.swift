@@ -73,7 +73,7 @@ struct PaymentMethodsFlow: Sendable {
     /// What the screen shows: the methods, or the error a default handler presented.
     func screen() async throws -> Outcome<[String]> {
         let presentation = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: configuration) {
-            Handle { event in shown.observe(event, resolution: .handled) }
+            Handle { event in shown.observe(event, disposition: .handle) }
         }
         return try await presentation.run("showPaymentMethods") { try await paymentMethods() }
     }
@@ -108,7 +108,7 @@ struct ErrorFlowTests {
         let outcome = try await flow.screen()
         #expect(outcome.value == ["visa •••• 4242", "bank transfer"])
         #expect(flow.shown.records.isEmpty)
-        #expect(recorder.resolutions == [.escalated(to: .context), .ignored])
+        #expect(recorder.dispositions == [.escalate, .ignore])
         let skipped = try #require(logs.entries.last)
         #expect(skipped.metadata["code"] == "flow.payments/inReview")
         #expect(skipped.metadata["layer"] == "context")
@@ -123,13 +123,13 @@ struct ErrorFlowTests {
             cards: { throw PaymentServiceUnavailable() },
             bank: { throw WalletRepositoryError.banned })
         let outcome = try await flow.screen()
-        #expect(outcome.resolution == .handled)
+        #expect(outcome.disposition == .handle)
         #expect(outcome.value == nil)
         #expect(flow.shown.records.map(\.event.code) == [PaymentUseCaseError.noPaymentMethodsFound.errorCode])
         #expect(flow.shown.records.first?.event.layer == .application)
         // Three sources escalated then ignored, and the final error handled: one outcome per event.
-        #expect(recorder.resolutions.filter { $0 == .ignored }.count == 3)
-        #expect(recorder.resolutions.last == .handled)
+        #expect(recorder.dispositions.filter { $0 == .ignore }.count == 3)
+        #expect(recorder.dispositions.last == .handle)
         #expect(recorder.records.count == 7)
     }
 }

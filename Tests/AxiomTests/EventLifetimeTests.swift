@@ -86,10 +86,10 @@ struct EventLifetimeTests {
             Ignore(.any)
         }
         let outcome = try pipeline.decide(ShopError.broken, operation: "x")
-        #expect(outcome.resolution == .ignored)
-        #expect(outcome.event.handlerFailures.map { $0.error as? Boom } == [Boom(id: 1), Boom(id: 2)])
-        #expect(outcome.event.handlerFailures.map(\.handler) == ["Handle", "Recover"])
-        #expect((outcome.event.error as? ShopError) == .broken)
+        #expect(outcome.disposition == .ignore)
+        #expect(outcome.event?.handlerFailures.map { $0.error as? Boom } == [Boom(id: 1), Boom(id: 2)])
+        #expect(outcome.event?.handlerFailures.map(\.handler) == ["Handle", "Recover"])
+        #expect((outcome.event?.error as? ShopError) == .broken)
     }
 
     @Test("a composed handler asked directly throws what its parts threw when none of them decided")
@@ -106,7 +106,7 @@ struct EventLifetimeTests {
         #expect(try pipeline.handlers.decide(sold).isIgnore)
     }
 
-    @Test("an outcome of handle carries its event, its resolution and any fallback value")
+    @Test("an outcome of handle carries its event, its disposition and any fallback value")
     func errorOutcomeAccessors() throws {
         let harness = try Harness()
         let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
@@ -114,16 +114,16 @@ struct EventLifetimeTests {
             Recover(.code(ShopError.sold.errorCode), .fallback(["cached"]))
         }
         let ignored = try pipeline.decide(ShopError.outOfStock, operation: "browse")
-        #expect(ignored.resolution == .ignored)
+        #expect(ignored.disposition == .ignore)
         #expect(ignored.value == nil)
-        #expect(ignored.event.operation == "browse")
+        #expect(ignored.event?.operation == "browse")
         let recovered = try pipeline.decide(ShopError.sold, operation: "browse")
-        #expect(recovered.resolution == .recovered)
+        #expect(recovered.disposition == .recover)
         #expect(recovered.value as? [String] == ["cached"])
         let handled = try pipeline.decide(ShopError.broken, operation: "browse")
-        #expect(handled.resolution == .handled)
-        #expect(handled.event.layer == .application)
-        #expect(harness.recorder.resolutions == [.ignored, .recovered, .handled])
+        #expect(handled.disposition == .handle)
+        #expect(handled.event?.layer == .application)
+        #expect(harness.recorder.dispositions == [.ignore, .recover, .handle])
     }
 }
 

@@ -2,7 +2,7 @@ import Axiom
 import AxiomTesting
 import Testing
 
-/// The fate has one type, ``Disposition``. The handler's decision, the episode's resolution and the outcomes of
+/// The fate has one type, ``Disposition``. The handler's decision, what observers receive and the outcomes of
 /// `run` and `decide` each carry it in their own role, and each names it as the same `Disposition`.
 @Suite("One fate across its roles")
 struct FateRolesTests {
@@ -36,18 +36,18 @@ struct FateRolesTests {
                 try await pipeline.run("buy") { () throws -> Int in throw ShopError.broken }
             }
             #expect(throws: EscalatedError.self) { try pipeline.decide(ShopError.broken, operation: "buy") }
-            #expect(harness.recorder.resolutions == [.escalated(to: .context), .escalated(to: .context)])
+            #expect(harness.recorder.dispositions == [.escalate, .escalate])
         } else {
             let ran = try await pipeline.run("buy") { () throws -> Int in throw ShopError.broken }
             let decided = try pipeline.decide(ShopError.broken, operation: "buy")
             #expect(ran.disposition == fate)
             #expect(decided.disposition == fate)
-            #expect(ran.resolution == decided.resolution)
+            #expect(ran.disposition == decided.disposition)
             #expect(ran.value == (fate == .recover ? 7 : nil))
             #expect(decided.value as? Int == (fate == .recover ? 7 : nil))
-            #expect(ran.event?.code == ShopError.broken.errorCode && decided.event.code == ShopError.broken.errorCode)
+            #expect(ran.event?.code == ShopError.broken.errorCode && decided.event?.code == ShopError.broken.errorCode)
         }
-        #expect(harness.recorder.resolutions.map(\.disposition) == [fate, fate])
+        #expect(harness.recorder.dispositions == [fate, fate])
     }
 
     @Test("what carries no fate says so: a pass, and an operation that succeeded")
@@ -58,7 +58,7 @@ struct FateRolesTests {
             Always(decision: .pass)
         }
         let succeeded = try await pipeline.run("buy") { 3 }
-        #expect(succeeded.disposition == nil && succeeded.resolution == nil && succeeded.value == 3)
-        #expect(harness.recorder.resolutions.isEmpty)
+        #expect(succeeded.disposition == nil && succeeded.value == 3)
+        #expect(harness.recorder.dispositions.isEmpty)
     }
 }

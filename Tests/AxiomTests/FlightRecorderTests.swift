@@ -38,7 +38,7 @@ struct FlightRecorderTests {
         }
     }
 
-    @Test("every decided error is recorded, with its code, resolution, layer, operation and attempt")
+    @Test("every decided error is recorded, with its code, disposition, layer, operation and attempt")
     func decidedErrorsAreRecorded() throws {
         let before = FlightRecorder.recordedCount
         let pipeline = Self.ignoringRefused(in: .context)
@@ -53,7 +53,7 @@ struct FlightRecorderTests {
         #expect(FlightRecorder.recordedCount > before)
         let entry = try #require(found)
         #expect(entry.code == "ring.test/REFUSED")
-        #expect(entry.resolution == "ignored")
+        #expect(entry.disposition == .ignore)
         #expect(entry.layer == "context")
         #expect(entry.attempt == 1)
         #expect(entry.seconds > 1_600_000_000)
@@ -110,7 +110,7 @@ struct FlightRecorderTests {
             #expect(entry.layer == String(layer.prefix(24)), "length \(length)")
             #expect(entry.operation == String(operation.prefix(56)), "length \(length)")
             #expect(entry.attempt == 7)
-            #expect(entry.resolution == "recovered")
+            #expect(entry.disposition == .recover)
         }
     }
 
@@ -133,7 +133,7 @@ struct FlightRecorderTests {
                     #expect(entries.count <= FlightRecorder.capacity)
                     for entry in entries where entry.code == "ring.test/REFUSED" && entry.layer == "client" {
                         #expect(entry.operation.hasPrefix("w") && entry.operation.contains("-"), "\(entry)")
-                        #expect(entry.resolution == "ignored")
+                        #expect(entry.disposition == .ignore)
                     }
                 }
             }
@@ -224,7 +224,7 @@ struct FlightRecorderTests {
             guard entry.operation.hasPrefix("mix-\(token)-"),
                 let thread = Int(entry.operation.split(separator: "-")[2]),
                 entry.code == "mix\(token)/T\(thread)", entry.layer == "L\(thread)-\(token)",
-                entry.resolution == ["ignored", "recovered", "escalated", "handled"][thread % 4]
+                entry.disposition == [Disposition.ignore, .recover, .escalate, .handle][thread % 4]
             else {
                 problems.append("mixed: \(entry)")
                 continue

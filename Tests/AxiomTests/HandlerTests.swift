@@ -65,9 +65,9 @@ struct HandlerTests {
             Ignore(ShopError.self)
         }
         let outcome = try await pipeline.run("fetch") { () throws -> Int in throw ShopError.outOfStock }
-        #expect(outcome.resolution == .ignored)
+        #expect(outcome.disposition == .ignore)
         #expect(outcome.value == nil)
-        #expect(harness.recorder.resolutions == [.ignored])
+        #expect(harness.recorder.dispositions == [.ignore])
     }
 
     @Test("recover retries on the injected clock with the policy's backoff and returns the value")
@@ -89,12 +89,12 @@ struct HandlerTests {
         harness.clock.advance(by: .seconds(2))
         let outcome = try await task.value
         #expect(outcome.value == "ok")
-        #expect(outcome.resolution == .recovered)
+        #expect(outcome.disposition == .recover)
         #expect(harness.clock.requestedSleeps == [.seconds(1), .seconds(2)])
         // The event describes the last failed attempt; the first failure is kept with it.
         #expect(outcome.event?.attempt == 2)
         #expect(outcome.event?.previousErrors.count == 1)
-        #expect(harness.recorder.resolutions == [.recovered])
+        #expect(harness.recorder.dispositions == [.recover])
     }
 
     @Test("a fallback value recovers at once")
@@ -105,7 +105,7 @@ struct HandlerTests {
         }
         let outcome = try await pipeline.run("list") { () throws -> [String] in throw ShopError.sold }
         #expect(outcome.value == [])
-        #expect(outcome.resolution == .recovered)
+        #expect(outcome.disposition == .recover)
     }
 
     @Test("a fallback strategy recovers with its value every time, through run and decide alike")
@@ -120,7 +120,7 @@ struct HandlerTests {
             let decided = try pipeline.decide(ShopError.sold, operation: "list")
             #expect(decided.value as? [String] == ["cached"])
         }
-        #expect(harness.recorder.resolutions == Array(repeating: .recovered, count: 6))
+        #expect(harness.recorder.dispositions == Array(repeating: .recover, count: 6))
     }
 
     @Test("a decision is small enough to come back from a handler in registers")
@@ -143,11 +143,11 @@ struct HandlerTests {
             throw await calls.next() == 1 ? ShopError.expired : ShopError.broken
         }
         let event = try #require(outcome.event)
-        #expect(outcome.resolution == .handled)
+        #expect(outcome.disposition == .handle)
         #expect(event.code == ShopError.broken.errorCode)
         #expect(event.previousErrors.count == 1)
         #expect((event.previousErrors.first as? ShopError) == .expired)
-        #expect(harness.recorder.resolutions == [.handled])
+        #expect(harness.recorder.dispositions == [.handle])
     }
 
     @Test("escalate passes the error, translated, to the next layer")
@@ -161,7 +161,7 @@ struct HandlerTests {
         }
         #expect(thrown?.target == .context)
         #expect((thrown?.error as? ContextError).map { "\($0)" } == "stateObservationFailed")
-        #expect(harness.recorder.resolutions == [.escalated(to: .context)])
+        #expect(harness.recorder.dispositions == [.escalate])
     }
 
     @Test("default takes what nobody else did and runs its action")
@@ -170,10 +170,10 @@ struct HandlerTests {
         let shown = RecordingObserver()
         let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
             Ignore(.code(ShopError.outOfStock.errorCode))
-            Handle { event in shown.observe(event, resolution: .handled) }
+            Handle { event in shown.observe(event, disposition: .handle) }
         }
         let outcome = try await pipeline.run("buy") { () throws -> Int in throw ShopError.broken }
-        #expect(outcome.resolution == .handled)
+        #expect(outcome.disposition == .handle)
         #expect(shown.records.map(\.event.code) == [ShopError.broken.errorCode])
     }
 
@@ -187,10 +187,10 @@ struct HandlerTests {
             Recover(.type(ClientError.self), .fallback(0))
         }
         #expect(throws: Never.self) { try pipeline.decide(ShopError.broken, operation: "prefetch") }
-        #expect(try pipeline.decide(ShopError.broken, operation: "prefetch").resolution == .ignored)
-        #expect(try pipeline.decide(ShopError.busy, operation: "x").resolution == .ignored)
-        #expect(try pipeline.decide(ShopError.sold, operation: "x").resolution == .ignored)
-        #expect(try pipeline.decide(ClientError.isolationBreach, operation: "x").resolution == .recovered)
+        #expect(try pipeline.decide(ShopError.broken, operation: "prefetch").disposition == .ignore)
+        #expect(try pipeline.decide(ShopError.busy, operation: "x").disposition == .ignore)
+        #expect(try pipeline.decide(ShopError.sold, operation: "x").disposition == .ignore)
+        #expect(try pipeline.decide(ClientError.isolationBreach, operation: "x").disposition == .recover)
         #expect(throws: EscalatedError.self) { try pipeline.decide(ShopError.broken, operation: "x") }
     }
 
@@ -204,9 +204,9 @@ struct HandlerTests {
             }
             Recover(.type(ShopError.self), .fallback(0))
         }
-        #expect(try pipeline.decide(ShopError.busy, operation: "x").resolution == .ignored)
-        #expect(try pipeline.decide(ShopError.sold, operation: "x").resolution == .ignored)
-        #expect(try pipeline.decide(ShopError.broken, operation: "x").resolution == .recovered)
+        #expect(try pipeline.decide(ShopError.busy, operation: "x").disposition == .ignore)
+        #expect(try pipeline.decide(ShopError.sold, operation: "x").disposition == .ignore)
+        #expect(try pipeline.decide(ShopError.broken, operation: "x").disposition == .recover)
         #expect(throws: EscalatedError.self) { try pipeline.decide(ClientError.isolationBreach, operation: "x") }
     }
 
@@ -216,8 +216,8 @@ struct HandlerTests {
         let inner = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {}
         let top = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {}
         #expect(throws: EscalatedError.self) { try inner.decide(ShopError.broken, operation: "x") }
-        #expect(try top.decide(ShopError.broken, operation: "x").resolution == .handled)
-        #expect(harness.recorder.resolutions == [.escalated(to: .context), .handled])
+        #expect(try top.decide(ShopError.broken, operation: "x").disposition == .handle)
+        #expect(harness.recorder.dispositions == [.escalate, .handle])
     }
 
     @Test("a handler that throws loses nothing: the failure is recorded and the next handler decides")
@@ -229,8 +229,8 @@ struct HandlerTests {
             Ignore(.any)
         }
         let outcome = try pipeline.decide(ShopError.broken, operation: "x")
-        let event = outcome.event
-        #expect(outcome.resolution == .ignored)
+        let event = try #require(outcome.event)
+        #expect(outcome.disposition == .ignore)
         #expect((event.error as? ShopError) == .broken)
         #expect(event.handlerFailures.count == 1)
         #expect(event.handlerFailures.first?.error is Boom)
@@ -242,8 +242,8 @@ struct HandlerTests {
         let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
             FollowDescriptor()
         }
-        #expect(try pipeline.decide(ShopError.outOfStock, operation: "x").resolution == .ignored)
-        #expect(try pipeline.decide(CancellationError(), operation: "x").resolution == .ignored)
+        #expect(try pipeline.decide(ShopError.outOfStock, operation: "x").disposition == .ignore)
+        #expect(try pipeline.decide(CancellationError(), operation: "x").disposition == .ignore)
         let escalated = #expect(throws: EscalatedError.self) { try pipeline.decide(ShopError.expired, operation: "x") }
         #expect(
             harness.registry.identity(of: escalated!.error).code == ErrorCode("axiom.context", "stateObservationFailed")
@@ -253,7 +253,7 @@ struct HandlerTests {
             ErrorCatalog(
                 source: "late.plugin", domains: ["late"],
                 descriptors: [ErrorDescriptor(code: ErrorCode("late", "GONE"), category: .api, disposition: .ignore)]))
-        #expect(try pipeline.decide(DomainError(domain: "late", code: "GONE"), operation: "x").resolution == .ignored)
+        #expect(try pipeline.decide(DomainError(domain: "late", code: "GONE"), operation: "x").disposition == .ignore)
     }
 
     @Test("the generic handler retries a recoverable code until its attempts are used up, then the layer ends it")
@@ -275,7 +275,7 @@ struct HandlerTests {
             harness.clock.advanceToNextDeadline()
         }
         let outcome = try await task.value
-        #expect(outcome.resolution == .handled)
+        #expect(outcome.disposition == .handle)
         #expect(await calls.value == 3)
         #expect(harness.clock.requestedSleeps == [.seconds(1), .seconds(2)])
     }
@@ -290,9 +290,9 @@ struct HandlerTests {
         await harness.clock.waitForSleepers(1)
         task.cancel()
         let outcome = try await task.value
-        #expect(outcome.resolution == .ignored)
+        #expect(outcome.disposition == .ignore)
         #expect(outcome.event?.error is CancellationError)
-        #expect(harness.recorder.resolutions == [.ignored])
+        #expect(harness.recorder.dispositions == [.ignore])
     }
 
     @Test("escalation is bounded: past the limit the error is handled where it is")
@@ -304,16 +304,16 @@ struct HandlerTests {
         let relay = ErrorPipeline(layer: .context, escalatesTo: .context, configuration: configuration) {}
         var error: any Error = ShopError.broken
         var hops = 0
-        var final: ErrorResolution?
+        var final: Disposition?
         while final == nil, hops < 10 {
             do {
-                final = try relay.decide(error, operation: "loop").resolution
+                final = try relay.decide(error, operation: "loop").disposition
             } catch let escalated {
                 error = escalated
                 hops += 1
             }
         }
-        #expect(final == .handled)
+        #expect(final == .handle)
         #expect(hops == 3)
         #expect(harness.recorder.records.last?.event.escalations == 3)
     }

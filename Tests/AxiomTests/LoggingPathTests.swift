@@ -32,7 +32,7 @@ struct LoggingPathTests {
             error: DomainError(domain: "nwcx", code: "RATE_LIMITED", message: "slow down, token=abc123"),
             layer: .client, operation: "pay", metadata: ["invoice": "lnbc1" + String(repeating: "q", count: 60)],
             registry: registry)
-        observer.observe(event, resolution: .handled)
+        observer.observe(event, disposition: .handle)
 
         #expect(sink.lines.count == 1)
         let line = try #require(sink.lines.first)
@@ -44,7 +44,7 @@ struct LoggingPathTests {
         #expect(line.contains("invoice=lnbc1qqqqqqqqqqq[REDACTED]"))
         #expect(line.contains("token=[REDACTED]"))
         #expect(!line.contains("abc123"))
-        #expect(line.hasSuffix(#"msg="nwcx/RATE_LIMITED handled""#))
+        #expect(line.hasSuffix(#"msg="nwcx/RATE_LIMITED handle""#))
     }
 
     @Test("values are quoted and escaped so a line splits back into its fields")
@@ -112,12 +112,12 @@ struct LoggingPathTests {
         let first = InMemoryLogLineSink()
         RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: first, timestamp: { "T" }) }
 
-        observer.observe(event(), resolution: .handled)
+        observer.observe(event(), disposition: .handle)
         _ = try await pipeline.run(marker) { () throws -> Int in
             throw DomainError(domain: "orderx", code: "FAILED", message: "password=\(Self.orderSecret)")
         }
-        for observer in defaultConfiguration.observers { observer.observe(event(), resolution: .handled) }
-        given.observe(event(), resolution: .handled)
+        for observer in defaultConfiguration.observers { observer.observe(event(), disposition: .handle) }
+        given.observe(event(), disposition: .handle)
         // A logger swift-log makes after the bootstrap is redacting too.
         Logger(label: "app.after").error("login \(marker) password=\(Self.orderSecret)")
 
@@ -136,7 +136,7 @@ struct LoggingPathTests {
         // A second bootstrap does not trap; the same objects now write to the new backend.
         let second = InMemoryLogLineSink()
         RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: second, timestamp: { "T2" }) }
-        observer.observe(event(), resolution: .handled)
+        observer.observe(event(), disposition: .handle)
         Logger(label: "app.after").error("login \(marker) password=\(Self.orderSecret)")
         let secondLines = second.lines.filter { $0.contains(marker) }
         #expect(secondLines.count == 2, "\(secondLines)")
@@ -172,7 +172,7 @@ struct LoggingPathTests {
                 let event = ErrorEvent(
                     error: DomainError(domain: "pay", code: "FAILED", message: line.text), layer: .client,
                     operation: "pay", metadata: ["detail": line.text], registry: registry)
-                observer.observe(event, resolution: .handled)
+                observer.observe(event, disposition: .handle)
             case 1:  // a metadata value
                 logger.error("\(line.fillers[0])", metadata: ["detail": .string(line.text)])
             case 2:  // nested metadata

@@ -139,9 +139,9 @@ struct MiddlewareChainTests {
         #expect(observer.records.isEmpty, "the retry stage recovered inside the chain")
 
         let outcome = try await runner.run("pay") { () async throws -> String in throw nwc("INSUFFICIENT_BALANCE") }
-        #expect(outcome.resolution == .handled)
+        #expect(outcome.disposition == .handle)
         #expect(outcome.event?.code == ErrorCode("nwc", "INSUFFICIENT_BALANCE"))
-        #expect(observer.resolutions == [.handled])
+        #expect(observer.dispositions == [.handle])
         #expect(breaker.state == .closed)
     }
 

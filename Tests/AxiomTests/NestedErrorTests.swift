@@ -44,8 +44,8 @@ struct NestedErrorTests {
             FollowDescriptor()
         }
         let outcome = try? pipeline.decide(thrown, operation: "pay")
-        #expect(outcome?.event.code == expected)
-        #expect(outcome?.event.identity.code == expected)
+        #expect(outcome?.event?.code == expected)
+        #expect(outcome?.event?.identity.code == expected)
         // Thrown out of a continuation inside `run`, as an HTTP client's or a SwiftNIO future's error is (handled at
         // once: a retry would wait on the harness's manual clock).
         let handling = ErrorPipeline(layer: .client, escalatesTo: nil, configuration: harness.configuration) {

@@ -15,9 +15,9 @@ struct ObservabilityMetricsTests {
                 error: ClientError.concurrencyViolation, layer: .client, operation: "save", attempt: attempt,
                 registry: registry)
         }
-        observer.observe(event(attempt: 2), resolution: .recovered)  // a retry made it succeed
-        observer.observe(event(attempt: 3), resolution: .handled)  // retries ran out
-        observer.observe(event(attempt: 1), resolution: .handled)  // no recovery tried
+        observer.observe(event(attempt: 2), disposition: .recover)  // a retry made it succeed
+        observer.observe(event(attempt: 3), disposition: .handle)  // retries ran out
+        observer.observe(event(attempt: 1), disposition: .handle)  // no recovery tried
 
         let tally = observer.tally(domain: ClientError.domain)
         #expect(tally == RecoveryMetricsObserver.Tally(errors: 3, recoveryAttempts: 2, recoverySuccesses: 1))

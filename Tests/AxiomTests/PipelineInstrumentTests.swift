@@ -22,7 +22,7 @@ final class EpisodeLog: PipelineInstrument {
     ) async throws(EscalatedError) -> Outcome<Value> {
         do {
             let outcome = try await body()
-            note(layer, operation, "\(outcome.resolution.map { "\($0)" } ?? "success")")
+            note(layer, operation, "\(outcome.disposition.map { "\($0)" } ?? "success")")
             return outcome
         } catch {
             note(layer, operation, "escalated")
@@ -31,10 +31,10 @@ final class EpisodeLog: PipelineInstrument {
     }
 
     func decide(
-        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> ErrorOutcome
-    ) throws(EscalatedError) -> ErrorOutcome {
+        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> Outcome<any Sendable>
+    ) throws(EscalatedError) -> Outcome<any Sendable> {
         let outcome = try body()
-        note(layer, operation, "\(outcome.resolution)")
+        note(layer, operation, "\(outcome.disposition.map { "\($0)" } ?? "success")")
         return outcome
     }
 }
@@ -59,14 +59,14 @@ struct PipelineInstrumentTests {
         let escalated = await #expect(throws: EscalatedError.self) {
             try await client.run("broken") { () throws -> Int in throw ShopError.broken }
         }
-        #expect(try application.decide(try #require(escalated), operation: "top").resolution == .handled)
+        #expect(try application.decide(try #require(escalated), operation: "top").disposition == .handle)
 
         #expect(
             log.lines == [
                 "client fine: success (observed 0)",
-                "client sold: recovered (observed 1)",
+                "client sold: recover (observed 1)",
                 "client broken: escalated (observed 2)",
-                "application top: handled (observed 3)",
+                "application top: handle (observed 3)",
             ])
     }
 

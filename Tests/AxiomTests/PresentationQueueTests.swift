@@ -125,10 +125,10 @@ struct PresentationQueueTests {
         let observer = PresentingObserver(mapper: ErrorMapper(registry: registry, locale: "tr"), queue: queue)
         let event = ErrorEvent(
             error: ClientError.invalidState, layer: .application, operation: "save", registry: registry)
-        observer.observe(event, resolution: .recovered)
-        observer.observe(event, resolution: .ignored)
+        observer.observe(event, disposition: .recover)
+        observer.observe(event, disposition: .ignore)
         #expect(queue.visible.isEmpty)
-        observer.observe(event, resolution: .handled)
+        observer.observe(event, disposition: .handle)
         #expect(queue.visible.map(\.presentation.message) == ["İstemci bu işleme izin vermeyen bir durumda."])
     }
 }

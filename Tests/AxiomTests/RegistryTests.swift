@@ -55,8 +55,8 @@ struct RegistryTests {
             Recover(.code(inner.errorCode), .fallback(7))
         }
         let outcome = try pipeline.decide(twice, operation: "wrapped")
-        #expect(outcome.resolution == .recovered)
-        #expect(outcome.event.code == inner.errorCode)
+        #expect(outcome.disposition == .recover)
+        #expect(outcome.event?.code == inner.errorCode)
         // The envelope's own type is never registered as a code of its own.
         #expect(
             registry.identity(of: Wrapped(enclosedError: CancellationError())).code == ErrorCatalog.cancellationCode)

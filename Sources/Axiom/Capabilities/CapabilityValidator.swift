@@ -28,7 +28,7 @@ public final class CapabilityValidator: Sendable {
     /// The cache and time limits.
     public let configuration: Configuration
     /// The clock cache ages and timeouts are measured on.
-    public let clock: RuntimeClock
+    package let clock: RuntimeClock
     private let slots = Mutex<[String: CapabilitySlot]>([:])
     private let logger: Logger
 

@@ -18,7 +18,7 @@ import Synchronization
 /// Anything with a duration expires on the injected clock (reason .expired).
 public final class PresentationQueue: Sendable {
     /// The clock durations run on.
-    public let clock: RuntimeClock
+    package let clock: RuntimeClock
     /// How many toasts may be shown at once.
     public let maxToasts: Int
     private let metrics: PresentationMetrics?

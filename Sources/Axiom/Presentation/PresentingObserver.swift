@@ -16,8 +16,8 @@ public struct PresentingObserver: ErrorObserver {
         self.queue = queue
     }
 
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        guard resolution == .handled else { return }
+    public func observe(_ event: ErrorEvent, disposition: Disposition) {
+        guard disposition == .handle else { return }
         queue.present(mapper.map(event))
     }
 }

@@ -39,10 +39,6 @@ import Synchronization
 /// began: a call refused while probes run is told the time left of the break that would follow a failed probe
 /// (45 s into probing with 60 s breaks, it is told 15 s).
 public final class CircuitBreaker: Sendable {
-    /// Where a breaker stands, as first spelled: the one type is ``CircuitState``.
-    @available(*, deprecated, renamed: "CircuitState")
-    public typealias State = CircuitState
-
     /// When a breaker opens.
     public enum Mode: Sendable, Hashable {
         /// After `threshold` (at least 1) failures in a row.
@@ -206,7 +202,7 @@ public final class CircuitBreaker: Sendable {
     /// Creates a breaker for `key` on an already wrapped clock.
     ///
     /// - Throws: ``ResilienceConfigurationError`` when an option cannot work.
-    public init(
+    package init(
         key: String, configuration: Configuration = .standard, runtimeClock: RuntimeClock,
         metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")
     ) throws(ResilienceConfigurationError) {

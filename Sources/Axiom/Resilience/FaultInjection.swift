@@ -109,7 +109,7 @@ public struct FaultInjectionStage: OperationMiddleware {
     /// The faults to apply.
     public let injector: FaultInjector
     /// The clock latency is spent on.
-    public let clock: RuntimeClock
+    package let clock: RuntimeClock
 
     /// Creates the stage.
     public init(_ injector: FaultInjector, clock: some Clock<Duration> = ContinuousClock()) {

@@ -23,7 +23,7 @@ public struct HedgingStage: OperationMiddleware {
     /// How long an attempt runs before the next one starts.
     public let delay: Duration
     /// The clock delays are measured on.
-    public let clock: RuntimeClock
+    package let clock: RuntimeClock
     /// Whether a failure starts the next attempt at once (true) or ends the call (false). Cancellation never
     /// hedges.
     public let shouldHedge: @Sendable (any Error) -> Bool

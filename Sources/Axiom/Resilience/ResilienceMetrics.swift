@@ -19,10 +19,6 @@ import Synchronization
 ///
 /// A dashboard reads one series whichever of the two reports a key; report each key from one place only.
 public final class ResilienceMetrics: Sendable {
-    /// A breaker's state, as the gauge reports it.
-    @available(*, deprecated, renamed: "CircuitState")
-    public typealias BreakerState = CircuitState
-
     /// The state gauge's label.
     public static let stateLabel = "axiom_circuit_breaker_state"
     /// The transition counter's label.

@@ -117,7 +117,7 @@ public struct ResilienceTelemetryStage: OperationMiddleware {
     /// Where it reports.
     public let telemetry: ResilienceTelemetry
     /// The clock durations are measured on.
-    public let clock: RuntimeClock
+    package let clock: RuntimeClock
     /// Identifies failures by code.
     public let registry: ErrorRegistry
 

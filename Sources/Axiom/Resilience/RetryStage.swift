@@ -42,7 +42,7 @@ public struct RetryStage: OperationMiddleware {
     /// Where policies come from.
     public let registry: ErrorRegistry
     /// The clock waits happen on.
-    public let clock: RuntimeClock
+    @usableFromInline package let clock: RuntimeClock
     /// The policy of errors whose code is not registered; nil means they are not retried.
     public let defaultPolicy: RetryPolicy?
     /// The policy of every error when set, the registry's notwithstanding.
@@ -93,7 +93,7 @@ public struct RetryStage: OperationMiddleware {
     }
 
     /// Creates the stage on an already wrapped clock.
-    public init(
+    package init(
         registry: ErrorRegistry = .shared, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy? = nil,
         random: RandomSource = RandomSource(), metrics: any MetricsFactory = MetricsSystem.factory,
         shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,

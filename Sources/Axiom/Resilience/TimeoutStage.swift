@@ -19,7 +19,7 @@ public struct TimeoutStage: OperationMiddleware {
     /// The longest a call may take.
     public let limit: Duration
     /// The clock the limit is measured on.
-    public let clock: RuntimeClock
+    package let clock: RuntimeClock
     /// Where timeouts are counted (`axiom_resilience_events_total{event="timeout"}`); nil: nowhere.
     public let telemetry: ResilienceTelemetry?
     @usableFromInline
@@ -35,7 +35,7 @@ public struct TimeoutStage: OperationMiddleware {
     }
 
     /// Creates the stage on an already wrapped clock.
-    public init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
+    package init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
         self.init(limit, runtimeClock: runtimeClock, telemetry: telemetry, scope: .operation)
     }
 
@@ -96,7 +96,7 @@ public struct AttemptTimeoutStage: OperationMiddleware {
     }
 
     /// Creates the stage on an already wrapped clock.
-    public init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
+    package init(_ limit: Duration, runtimeClock: RuntimeClock, telemetry: ResilienceTelemetry? = nil) {
         self.limit = limit
         self.inner = TimeoutStage(limit, runtimeClock: runtimeClock, telemetry: telemetry, scope: .attempt)
     }

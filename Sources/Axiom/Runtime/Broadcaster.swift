@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Each subscriber gets its own stream holding the newest `bufferSize` values, so a slow reader never blocks
 /// the publisher. Streams end when the broadcaster finishes or when the subscriber stops iterating.
-public final class Broadcaster<Element: Sendable>: Sendable {
+package final class Broadcaster<Element: Sendable>: Sendable {
     private struct State {
         var nextID = 0
         var subscribers: [Int: AsyncStream<Element>.Continuation] = [:]
@@ -15,10 +15,10 @@ public final class Broadcaster<Element: Sendable>: Sendable {
     private let bufferSize: Int
 
     /// Creates a broadcaster whose subscribers each buffer the newest `bufferSize` values.
-    public init(bufferSize: Int = 64) { self.bufferSize = max(1, bufferSize) }
+    package init(bufferSize: Int = 64) { self.bufferSize = max(1, bufferSize) }
 
     /// A new subscription. Values published from now on arrive on it; it ends at ``finish()``.
-    public func subscribe() -> AsyncStream<Element> {
+    package func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
         let id: Int? = state.withTrackedLock { state in
             guard !state.finished else { return nil }
@@ -38,7 +38,7 @@ public final class Broadcaster<Element: Sendable>: Sendable {
 
     /// A new subscription that first yields `current`, read after subscribing so that nothing published in
     /// between is lost, then every value published from now on.
-    public func subscribe(startingWith current: @autoclosure () -> Element) -> AsyncStream<Element> {
+    package func subscribe(startingWith current: @autoclosure () -> Element) -> AsyncStream<Element> {
         let updates = subscribe()
         let first = current()
         return AsyncStream { continuation in
@@ -52,16 +52,16 @@ public final class Broadcaster<Element: Sendable>: Sendable {
     }
 
     /// How many subscriptions are open.
-    public var subscriberCount: Int { state.withTrackedLock { $0.subscribers.count } }
+    package var subscriberCount: Int { state.withTrackedLock { $0.subscribers.count } }
 
     /// Publishes a value to every open subscription.
-    public func publish(_ value: Element) {
+    package func publish(_ value: Element) {
         let subscribers = state.withTrackedLock { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.yield(value) }
     }
 
     /// Ends every subscription; later subscriptions end at once.
-    public func finish() {
+    package func finish() {
         let subscribers = state.withTrackedLock { state in
             state.finished = true
             defer { state.subscribers.removeAll() }

@@ -22,7 +22,7 @@ public struct ErrorStateStore: Sendable {
     /// Whether a retry of the last operation is running.
     public internal(set) var isRecovering = false
     /// The clock error timestamps come from.
-    public let clock: RuntimeClock
+    package let clock: RuntimeClock
     let broadcaster = Broadcaster<ErrorState?>()
 
     /// Creates an empty store whose timestamps come from `clock`.

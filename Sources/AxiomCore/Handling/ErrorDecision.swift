@@ -14,7 +14,7 @@ public enum ErrorDecision: Sendable {
     case handle
 
     /// The fate this decision carries out, or nil for ``pass``: the same ``Disposition`` a descriptor prescribes,
-    /// that the ``ErrorResolution`` of the episode reports, and that the metrics label and the log line carry.
+    /// that observers receive when the layer carries it out, and that the metrics label and the log line carry.
     @inlinable
     public var disposition: Disposition? {
         switch self {

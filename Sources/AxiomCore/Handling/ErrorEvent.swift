@@ -4,7 +4,7 @@ import Synchronization
 /// An error that left an operation, with everything handlers need to decide its fate.
 ///
 /// One event is one episode: when a recovery fails, the new error replaces `error`, the old one moves to
-/// `previousErrors`, and `attempt` grows. The episode ends with exactly one ``ErrorResolution``.
+/// `previousErrors`, and `attempt` grows. Each layer ends it with exactly one ``Disposition``.
 ///
 /// An event is small (seven words), because every handled error makes one and handlers read it in place: the
 /// error, its descriptor, the layer and the operation are stored; the identity is read again from the error
@@ -45,6 +45,7 @@ public struct ErrorEvent: Sendable {
         var handlerFailures: [HandlerFailure] = []
         var escalations = 0
         var escalatedFrom: Layer?
+        var escalatedTo: Layer?
         var attempt = 1
     }
 
@@ -105,6 +106,11 @@ public struct ErrorEvent: Sendable {
     public internal(set) var escalatedFrom: Layer? {
         get { details?.value.escalatedFrom }
         set { updateDetails { $0.escalatedFrom = newValue } }
+    }
+    /// The layer this layer escalated it to, once its disposition is `escalate`; nil otherwise.
+    public internal(set) var escalatedTo: Layer? {
+        get { details?.value.escalatedTo }
+        set { updateDetails { $0.escalatedTo = newValue } }
     }
 
     /// The error's code, as the error carries it: a numeric alias stays a number (`acme.billing/504`).

@@ -118,10 +118,10 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         while true {
             switch decide(&event) {
             case .ignore:
-                finish(event, .ignored)
+                finish(event, .ignore)
                 return .ignored(event)
             case .handle:
-                finish(event, .handled)
+                finish(event, .handle)
                 return .handled(event)
             case .escalate(let translated):
                 throw escalate(event, as: translated)
@@ -129,13 +129,13 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                 switch recovery {
                 case .fallback(let candidate):
                     if let value = candidate as? Value {
-                        finish(event, .recovered)
+                        finish(event, .recover)
                         return .recovered(value, event)
                     }
                     let mismatch = FallbackTypeMismatch(expected: "\(Value.self)")
                     event.recordFailures([HandlerFailure(Recover.self, mismatch)])
                     if !isTerminal { throw escalate(event, as: nil) }
-                    finish(event, .handled)
+                    finish(event, .handle)
                     return .handled(event)
                 case .retry(let delay), .prepareThenRetry(let delay, _):
                     do {
@@ -144,14 +144,14 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                         try Task.checkCancellation()
                         attempt = event.attempt + 1
                         let value = try await body(&attempt)
-                        finish(event, .recovered)
+                        finish(event, .recover)
                         return .recovered(value, event)
                     } catch {
                         event.replaceError(
                             with: error, registry: configuration.registry, attempt: max(attempt, event.attempt + 1))
                         if error is CancellationError || Task.isCancelled {
                             // Cancellation stops recovery at once: the episode ends as expected.
-                            finish(event, .ignored)
+                            finish(event, .ignore)
                             return .ignored(event)
                         }
                     }
@@ -169,11 +169,11 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     @inlinable
     public func decide(
         _ error: consuming any Error, operation: String, metadata: [String: String] = [:]
-    ) throws(EscalatedError) -> ErrorOutcome {
+    ) throws(EscalatedError) -> Outcome<any Sendable> {
         if isInstrumented, let instrument = configuration.instrument {
             let error = consume error
             return try instrument.decide(layer: layer, operation: operation) {
-                () throws(EscalatedError) -> ErrorOutcome in
+                () throws(EscalatedError) -> Outcome<any Sendable> in
                 try decideEpisode(error, operation: operation, metadata: metadata)
             }
         }
@@ -184,7 +184,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     @inlinable
     func decideEpisode(
         _ error: consuming any Error, operation: String, metadata: [String: String]
-    ) throws(EscalatedError) -> ErrorOutcome {
+    ) throws(EscalatedError) -> Outcome<any Sendable> {
         // As in runEpisode: the usual event made here, the others by makeEvent.
         var event: ErrorEvent
         if let resolved = directResolution(of: error, metadata: metadata) {
@@ -195,15 +195,15 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         let decision = decide(&event, canRetry: false)
         switch consume decision {
         case .ignore:
-            finish(event, .ignored)
+            finish(event, .ignore)
             return .ignored(consume event)
         case .recover(.fallback(let value)):
-            finish(event, .recovered)
+            finish(event, .recover)
             return .recovered(value, consume event)
         case .escalate(let translated):
             throw escalate(event, as: translated)
         case .handle, .recover, .pass:
-            finish(event, .handled)
+            finish(event, .handle)
             return .handled(consume event)
         }
     }
@@ -327,21 +327,23 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     func escalate(_ event: ErrorEvent, as translated: (any Error)?) -> EscalatedError {
         // `decide` escalates only where there is a next layer.
         let target = next ?? layer
-        finish(event, .escalated(to: target))
+        var event = event
+        event.escalatedTo = target
+        finish(event, .escalate)
         return EscalatedError(error: translated ?? event.error, event: event, target: target)
     }
 
     // Takes the event borrowed and returns nothing: the caller moves the event into its outcome, so finishing
     // costs no copy of it (a copy retains and later releases every reference the event holds).
     @usableFromInline
-    func finish(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
-        FlightRecorder.record(event, resolution, layer: layer)
+    func finish(_ event: borrowing ErrorEvent, _ disposition: Disposition) {
+        FlightRecorder.record(event, disposition, layer: layer)
         if !hasObservers { return }
         // The array's elements read in place as unretained references (the same bits): the array keeps them alive,
         // and no reference count that every task deciding through this pipeline shares is written.
         observerBoxes.withUnsafeBufferPointer { boxes in
             boxes.withMemoryRebound(to: Unmanaged<ObserverBox>.self) { references in
-                for reference in references { reference._withUnsafeGuaranteedRef { $0.observe(event, resolution) } }
+                for reference in references { reference._withUnsafeGuaranteedRef { $0.observe(event, disposition) } }
             }
         }
     }
@@ -352,7 +354,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
 class ObserverBox: @unchecked Sendable {
     // @unchecked: a non-final class cannot be checked; the only subclass holds one `let` of a Sendable type.
     @usableFromInline
-    func observe(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {}
+    func observe(_ event: borrowing ErrorEvent, _ disposition: Disposition) {}
 }
 
 final class TypedObserverBox<Observer: ErrorObserver>: ObserverBox, @unchecked Sendable {
@@ -360,8 +362,8 @@ final class TypedObserverBox<Observer: ErrorObserver>: ObserverBox, @unchecked S
     let observer: Observer
     init(_ observer: Observer) { self.observer = observer }
 
-    override func observe(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
-        observer.observe(event, resolution: resolution)
+    override func observe(_ event: borrowing ErrorEvent, _ disposition: Disposition) {
+        observer.observe(event, disposition: disposition)
     }
 }
 
@@ -371,8 +373,8 @@ final class MetricsObserverBox: ObserverBox, @unchecked Sendable {
     let observer: MetricsObserver
     init(_ observer: MetricsObserver) { self.observer = observer }
 
-    override func observe(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
-        observer.count(event, resolution)
+    override func observe(_ event: borrowing ErrorEvent, _ disposition: Disposition) {
+        observer.count(event, disposition)
     }
 }
 

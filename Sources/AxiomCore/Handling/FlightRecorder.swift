@@ -1,8 +1,9 @@
+import AxiomCatalog
 import CAxiomFlightRecorder
 
 /// The last decided errors of the process, kept where a crash handler can read them.
 ///
-/// Every pipeline writes the end of each error episode (code, resolution, layer, operation, attempt, wall-clock
+/// Every pipeline writes the end of each error episode (code, disposition, layer, operation, attempt, wall-clock
 /// time) into a ring of fixed slots in C memory, without a lock or an allocation: the deciding thread's own ring,
 /// written with no atomic read-modify-write (16 threads own one at a time; threads beyond them share one more).
 /// The crash reporter (`AxiomCrash`) copies the newest 32 of all rings into its report, so a crash report shows
@@ -18,8 +19,8 @@ public enum FlightRecorder {
     public struct Entry: Sendable, Hashable {
         /// `domain/code`.
         public var code: String
-        /// `ignored`, `recovered`, `escalated` or `handled`.
-        public var resolution: String
+        /// The fate the layer carried out.
+        public var disposition: Disposition
         /// The layer that decided.
         public var layer: String
         public var operation: String
@@ -40,15 +41,15 @@ public enum FlightRecorder {
             func text<T>(_ field: inout T, _ length: UInt8) -> String {
                 withUnsafeBytes(of: &field) { String(decoding: $0.prefix(Int(length)), as: UTF8.self) }
             }
-            let resolution: String
+            let disposition: Disposition
             switch Int(error.resolution) {
-            case AXIOM_RECENT_ERROR_IGNORED: resolution = "ignored"
-            case AXIOM_RECENT_ERROR_RECOVERED: resolution = "recovered"
-            case AXIOM_RECENT_ERROR_ESCALATED: resolution = "escalated"
-            default: resolution = "handled"
+            case AXIOM_RECENT_ERROR_IGNORED: disposition = .ignore
+            case AXIOM_RECENT_ERROR_RECOVERED: disposition = .recover
+            case AXIOM_RECENT_ERROR_ESCALATED: disposition = .escalate
+            default: disposition = .handle
             }
             return Entry(
-                code: text(&error.code, error.code_length), resolution: resolution,
+                code: text(&error.code, error.code_length), disposition: disposition,
                 layer: text(&error.layer, error.layer_length),
                 operation: text(&error.operation, error.operation_length),
                 attempt: Int(error.attempt), seconds: error.seconds, nanoseconds: error.nanoseconds)
@@ -57,15 +58,15 @@ public enum FlightRecorder {
 
     /// Writes one decided error into the ring.
     @usableFromInline
-    static func record(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution, layer: Layer) {
+    static func record(_ event: borrowing ErrorEvent, _ disposition: Disposition, layer: Layer) {
         let descriptor = event.descriptorReference
         let attempt = UInt32(clamping: event.attempt)
         let code: UInt8
-        switch resolution {
-        case .ignored: code = UInt8(AXIOM_RECENT_ERROR_IGNORED)
-        case .recovered: code = UInt8(AXIOM_RECENT_ERROR_RECOVERED)
-        case .escalated: code = UInt8(AXIOM_RECENT_ERROR_ESCALATED)
-        case .handled: code = UInt8(AXIOM_RECENT_ERROR_HANDLED)
+        switch disposition {
+        case .ignore: code = UInt8(AXIOM_RECENT_ERROR_IGNORED)
+        case .recover: code = UInt8(AXIOM_RECENT_ERROR_RECOVERED)
+        case .escalate: code = UInt8(AXIOM_RECENT_ERROR_ESCALATED)
+        case .handle: code = UInt8(AXIOM_RECENT_ERROR_HANDLED)
         }
         // The descriptor and the layer's name are immortal and carry their bytes ready, padded to the ring's fields:
         // only the operation's bytes are found here.

@@ -26,8 +26,3 @@ public struct Handle: ErrorHandler {
     @_documentation(visibility: internal)
     public func _bound(to registry: ErrorRegistry) -> Handle { Handle(match.bound(to: registry), action: action) }
 }
-
-/// The former name of ``Handle``: the fourth fate is called `handle` everywhere (a descriptor's disposition, a
-/// handler's decision, and `handled` as an episode's end).
-@available(*, deprecated, renamed: "Handle")
-public typealias Default = Handle

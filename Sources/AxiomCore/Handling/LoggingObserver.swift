@@ -23,37 +23,38 @@ public struct LoggingObserver: ErrorObserver {
     /// Logs to `logger`, or by default to the framework's `axiom.errors` logger.
     public init(logger: Logger = .axiom("axiom.errors")) { self.logger = logger.redacting() }
 
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        let level = Self.level(event, resolution)
+    public func observe(_ event: ErrorEvent, disposition: Disposition) {
+        let level = Self.level(event, disposition)
         guard logger.logLevel <= level else { return }
+        let target = event.escalatedTo.map { " to \($0)" } ?? ""
         logger.log(
-            level: level, "\(event.canonicalCode) \(resolution)",
-            metadata: Self.metadata(event, resolution))
+            level: level, "\(event.canonicalCode) \(disposition.rawValue)\(target)",
+            metadata: Self.metadata(event, disposition))
     }
 
-    static func level(_ event: ErrorEvent, _ resolution: ErrorResolution) -> Logger.Level {
-        switch resolution {
-        case .ignored, .escalated: .debug
-        case .recovered: .info
-        case .handled: event.descriptor.severity.loggerLevel
+    static func level(_ event: ErrorEvent, _ disposition: Disposition) -> Logger.Level {
+        switch disposition {
+        case .ignore, .escalate: .debug
+        case .recover: .info
+        case .handle: event.descriptor.severity.loggerLevel
         }
     }
 
     /// The structured metadata of one outcome.
-    public static func metadata(_ event: ErrorEvent, _ resolution: ErrorResolution) -> Logger.Metadata {
+    public static func metadata(_ event: ErrorEvent, _ disposition: Disposition) -> Logger.Metadata {
         let code = event.canonicalCode
         var metadata: Logger.Metadata = [
             "code": "\(code)",
             "domain": "\(code.domain)",
             "category": "\(event.descriptor.category.rawValue)",
             "layer": "\(event.layer)",
-            "disposition": "\(resolution.disposition.rawValue)",
+            "disposition": "\(disposition.rawValue)",
             "operation": "\(event.operation)",
             "attempt": "\(event.attempt)",
             "source": "\(event.descriptor.source)",
             "key": "\(event.descriptor.messageKey)",
         ]
-        if case .escalated(let target) = resolution { metadata["escalatedTo"] = "\(target)" }
+        if let target = event.escalatedTo { metadata["escalatedTo"] = "\(target)" }
         if let from = event.escalatedFrom { metadata["escalatedFrom"] = "\(from)" }
         if !event.previousErrors.isEmpty { metadata["previousErrors"] = "\(event.previousErrors.count)" }
         if !event.handlerFailures.isEmpty {

@@ -295,13 +295,13 @@ public final class MetricsObserver: ErrorObserver {
     /// metrics exporter's last export (`AxiomOpenTelemetry`'s export does it on graceful shutdown).
     public static func flushAll() { Striping.flushAll() }
 
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) { count(event, resolution) }
+    public func observe(_ event: ErrorEvent, disposition: Disposition) { count(event, disposition) }
 
-    /// ``observe(_:resolution:)``, inlined into the pipeline's call of this observer (its box calls it directly).
+    /// ``observe(_:disposition:)``, inlined into the pipeline's call of this observer (its box calls it directly).
     @inline(__always)
-    func count(_ event: borrowing ErrorEvent, _ resolution: ErrorResolution) {
+    func count(_ event: borrowing ErrorEvent, _ disposition: Disposition) {
         let key = FastKey(
-            descriptor: UInt(bitPattern: event.descriptorReference.toOpaque()), disposition: resolution.disposition,
+            descriptor: UInt(bitPattern: event.descriptorReference.toOpaque()), disposition: disposition,
             layer: event.layer)
         let found = fast.lookup(key, hash: key.slotHash)
         if case .counter(let series)? = found {

@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Synchronization
 
 /// Passes every event to several observers, in order: how a process combines logging, metrics and tracing
@@ -9,7 +10,7 @@ public struct MultiplexErrorObserver: ErrorObserver {
     /// Combines observers.
     public init(_ observers: [any ErrorObserver]) { self.observers = observers }
 
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
-        for observer in observers { observer.observe(event, resolution: resolution) }
+    public func observe(_ event: ErrorEvent, disposition: Disposition) {
+        for observer in observers { observer.observe(event, disposition: disposition) }
     }
 }

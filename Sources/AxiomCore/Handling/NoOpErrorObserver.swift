@@ -1,3 +1,4 @@
+import AxiomCatalog
 import Synchronization
 
 /// Sees every event and does nothing: for a pipeline that must not log or count (a hot loop's inner layer, a
@@ -7,5 +8,5 @@ public struct NoOpErrorObserver: ErrorObserver {
     public init() {}
 
     @inlinable
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {}
+    public func observe(_ event: ErrorEvent, disposition: Disposition) {}
 }

@@ -1,15 +1,22 @@
 import AxiomCatalog
 import Logging
 
-/// What an operation run through a pipeline came to, when it did not escalate.
+/// What a caller gets back from a pipeline when the error did not escalate (an escalation is thrown as
+/// ``EscalatedError``): from ``ErrorPipeline/run(_:metadata:_:)``, the operation's value or how its error ended;
+/// from ``ErrorPipeline/decide(_:operation:metadata:)``, how an error caught outside `run` ended, as an
+/// `Outcome<any Sendable>` whose recovered value is a handler's fallback.
+///
+/// The fate is named with the one ``Disposition`` (``disposition``), as the catalog prescribes it, a handler's
+/// ``ErrorDecision`` carries it, observers receive it, and the log line, the metric label and the span attribute
+/// spell it.
 public enum Outcome<Value: Sendable>: Sendable {
-    /// It succeeded at once.
+    /// It succeeded at once. (`decide` never returns it: it starts from an error.)
     case success(Value)
-    /// It failed, and a recovery made it succeed.
+    /// It failed, and a recovery made it succeed: a retry's value, or a handler's fallback.
     case recovered(Value, ErrorEvent)
     /// It failed with an expected error, which was dropped.
     case ignored(ErrorEvent)
-    /// It failed, and a `Handle` handler (the last line) took the error.
+    /// It failed, and a `Handle` handler (or the terminal layer's end) took the error.
     case handled(ErrorEvent)
 
     /// The value, if the operation came to one.
@@ -30,18 +37,14 @@ public enum Outcome<Value: Sendable>: Sendable {
         }
     }
 
-    /// How the error ended, or nil on success.
+    /// The fate the error met, or nil on success.
     @inlinable
-    public var resolution: ErrorResolution? {
+    public var disposition: Disposition? {
         switch self {
         case .success: nil
-        case .recovered: .recovered
-        case .ignored: .ignored
-        case .handled: .handled
+        case .recovered: .recover
+        case .ignored: .ignore
+        case .handled: .handle
         }
     }
-
-    /// The fate the error met, or nil on success: ``resolution``'s ``ErrorResolution/disposition``.
-    @inlinable
-    public var disposition: Disposition? { resolution?.disposition }
 }

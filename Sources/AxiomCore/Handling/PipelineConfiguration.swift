@@ -9,7 +9,7 @@ public struct PipelineConfiguration: Sendable {
     /// unless bootstrapped otherwise).
     public var observers: [any ErrorObserver]
     /// The clock recovery waits on. Tests inject a manual one.
-    public var clock: RuntimeClock
+    @usableFromInline package var clock: RuntimeClock
     /// Captures stacks of severe errors where they enter the pipeline. None by default.
     public var stackCapturer: (any StackCapturer)?
     /// Errors at or above this severity carry a stack (when a capturer is set).

@@ -17,8 +17,8 @@ public protocol PipelineInstrument: Sendable {
 
     /// Runs the decision about an error caught outside `run`.
     func decide(
-        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> ErrorOutcome
-    ) throws(EscalatedError) -> ErrorOutcome
+        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> Outcome<any Sendable>
+    ) throws(EscalatedError) -> Outcome<any Sendable>
 }
 
 extension PipelineInstrument {
@@ -29,8 +29,8 @@ extension PipelineInstrument {
     }
 
     public func decide(
-        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> ErrorOutcome
-    ) throws(EscalatedError) -> ErrorOutcome {
+        layer: Layer, operation: String, _ body: () throws(EscalatedError) -> Outcome<any Sendable>
+    ) throws(EscalatedError) -> Outcome<any Sendable> {
         try body()
     }
 }

@@ -61,10 +61,10 @@ public final class RecoveryMetricsObserver: ErrorObserver {
     /// Counts through `factory` (the bootstrapped one by default).
     public init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
 
-    public func observe(_ event: ErrorEvent, resolution: ErrorResolution) {
+    public func observe(_ event: ErrorEvent, disposition: Disposition) {
         let domain = event.code.domain
         let entered = event.escalatedFrom == nil
-        let recovered = resolution == .recovered
+        let recovered = disposition == .recover
         // A later attempt means a retry ran; a recovered first attempt means a fallback value was used.
         let attempted = recovered || event.attempt > 1
         guard entered || attempted else { return }

@@ -33,7 +33,7 @@ public final class RetryBudget: Sendable {
     /// How long a deposit or a withdrawal counts.
     public let window: Duration
     /// The clock the window slides on.
-    public let clock: RuntimeClock
+    package let clock: RuntimeClock
 
     /// Thousandths of a retry: one retry costs `scale`.
     static let scale: Int64 = 1000
@@ -73,7 +73,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Creates a budget on an already wrapped clock.
-    public init(
+    package init(
         ratio: Double = 0.2, minRetriesPerSecond: Int = 10, window: Duration = .seconds(10),
         runtimeClock: RuntimeClock
     ) throws(ResilienceConfigurationError) {

@@ -1,13 +1,13 @@
 import Synchronization
 
 /// A small, fast, seedable random generator (SplitMix64), so jitter and fault ratios replay exactly in tests.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator; the same seed gives the same sequence.
-    public init(seed: UInt64) { self.state = seed }
+    package init(seed: UInt64) { self.state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

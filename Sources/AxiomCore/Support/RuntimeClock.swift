@@ -5,14 +5,14 @@
 /// share one clock without a type parameter each. Readings are durations since the clock was wrapped,
 /// which keeps comparisons free of the clock's instant type. Tests wrap a `ManualClock`; nothing in the runtime
 /// reads the system time behind its back.
-public struct RuntimeClock: Sendable {
+@usableFromInline package struct RuntimeClock: Sendable {
     /// The wrapped clock, for sleeping.
-    public let base: any Clock<Duration>
+    package let base: any Clock<Duration>
     @usableFromInline
     let reading: @Sendable () -> Duration
 
     /// Wraps a clock. "Now" reads zero at this moment.
-    public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    package init<C: Clock>(_ clock: C) where C.Duration == Duration {
         self.base = clock
         // Readings are on the hot path (capability cache, breaker windows). This initializer is generic code
         // that callers do not specialize, so the system clocks get closures of concrete type: the generic one
@@ -30,14 +30,14 @@ public struct RuntimeClock: Sendable {
     }
 
     /// A runtime clock on `ContinuousClock`, the default outside tests.
-    public static var continuous: RuntimeClock { RuntimeClock(ContinuousClock()) }
+    package static var continuous: RuntimeClock { RuntimeClock(ContinuousClock()) }
 
     /// Time elapsed on the clock since it was wrapped.
     @inlinable
-    public func now() -> Duration { reading() }
+    package func now() -> Duration { reading() }
 
     /// Sleeps on the clock. Throws `CancellationError` as soon as the task is cancelled.
-    public func sleep(for duration: Duration) async throws {
+    @usableFromInline package func sleep(for duration: Duration) async throws {
         guard duration > .zero else {
             try Task.checkCancellation()
             return

@@ -28,7 +28,7 @@
 #define AXIOM_RECENT_ERROR_LAYER_LENGTH 24
 #define AXIOM_RECENT_ERROR_OPERATION_LENGTH 56
 
-/// How an error's episode ended (ErrorResolution in Axiom).
+/// The fate a layer carried out (Disposition in Axiom).
 enum {
     AXIOM_RECENT_ERROR_IGNORED = 1,
     AXIOM_RECENT_ERROR_RECOVERED = 2,

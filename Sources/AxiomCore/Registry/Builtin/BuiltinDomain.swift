@@ -15,17 +15,13 @@ public struct BuiltinDomain: Sendable {
     public let codes: [CodeDefinition]
 
     /// Declares a domain. Every code must be declared in it: a code of another domain is a mistake in the
-    /// declaration, and stops the program. A code with an empty domain (the deprecated `BuiltinCode` spelling,
-    /// which named none) takes this one.
+    /// declaration, and stops the program.
     public init(name: String, codes: [CodeDefinition]) {
-        self.name = name
-        self.codes = codes.map { code in
-            precondition(
-                code.domain == name || code.domain.isEmpty, "\(code.identity) is declared in the domain \(name)")
-            var code = code
-            code.domain = name
-            return code
+        for code in codes {
+            precondition(code.domain == name, "\(code.identity) is declared in the domain \(name)")
         }
+        self.name = name
+        self.codes = codes
     }
 
     /// The domain as a catalog of its own, registered under the domain's name as its source.

@@ -35,9 +35,9 @@ public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStr
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that threw it.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(
@@ -90,9 +90,9 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that threw it.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(
@@ -125,9 +125,9 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that threw it.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(sequence: Int, file: String = #fileID, line: UInt = #line) {
@@ -159,9 +159,9 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that threw it.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(component: String, option: String, reason: String, file: String = #fileID, line: UInt = #line) {
@@ -193,9 +193,9 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that threw it.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(key: String, limit: Int, queueLimit: Int, file: String = #fileID, line: UInt = #line) {
@@ -228,9 +228,9 @@ public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStrin
     /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
-    public var file: String { throwSite.file }
+    package var file: String { throwSite.file }
     /// The line that threw it.
-    public var line: UInt { throwSite.line }
+    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     public init(key: String, retryAfter: Duration, file: String = #fileID, line: UInt = #line) {
