@@ -10,30 +10,30 @@ import CAxiomFlightRecorder
 /// the errors that led up to it.
 public enum FlightRecorder {
     /// How many decided errors a report keeps (the newest of all threads).
-    public static let capacity = Int(AXIOM_RECENT_ERROR_CAPACITY)
+    package static let capacity = Int(AXIOM_RECENT_ERROR_CAPACITY)
 
     /// How many errors the process's pipelines have decided so far (the ring keeps the last ``capacity``).
-    public static var recordedCount: UInt64 { axiom_flight_recorder_error_count() }
+    package static var recordedCount: UInt64 { axiom_flight_recorder_error_count() }
 
     /// One decided error, as the ring keeps it (strings cut at 64, 24 and 56 bytes).
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// `domain/code`.
-        public var code: String
+        package var code: String
         /// The fate the layer carried out.
-        public var disposition: Disposition
+        package var disposition: Disposition
         /// The layer that decided.
-        public var layer: String
-        public var operation: String
+        package var layer: String
+        package var operation: String
         /// Which attempt failed last, from 1.
-        public var attempt: Int
+        package var attempt: Int
         /// Wall-clock time the episode ended: seconds and nanoseconds since 1970.
-        public var seconds: Int64
-        public var nanoseconds: Int64
+        package var seconds: Int64
+        package var nanoseconds: Int64
     }
 
     /// The errors the ring holds now, oldest first (at most ``capacity``). A slot being written at that moment
     /// is left out.
-    public static func recentErrors() -> [Entry] {
+    package static func recentErrors() -> [Entry] {
         var raw = [axiom_recent_error](repeating: axiom_recent_error(), count: capacity)
         let count = raw.withUnsafeMutableBufferPointer { axiom_flight_recorder_copy_errors($0.baseAddress, $0.count) }
         return raw.prefix(count).map { error in

@@ -10,12 +10,12 @@ import Foundation
 
 /// What the retry engine remembers between the waits of one operation: decorrelated jitter depends on the
 /// previous draw. Start each operation with a fresh value.
-public struct RetryBackoffState: Sendable, Hashable {
+@usableFromInline package struct RetryBackoffState: Sendable, Hashable {
     /// The decorrelated-jitter formula's previous value, nil before the first jittered exponential wait.
     var previous: Double?
 
     /// The state of an operation that has not waited yet.
-    public init() {}
+    @usableFromInline package init() {}
 }
 
 extension RetryPolicy {
@@ -72,7 +72,7 @@ extension RetryPolicy {
     ///   - retryAfter: the `Retry-After` the failed attempt's error carried, if any.
     ///   - state: the operation's engine state; pass the same variable for every wait of one operation.
     ///   - random: where jitter draws come from.
-    public func wait(
+    package func wait(
         forRetry retry: Int, retryAfter: Duration? = nil, state: inout RetryBackoffState, random: RandomSource
     ) -> Duration {
         if honorsRetryAfter, let retryAfter, retryAfter >= .zero { return min(retryAfter, max(maxDelay, .zero)) }

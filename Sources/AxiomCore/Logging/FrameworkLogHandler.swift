@@ -27,37 +27,37 @@ import Synchronization
 ///
 /// The framework's types use it by default (`Logger.axiom(_:)`); a logger passed to them explicitly is
 /// made redacting with `Logger.redacting()`.
-public struct FrameworkLogHandler: LogHandler {
+package struct FrameworkLogHandler: LogHandler {
     /// The logger's label, passed to the backend's factory.
-    public let label: String
+    package let label: String
     /// Logger-level metadata, redacted when logged.
-    public var metadata: Logger.Metadata = [:]
+    package var metadata: Logger.Metadata = [:]
     /// Contextual metadata, redacted when logged.
-    public var metadataProvider: Logger.MetadataProvider?
+    package var metadataProvider: Logger.MetadataProvider?
     /// A level set on this logger; without one, the backend's level applies.
     private var levelOverride: Logger.Level?
     /// The resolved backend, shared by copies of this handler (a `Logger` is a value and copies its handler).
     private let cache: Cache
 
     /// A handler for `label`; `metadataProvider` adds to the one the bootstrap configures.
-    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
+    package init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
         self.metadataProvider = metadataProvider
         self.cache = Cache()
     }
 
     /// The level set on this logger, or else the backend's.
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { levelOverride ?? backend().logLevel }
         set { levelOverride = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var event = event
         // This logger's own metadata goes in as per-call metadata: the redacting backend merges it under the
         // bootstrap's provider and redacts it with the rest.

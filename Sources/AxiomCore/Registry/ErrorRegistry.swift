@@ -28,7 +28,7 @@ public final class ErrorRegistry: Sendable {
 
     /// How many codes that no catalog registers the fast table remembers as misses. Beyond it, unknown codes
     /// cost a dictionary lookup each time, and nothing of them is kept.
-    public static let rememberedMissLimit = 256
+    package static let rememberedMissLimit = 256
 
     private let published: PublishedReference<Snapshot>
     private let typeTable: PublishedTable<ObjectIdentifier, Unmanaged<TypeExtractor>>

@@ -40,7 +40,7 @@ public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStr
     package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
-    public init(
+    package init(
         key: String, state: CircuitState, retryAfter: Duration?, file: String = #fileID, line: UInt = #line
     ) {
         self.key = key
@@ -95,7 +95,7 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
     package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
-    public init(
+    package init(
         operation: String, limit: Duration, scope: Scope = .operation, file: String = #fileID, line: UInt = #line
     ) {
         self.operation = operation
@@ -130,7 +130,7 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
     package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
-    public init(sequence: Int, file: String = #fileID, line: UInt = #line) {
+    package init(sequence: Int, file: String = #fileID, line: UInt = #line) {
         self.sequence = sequence
         self.throwSite = ThrowSite(file: file, line: line)
     }
@@ -164,7 +164,7 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
     package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
-    public init(component: String, option: String, reason: String, file: String = #fileID, line: UInt = #line) {
+    package init(component: String, option: String, reason: String, file: String = #fileID, line: UInt = #line) {
         self.component = component
         self.option = option
         self.reason = reason
@@ -198,7 +198,7 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
     package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
-    public init(key: String, limit: Int, queueLimit: Int, file: String = #fileID, line: UInt = #line) {
+    package init(key: String, limit: Int, queueLimit: Int, file: String = #fileID, line: UInt = #line) {
         self.key = key
         self.limit = limit
         self.queueLimit = queueLimit
@@ -233,7 +233,7 @@ public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStrin
     package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
-    public init(key: String, retryAfter: Duration, file: String = #fileID, line: UInt = #line) {
+    package init(key: String, retryAfter: Duration, file: String = #fileID, line: UInt = #line) {
         self.key = key
         self.retryAfter = retryAfter
         self.throwSite = ThrowSite(file: file, line: line)
