@@ -154,6 +154,44 @@ package struct ELFHeader: Sendable, Hashable {
     /// `e_shstrndx`; 0xFFFF when the index is section 0's `sh_link`.
     package var sectionNamesIndex: UInt16
 
+    /// `ET_REL`: an object file (`.o`).
+    package static let relocatable: UInt16 = 1
+    /// `ET_EXEC`: an executable at a fixed address.
+    package static let executable: UInt16 = 2
+    /// `ET_DYN`: a shared object, or a position-independent executable.
+    package static let sharedObject: UInt16 = 3
+    /// `ET_CORE`: a core dump.
+    package static let core: UInt16 = 4
+
+    /// `EM_X86_64`.
+    package static let x86_64: UInt16 = 62
+    /// `EM_AARCH64`.
+    package static let aarch64: UInt16 = 183
+    /// The machine this process runs on, as ELF names it; 0 on a machine the reader does not name.
+    package static let hostMachine: UInt16 = {
+        #if arch(x86_64)
+        return x86_64
+        #elseif arch(arm64)
+        return aarch64
+        #else
+        return 0
+        #endif
+    }()
+
+    /// A person's name for a machine number: `x86_64`, `aarch64`, …; `unknown` for one the reader does not name.
+    package static func machineName(_ machine: UInt16) -> String {
+        [3: "i386", 8: "mips", 20: "ppc", 21: "ppc64", 40: "arm", x86_64: "x86_64", aarch64: "aarch64", 243: "riscv"][
+            machine] ?? "unknown"
+    }
+
+    /// A person's name for a file type: `an object file (.o)`, `an executable`, …
+    package static func typeName(_ type: UInt16) -> String {
+        [
+            relocatable: "an object file (.o)", executable: "an executable", sharedObject: "a shared object",
+            core: "a core dump",
+        ][type] ?? "of ELF type \(type)"
+    }
+
     /// The header at the start of `raw`, which holds at least 64 bytes.
     init(_ raw: UnsafeRawBufferPointer) {
         type = raw.u16(16)
@@ -267,12 +305,30 @@ package struct ELFSymbol: Sendable, Hashable {
         size = raw.u64(base + 16)
     }
 
-    /// `STT_*`: 0 no type, 2 function, 10 GNU indirect function, …
+    /// `STT_*`: ``noType``, ``function``, ``indirectFunction``, …
     @inlinable package var type: UInt8 { info & 0xF }
-    /// `STB_*`: 0 local, 1 global, 2 weak.
+    /// `STT_NOTYPE`.
+    package static let noType: UInt8 = 0
+    /// `STT_FUNC`.
+    package static let function: UInt8 = 2
+    /// `STT_GNU_IFUNC`: a function whose address a resolver picks at load time.
+    package static let indirectFunction: UInt8 = 10
+    /// `STB_*`: 0 local, ``global``, ``weak``.
     @inlinable package var binding: UInt8 { info >> 4 }
-    /// `STV_*`: 0 default, 1 internal, 2 hidden, 3 protected.
+    /// `STB_GLOBAL`.
+    package static let global: UInt8 = 1
+    /// `STB_WEAK`.
+    package static let weak: UInt8 = 2
+    /// `STV_*`: ``defaultVisibility``, 1 internal, 2 hidden, ``protectedVisibility``.
     @inlinable package var visibility: UInt8 { other & 0x3 }
+    /// `STV_DEFAULT`.
+    package static let defaultVisibility: UInt8 = 0
+    /// `STV_PROTECTED`.
+    package static let protectedVisibility: UInt8 = 3
+    /// `SHN_UNDEF`: the section index of a symbol the file does not define.
+    package static let undefinedSection: UInt16 = 0
+    /// `SHN_LORESERVE`: section indices from here on are reserved (absolute, common, …), not sections.
+    package static let firstReservedSection: UInt16 = 0xFF00
 
     /// Whether the symbol's name in `strings` is exactly `wanted`.
     package func isNamed(_ wanted: [UInt8], in strings: UnsafeRawBufferPointer) -> Bool {

@@ -6,17 +6,6 @@ import AxiomELF
 
 /// What the pre-load inspection found out about an open file.
 enum ELFImage {
-    /// The machine the host runs on, as ELF names it.
-    static let hostMachine: UInt16 = {
-        #if arch(x86_64)
-        return 62  // EM_X86_64
-        #elseif arch(arm64)
-        return 183  // EM_AARCH64
-        #else
-        return 0
-        #endif
-    }()
-
     /// Checks that the file open at `descriptor` is an ELF64 little-endian shared object for this machine
     /// that defines `symbol` in its dynamic symbol table.
     static func check(
@@ -25,16 +14,19 @@ enum ELFImage {
         do throws(ELFError) {
             let file = try ELFFile(DescriptorELFBytes(descriptor: descriptor, count: size))
             let machine = file.header.machine
-            guard machine == hostMachine else {
+            let host = ELFHeader.hostMachine
+            guard machine == host else {
                 return (
-                    .wrongArchitecture, "ELF machine \(machine) (\(machineName(machine))); this host is \(hostMachine)"
+                    .wrongArchitecture,
+                    "ELF machine \(machine) (\(ELFHeader.machineName(machine))); this host is \(host)"
                 )
             }
             let type = file.header.type
-            guard type == 3 else {
-                let kind =
-                    [1: "an object file (.o)", 2: "an executable", 4: "a core dump"][Int(type)] ?? "of ELF type \(type)"
-                return (.notSharedObject, "the file is \(kind), not a shared library; link the plugin with -shared")
+            guard type == ELFHeader.sharedObject else {
+                return (
+                    .notSharedObject,
+                    "the file is \(ELFHeader.typeName(type)), not a shared library; link the plugin with -shared"
+                )
             }
             let lookup = try file.dynamicSymbol(named: symbol)
             // A position-independent executable is ET_DYN too: say so, since the fix is a link flag.
@@ -71,18 +63,14 @@ enum ELFImage {
 
     /// Defined (not `SHN_UNDEF`), a function, global or weak, of default or protected visibility.
     private static func isExportedFunction(_ symbol: ELFSymbol) -> Bool {
-        symbol.sectionIndex != 0 && symbol.type == 2 && (symbol.binding == 1 || symbol.binding == 2)
-            && (symbol.visibility == 0 || symbol.visibility == 3)
+        symbol.sectionIndex != ELFSymbol.undefinedSection && symbol.type == ELFSymbol.function
+            && (symbol.binding == ELFSymbol.global || symbol.binding == ELFSymbol.weak)
+            && (symbol.visibility == ELFSymbol.defaultVisibility || symbol.visibility == ELFSymbol.protectedVisibility)
     }
 
     /// The GNU build-id of the ELF file open at `descriptor`, or nil when it has none or the file is not one the
     /// reader reads. Read with pread, like the checks.
     static func buildID(descriptor: Int32, size: Int) -> [UInt8]? {
         (try? ELFFile(DescriptorELFBytes(descriptor: descriptor, count: size)))?.buildID()
-    }
-
-    private static func machineName(_ machine: UInt16) -> String {
-        [3: "i386", 8: "mips", 20: "ppc", 21: "ppc64", 40: "arm", 62: "x86_64", 183: "aarch64", 243: "riscv"][
-            Int(machine)] ?? "unknown"
     }
 }

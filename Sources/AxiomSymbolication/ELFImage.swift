@@ -94,18 +94,19 @@ final class ELFImage {
     /// no bytes (`SHT_NOBITS`): that is no DWARF.
     var hasDWARF: Bool {
         sections.contains {
-            ($0.name == ".debug_info" || $0.name == ".zdebug_info") && $0.type != 8 && $0.size > 0  // SHT_NOBITS
+            ($0.name == ".debug_info" || $0.name == ".zdebug_info") && $0.type != ELFSectionHeader.noBits && $0.size > 0
         }
     }
 
     /// True when the file has a full symbol table (`.symtab`), not only the dynamic symbols.
     var hasSymbolTable: Bool {
-        sections.contains { $0.type == 2 && $0.size > 0 }  // SHT_SYMTAB
+        sections.contains { $0.type == ELFSectionHeader.symbolTable && $0.size > 0 }
     }
 
     /// The `.gnu_debuglink` section: the separate debug file's name and the CRC-32 of its contents.
     func debugLink() -> (name: String, crc: UInt32)? {
-        guard let section = sections.first(where: { $0.name == ".gnu_debuglink" && $0.type != 8 }),
+        guard
+            let section = sections.first(where: { $0.name == ".gnu_debuglink" && $0.type != ELFSectionHeader.noBits }),
             fits(section.offset, section.size), section.size >= 8,
             let name = string(at: Int(section.offset)), !name.isEmpty, !name.contains("/")
         else { return nil }
@@ -128,8 +129,8 @@ final class ELFImage {
     /// used when it has any; otherwise `.dynsym`. Among aliases at one address the largest size wins, then the
     /// last in table order, which is what `llvm-symbolizer` does.
     func functionSymbols() -> [Symbol] {
-        let fromSymtab = symbols(ofType: 2)  // SHT_SYMTAB
-        var sorted = fromSymtab.isEmpty ? symbols(ofType: 11) : fromSymtab  // SHT_DYNSYM
+        let fromSymtab = symbols(ofType: ELFSectionHeader.symbolTable)
+        var sorted = fromSymtab.isEmpty ? symbols(ofType: ELFSectionHeader.dynamicSymbols) : fromSymtab
         sorted.sort { lhs, rhs in
             if lhs.address != rhs.address { return lhs.address < rhs.address }
             if lhs.size != rhs.size { return lhs.size < rhs.size }
@@ -155,11 +156,14 @@ final class ELFImage {
             _ = file.withSymbols(in: section.header) { table in
                 result.reserveCapacity(result.count + table.count)
                 for entry in table {
-                    // STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC
-                    guard entry.type == 0 || entry.type == 2 || entry.type == 10 else { continue }
+                    guard
+                        entry.type == ELFSymbol.noType || entry.type == ELFSymbol.function
+                            || entry.type == ELFSymbol.indirectFunction
+                    else { continue }
                     let sectionIndex = Int(entry.sectionIndex)
                     // Defined in an executable section (SHF_EXECINSTR); SHN_UNDEF and reserved indices are not.
-                    guard sectionIndex != 0, sectionIndex < min(sections.count, 0xFF00), entry.value != 0,
+                    guard sectionIndex != Int(ELFSymbol.undefinedSection),
+                        sectionIndex < min(sections.count, Int(ELFSymbol.firstReservedSection)), entry.value != 0,
                         sections[sectionIndex].flags & ELFSectionHeader.executable != 0,
                         UInt64(entry.nameOffset) < strings.size
                     else { continue }
@@ -186,7 +190,9 @@ final class ELFImage {
 
     /// The bytes of the first section named `name`, in place in the mapping.
     func sectionBytes(named name: String) -> SectionBytes {
-        guard let section = sections.first(where: { $0.name == name }), section.type != 8, section.size > 0 else {
+        guard let section = sections.first(where: { $0.name == name }), section.type != ELFSectionHeader.noBits,
+            section.size > 0
+        else {
             return .absent
         }
         guard section.flags & 0x800 == 0, fits(section.offset, section.size), let start = Int(exactly: section.offset),
@@ -207,8 +213,10 @@ final class ELFImage {
     /// left to libdwarf.
     func rangeListProblem() -> String? {
         for section in sections
-        where (section.name == ".debug_rnglists" || section.name == ".debug_rnglists.dwo") && section.type != 8
-            && section.flags & 0x800 == 0  // SHT_NOBITS has no bytes; SHF_COMPRESSED bytes are not the lists
+        where (section.name == ".debug_rnglists" || section.name == ".debug_rnglists.dwo")
+            && section.type != ELFSectionHeader.noBits
+            // A section without bytes has no lists, and a compressed one's bytes are not the lists.
+            && section.flags & ELFSectionHeader.compressed == 0
         {
             guard fits(section.offset, section.size) else { return "\(section.name) lies past the end of the file" }
             let end = section.offset + section.size
@@ -266,13 +274,13 @@ extension SymbolicationError {
 /// Reads the GNU build-id note of an ELF file on disk, as a lowercase hex string.
 ///
 /// Returns nil when the file is missing, is not a 64-bit little-endian ELF file, or has no build-id.
-public func elfBuildID(path: String) -> String? {
+package func elfBuildID(path: String) -> String? {
     (try? ELFImage(path: path))?.buildID()
 }
 
 /// Whether an ELF file on disk carries DWARF (`.debug_info`, possibly compressed), as opposed to a stripped file.
 ///
 /// Returns false when the file is missing or not a 64-bit little-endian ELF file.
-public func elfHasDWARF(path: String) -> Bool {
+package func elfHasDWARF(path: String) -> Bool {
     (try? ELFImage(path: path))?.hasDWARF ?? false
 }
