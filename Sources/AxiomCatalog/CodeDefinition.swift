@@ -108,11 +108,18 @@ public struct CodeDefinition: Sendable, Hashable {
     public func addTexts(to messages: inout [String: [String: String]]) {
         let keys = messageKeys
         for (locale, texts) in self.texts {
-            var table = messages[locale, default: [:]]
-            table[keys.message] = table[keys.message] ?? texts.message
-            table[keys.message + ".title"] = table[keys.message + ".title"] ?? texts.title
-            if let key = keys.recovery, let recovery = texts.recovery { table[key] = table[key] ?? recovery }
-            messages[locale] = table
+            // The locale's table is changed in place: a copy of it for each code would make declaring a catalog of n
+            // codes cost O(n²).
+            Self.add(texts, under: keys, to: &messages[locale, default: [:]])
         }
+    }
+
+    private static func add(
+        _ texts: Texts, under keys: (message: String, recovery: String?), to table: inout [String: String]
+    ) {
+        if table[keys.message] == nil { table[keys.message] = texts.message }
+        let title = keys.message + ".title"
+        if table[title] == nil { table[title] = texts.title }
+        if let key = keys.recovery, let recovery = texts.recovery, table[key] == nil { table[key] = recovery }
     }
 }
