@@ -220,9 +220,11 @@ let package = Package(
         // The plugin scanner: the child process in which a plugin's entry runs before the host takes its catalog; the
         // smaller choice (by default the host's own executable is the scanner).
         .executableTarget(name: "axiom-plugin-scanner", dependencies: ["AxiomPlugins"]),
+        // The demo of the README's quick start, an example like the example service: under Examples/.
         .executableTarget(
             name: "AxiomDemo",
-            dependencies: ["Axiom", "AxiomPlugins", "AxiomCrash", "AxiomSymbolication"]
+            dependencies: ["Axiom", "AxiomPlugins", "AxiomCrash", "AxiomSymbolication"],
+            path: "Examples/AxiomDemo"
         ),
         .testTarget(
             name: "AxiomTests",
@@ -410,8 +412,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
-        // The README's example service: every integration in one Hummingbird server (Hummingbird and OpenTelemetry
-        // traits).
+        // The example service: every integration in one Hummingbird server (Hummingbird and OpenTelemetry traits).
         .executableTarget(
             name: "AxiomExampleService",
             dependencies: [
@@ -421,7 +422,8 @@ let package = Package(
                 product("ServiceLifecycle", "swift-service-lifecycle", trait: "ServiceLifecycle"),
                 product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Examples/AxiomExampleService"
         ),
         // Needs every integration trait (`swift test --enable-all-traits`); without them it holds one disabled test
         // that says so.
