@@ -26,11 +26,11 @@ import Glibc
 /// scanner. ``PluginVetting/inProcess`` maps plugins here instead (`RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE`, never
 /// closed; every `dlopen` clears the Swift runtime's conformance caches, so load at start, not on a hot path).
 public final class PluginHost: Sendable {
-    /// The host that loads into ``ErrorRegistry/shared``.
+    /// The host that loads into `ErrorRegistry/shared`.
     public static let shared = PluginHost(registry: .shared)
 
     /// The registry plugins register into.
-    public let registry: ErrorRegistry
+    package let registry: ErrorRegistry
 
     private let state = Mutex(State())
 
@@ -48,17 +48,19 @@ public final class PluginHost: Sendable {
     }
 
     /// How a plugin's code is first run: in the scanner process by default.
-    public let vetting: PluginVetting
+    package let vetting: PluginVetting
 
     /// How many scanner processes this host has started: a start whose plugins are all in the verdict cache
     /// starts none.
-    public var scannerLaunchCount: Int { scannerLaunches.load(ordering: .relaxed) }
+    package var scannerLaunchCount: Int { scannerLaunches.load(ordering: .relaxed) }
     private let scannerLaunches = Atomic<Int>(0)
 
     /// Creates a host for a registry, and registers the domain of its refusals (`axiom.plugins`) there.
     ///
-    /// - Parameter vetting: where plugins' code runs first; ``PluginVetting/standard`` (the scanner, with the
-    ///   verdict cache) unless a test or benchmark opts into ``PluginVetting/inProcess``.
+    /// - Parameters:
+    ///   - registry: where loaded plugins' catalogs are registered.
+    ///   - vetting: where plugins' code runs first; ``PluginVetting/standard`` (the scanner, with the verdict cache)
+    ///     unless a test or benchmark opts into ``PluginVetting/inProcess``.
     public init(registry: ErrorRegistry, vetting: PluginVetting = .standard) {
         self.registry = registry
         self.vetting = vetting

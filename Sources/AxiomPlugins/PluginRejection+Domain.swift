@@ -12,7 +12,7 @@ extension PluginRejection: IdentifiableError {
 
     /// Every reason, with its texts. A refused plugin is the operator's to fix: a configuration error that the
     /// generic handlers end where it happens, the other plugins going on.
-    public static let builtinDomain = BuiltinDomain(
+    package static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: Code.all.map { code in
             let (english, turkish) = texts(code)

@@ -2,7 +2,7 @@ import AxiomCore
 
 /// Why a file was not loaded as a plugin. Every refusal is a value: the host keeps running.
 ///
-/// Shaped like the framework's other errors: a ``code`` to match, the throw site in ``file`` and ``line``, and
+/// Shaped like the framework's other errors: a ``code`` to match, the throw site in `file` and `line`, and
 /// the identity `axiom.plugins/<code>`.
 public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why it was refused, one code per check the loader makes, in the order it makes them.
@@ -76,7 +76,7 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
         public static let registrationRefused = Code(name: "registrationRefused")
 
         /// Every code, in the order the loader checks them.
-        public static let all: [Code] = [
+        package static let all: [Code] = [
             .notFound, .unreadable, .notRegularFile, .notELF, .wrongClass, .wrongByteOrder, .wrongArchitecture,
             .notSharedObject, .malformedELF, .missingEntrySymbol, .fileWritableByOthers, .directoryWritableByOthers,
             .duplicateFile, .scannerUnavailable, .crashedInScanner, .timedOutInScanner, .exitedInScanner, .dlopenFailed,
@@ -100,7 +100,7 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
     public let path: String
     /// What a person needs to fix it: `dlerror()` text, the clashing sources, the expected value.
     public let detail: String
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that made the refusal (`#fileID`).
     package var file: String { throwSite.file }
@@ -155,8 +155,8 @@ public struct PluginLoadReport: Sendable {
     public var rejected: [PluginRejection] = []
     /// How many scanner processes the host started during this pass (loads other threads made on the same host
     /// meanwhile included): zero when every verdict came from the cache.
-    public var scannerLaunches = 0
+    package var scannerLaunches = 0
 
     /// Creates an empty report.
-    public init() {}
+    package init() {}
 }

@@ -21,9 +21,9 @@ import Glibc
 /// `axiom_plugin_entry_v1`, copies the catalog with the host's own reader, writes the verdict to descriptor 4 and
 /// leaves with `_exit`, so no destructor of the plugin runs either. When the plugin crashes, a signal handler writes
 /// where (`SIGSEGV in axiom_plugin_entry_v1 + 16`) before the process dies of the signal.
-public enum PluginScanner {
+package enum PluginScanner {
     /// The scanner's executable name, looked for beside the running executable.
-    public static let executableName = "axiom-plugin-scanner"
+    package static let executableName = "axiom-plugin-scanner"
 
     /// The first argument of the host's own executable started as its scanner; the host's pid follows.
     static let marker = AXIOM_PLUGIN_SCAN_MARKER
@@ -36,7 +36,7 @@ public enum PluginScanner {
 
     /// Runs the scanner: reads the plugin on descriptor 3, writes its verdict to descriptor 4, and exits. Called
     /// by the `axiom-plugin-scanner` executable only; it never returns.
-    public static func main() -> Never {
+    package static func main() -> Never {
         let arguments = CommandLine.arguments
         guard arguments.count == 2, let host = Int(arguments[1]) else { _exit(2) }
         run(host: host)

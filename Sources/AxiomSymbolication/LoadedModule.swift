@@ -7,14 +7,14 @@ import Musl
 #endif
 
 /// A module loaded in this process: its file and its load bias (runtime address minus file address).
-public struct LoadedModule: Sendable, Hashable {
+package struct LoadedModule: Sendable, Hashable {
     /// The module's file. For the main executable, the target of `/proc/self/exe`.
-    public var path: String
+    package var path: String
     /// `dlpi_addr`: add it to a file address to get the runtime address.
-    public var loadBias: UInt64
+    package var loadBias: UInt64
 
     /// The module whose loaded segments contain `address` (a live address in this process), or nil.
-    public static func containing(address: UInt) -> LoadedModule? {
+    package static func containing(address: UInt) -> LoadedModule? {
         var buffer = [CChar](repeating: 0, count: 4096)
         var bias: UInt64 = 0
         let found = buffer.withUnsafeMutableBufferPointer {
@@ -29,7 +29,7 @@ public struct LoadedModule: Sendable, Hashable {
     /// The GNU build-id (lowercase hex) of the loaded module containing `address`, read from the module's notes in
     /// memory: the build-id of the code that runs, even when its file was replaced since. Nil when no module
     /// contains the address or it has no build-id.
-    public static func buildID(containing address: UInt) -> String? {
+    package static func buildID(containing address: UInt) -> String? {
         var bytes = [UInt8](repeating: 0, count: 64)
         let count = bytes.withUnsafeMutableBufferPointer {
             Int(axiom_dwarf_loaded_module_build_id(address, $0.baseAddress, $0.count))

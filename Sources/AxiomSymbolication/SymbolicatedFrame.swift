@@ -20,7 +20,7 @@ public struct SymbolicatedFrame: Sendable, Hashable, Codable {
     public var isInlined: Bool
 
     /// Creates a frame; every field but `isInlined` is optional.
-    public init(
+    package init(
         function: String? = nil, mangledName: String? = nil, symbolOffset: UInt64? = nil, file: String? = nil,
         line: Int? = nil, column: Int? = nil, isInlined: Bool = false
     ) {

@@ -6,7 +6,7 @@ import AxiomCatalog
 /// only when neither covers the address, or when the file cannot be used at all.
 ///
 /// Shaped like the framework's other errors: a ``code`` to match, factory functions that record where it was
-/// thrown (``file``, ``line``), and the identity `axiom.symbolication/<code>`. This module does not depend on the
+/// thrown (`file`, `line`), and the identity `axiom.symbolication/<code>`. This module does not depend on the
 /// core, so the type is not `IdentifiableError` itself: `CrashErrorDomains.register(in:)` (in `AxiomCrash`)
 /// teaches a registry its identity.
 public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hashable {
@@ -35,7 +35,7 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
         public static let buildIDMismatch = Code(name: "buildIDMismatch")
 
         /// Every code, in declaration order.
-        public static let all: [Code] = [
+        package static let all: [Code] = [
             .fileNotFound, .unreadableFile, .notELF, .unsupportedELF, .malformedELF, .noSymbolInformation,
             .dwarfError, .buildIDMismatch,
         ]
@@ -57,7 +57,7 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
     public let modulePath: String
     /// What a search for the module's debug file added to the reason (the places it looked), or empty.
     private let searched: String
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }

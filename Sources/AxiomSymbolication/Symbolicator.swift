@@ -160,7 +160,7 @@ public final class Symbolicator: Sendable {
     /// ``DebugInfoSearch/Debuginfod``): the queries share the total budget (in wall time: queries running together
     /// count once), and once one goes unanswered for its whole timeout, the queries that start after it do not ask.
     /// Does nothing without debuginfod servers.
-    public func prefetchDebugInfo(for modules: [(path: String, buildID: String?)]) {
+    package func prefetchDebugInfo(for modules: [(path: String, buildID: String?)]) {
         guard let servers = locator.search.debuginfod, !servers.urls.isEmpty else { return }
         let unopened =
             (try? withState { state in
@@ -171,7 +171,7 @@ public final class Symbolicator: Sendable {
     }
 
     /// Opens a module ahead of time (so a later symbolication does not pay for it). Optional.
-    public func preload(modulePath: String) throws(SymbolicationError) {
+    package func preload(modulePath: String) throws(SymbolicationError) {
         try withState { state throws(SymbolicationError) in
             _ = try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator, reader: reader)
         }
