@@ -16,12 +16,12 @@ import Tracing
 ///   (``MetadataInjector``: W3C `traceparent` for OpenTelemetry's tracers), so the peer's answer names this trace.
 /// - An `RPCError` that carries details (``ServerErrorInterceptor``'s, or any AIP-193 service's) is read by a
 ///   ``GRPCStatusReader``; the caller still gets an `RPCError` (grpc-swift's calls throw nothing else), with the
-///   same code, message and metadata, and the peer's `DomainError` (``PeerProblem/error``) as its `cause`.
-///   Details it cannot read give an ``UnreadableAnswer`` as the cause instead.
-/// - The registry is taught the identity of `RPCError`: the peer's error inside it, with its wait (a ``RetryStage``
+///   same code, message and metadata, and the peer's `DomainError` (`PeerProblem/error`) as its `cause`.
+///   Details it cannot read give an `UnreadableAnswer` as the cause instead.
+/// - The registry is taught the identity of `RPCError`: the peer's error inside it, with its wait (a `RetryStage`
 ///   over the call waits the peer's `RetryInfo`, capped by the code's policy), or, for an `RPCError` without one
 ///   (the transport's, or a peer's without details), `axiom.http/<status>` of its code's status
-///   (``GRPCStatusTable/httpStatus(for:)``), as ``ProblemReader`` reads an answer without a code.
+///   (``GRPCStatusTable/httpStatus(for:)``), as `ProblemReader` reads an answer without a code.
 /// - The span active around the call, when it is recording, gets the peer's code (`axiom.peer.code`) and
 ///   its trace id (`axiom.peer.trace_id`).
 public struct ClientErrorInterceptor: ClientInterceptor {

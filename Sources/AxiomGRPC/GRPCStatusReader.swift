@@ -5,8 +5,8 @@ import GRPCCore
 import GRPCProtobuf
 
 /// Reads a peer's error back from a gRPC status and its `google.rpc.Status` details (AIP-193): the counterpart of
-/// ``ServerErrorInterceptor``, as ``ProblemReader`` is the counterpart of ``ProblemResponder``, and it gives the same
-/// ``PeerProblem``, so a caller handles a peer's error one way whatever carried it.
+/// ``ServerErrorInterceptor``, as `ProblemReader` is the counterpart of `ProblemResponder`, and it gives the same
+/// `PeerProblem`, so a caller handles a peer's error one way whatever carried it.
 ///
 /// ```
 ///   grpc-status-details-bin ≤ 64 KiB, a google.rpc.Status ──▶ PeerProblem
@@ -22,11 +22,11 @@ import GRPCProtobuf
 ///
 /// Detail types it does not read (`DebugInfo`, `Help`, a type of the peer's own) are passed over: AIP-193 lets a
 /// service add them, and none of them changes the error's identity or fate. Anything a peer sends is answered with a
-/// ``PeerProblem``, nil, or an ``UnreadableAnswer``, never a trap, in memory bounded by ``maximumDetailsSize``.
+/// `PeerProblem`, nil, or an `UnreadableAnswer`, never a trap, in memory bounded by ``maximumDetailsSize``.
 /// The codes a peer names are looked up in the registry like every other code, so the registry's bounds for codes
 /// it does not know hold however many distinct codes peers send.
 public struct GRPCStatusReader: Sendable {
-    /// The largest serialized details read: 64 KiB, as ``ProblemReader/maximumBodySize``.
+    /// The largest serialized details read: 64 KiB, as `ProblemReader/maximumBodySize`.
     public static let maximumDetailsSize = ProblemReader.maximumBodySize
     /// The key gRPC carries serialized `google.rpc.Status` details under, in the trailing metadata.
     public static let detailsKey = "grpc-status-details-bin"
@@ -80,14 +80,14 @@ public struct GRPCStatusReader: Sendable {
     /// The registry the peer's codes are looked up in.
     public let registry: ErrorRegistry
 
-    /// A reader over `registry`; registers `axiom.http.peer` and `axiom.http` in it, as ``ProblemReader`` does.
+    /// A reader over `registry`; registers `axiom.http.peer` and `axiom.http` in it, as `ProblemReader` does.
     public init(registry: ErrorRegistry) {
         self.registry = ProblemReader(registry: registry).registry
     }
 
     /// The peer's error in `error`, nil when it carries no details.
     ///
-    /// - Throws: ``UnreadableAnswer`` (with the status of the error's code) when the details are larger than
+    /// - Throws: `UnreadableAnswer` (with the status of the error's code) when the details are larger than
     ///   ``maximumDetailsSize``, are not a `google.rpc.Status`, or name a domain and reason that are not a code.
     public func read(_ error: RPCError) throws(UnreadableAnswer) -> PeerProblem? {
         guard let bytes = error.metadata[binaryValues: Self.detailsKey].first(where: { _ in true }) else {

@@ -1,7 +1,7 @@
 #if GRPC
 @_exported import GRPCCore
 
-/// The gRPC status code of an answer, from the HTTP status ``ProblemResponder`` chose for the error (from its
+/// The gRPC status code of an answer, from the HTTP status `ProblemResponder` chose for the error (from its
 /// descriptor's `httpStatus`, else its category's status), and back.
 ///
 /// The table follows the HTTP mapping of `google.rpc.Code` (AIP-193), read from the status to the code:

@@ -17,7 +17,7 @@ import Tracing
 ///     interceptors: [ServerErrorInterceptor(pipeline: requests)])
 /// ```
 ///
-/// How an error becomes an answer: ``ProblemResponder``'s decided answer, the path every server adapter takes, in
+/// How an error becomes an answer: `ProblemResponder`'s decided answer, the path every server adapter takes, in
 /// gRPC's terms:
 ///
 /// ```
@@ -63,7 +63,7 @@ import Tracing
 public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor {
     /// The pipeline every error is decided through.
     public var pipeline: ErrorPipeline<Handlers> { answering.pipeline }
-    /// Type URIs and statuses, as for ``ProblemResponder``.
+    /// Type URIs and statuses, as for `ProblemResponder`.
     public var configuration: ProblemDetailsConfiguration { answering.responder.configuration }
     /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
     let answering: PipelineResponder<Handlers>

@@ -30,8 +30,14 @@ extension ProblemResponder {
     /// pipeline's.
     ///
     /// - Parameters:
+    ///   - error: the error the request's handler threw.
+    ///   - pipeline: the pipeline that decides it, with no layer above it.
     ///   - operation: the request's name in the pipeline's events (`GET /orders/{id}`).
-    ///   - acceptLanguage, instance, traceId, ownStatus: as for ``answer(_:acceptLanguage:instance:traceId:ownStatus:)``.
+    ///   - acceptLanguage: the request's `Accept-Language`, for the answer's texts.
+    ///   - instance: the answer's `instance` member: the request's path.
+    ///   - traceId: the request's trace id, for the answer's `traceId` member.
+    ///   - ownStatus: the status of a server framework's own error (a 404 of its router), used when no catalog
+    ///     registers the error.
     ///   - response: the framework's response for a recovery's value, nil when the value is not one.
     public func answer<Handlers: ErrorHandler, Response>(
         deciding error: any Error, through pipeline: ErrorPipeline<Handlers>, operation: String,

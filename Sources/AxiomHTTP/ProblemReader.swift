@@ -82,7 +82,10 @@ public struct ProblemReader: Sendable {
 
     /// The peer's error in `response` and `body`.
     ///
-    /// - Parameter now: the time an HTTP-date `Retry-After` is measured from.
+    /// - Parameters:
+    ///   - response: the answer's head: its status and fields.
+    ///   - body: the answer's body.
+    ///   - now: the time an HTTP-date `Retry-After` is measured from.
     /// - Throws: ``UnreadableAnswer`` when the answer is not problem details (a status below 400, another content
     ///   type) or its body cannot be read (larger than ``maximumBodySize``, nested deeper than ``maximumDepth``, not
     ///   a JSON object, a member of the wrong type, a `code` that is not `domain/code`).
@@ -142,7 +145,10 @@ public struct ProblemReader: Sendable {
     /// proxy's HTML page, an empty 503) as ``HTTPErrorDomain``'s code of its status, with its `Retry-After`, so a
     /// caller decides and retries every error answer by an identity.
     ///
-    /// - Parameter body: the answer's body; only read when the answer is problem details.
+    /// - Parameters:
+    ///   - response: the answer's head: its status and fields.
+    ///   - body: the answer's body; only read when the answer is problem details.
+    ///   - now: the time an HTTP-date `Retry-After` is measured from.
     /// - Throws: ``UnreadableAnswer`` when the answer is problem details that cannot be read.
     public func peerProblem(in response: HTTPResponse, body: Data, now: Date) throws(UnreadableAnswer) -> PeerProblem? {
         let status = response.status.code

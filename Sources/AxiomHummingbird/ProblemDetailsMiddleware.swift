@@ -50,7 +50,7 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     let answering: PipelineResponder<Handlers>
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
-    /// identity of Hummingbird's `HTTPError`s (``HTTPErrorDomain/code(of:)``).
+    /// identity of Hummingbird's `HTTPError`s (`HTTPErrorDomain/code(of:)`).
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
         answering = PipelineResponder(pipeline: pipeline, configuration: configuration)
         // Only another source that took the framework's domain name can refuse it; HTTPErrors are then decided

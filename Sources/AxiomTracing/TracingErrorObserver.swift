@@ -8,11 +8,11 @@ import Tracing
 /// The attributes: `error.type` (`domain/code`), `axiom.error.category`, `axiom.error.disposition` (how the
 /// episode ended: `ignore`, `recover`, `escalate`, `handle`), `axiom.error.layer`, `axiom.error.operation`,
 /// `axiom.error.attempts` (how many attempts the episode took) and `axiom.error.message`: the error's description
-/// through the ``Redactor``, or nothing at all for a code whose descriptor is sensitive. The span's status is not
+/// through the `Redactor`, or nothing at all for a code whose descriptor is sensitive. The span's status is not
 /// set here: a recovered or ignored error is no failure of the span; ``TracingInstrument`` sets it from the final
 /// outcome.
 ///
-/// Register it with the other observers (``ErrorObserverSystem/bootstrap(_:)`` or a configuration's
+/// Register it with the other observers (`ErrorObserverSystem/bootstrap(_:)` or a configuration's
 /// `observers`). The current span is found through the bootstrapped tracer's `activeSpan(identifiedBy:)`, so the
 /// tracer must support it (swift-otel's and the in-memory tracer do).
 public struct TracingErrorObserver: ErrorObserver {

@@ -11,7 +11,7 @@ import Tracing
 /// own pipeline). The span also gets the attribute `error.type` (`domain/code`) when its status becomes error, as
 /// OpenTelemetry's conventions ask.
 ///
-/// Set it as a configuration's ``PipelineConfiguration/instrument``; with ``TracingErrorObserver`` among the
+/// Set it as a configuration's `PipelineConfiguration/instrument`; with ``TracingErrorObserver`` among the
 /// observers every decided error is an event on the same span.
 public struct TracingInstrument: PipelineInstrument {
     private let tracer: (any Tracer)?

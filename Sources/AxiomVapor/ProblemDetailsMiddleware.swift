@@ -5,7 +5,7 @@ import AxiomTracing
 import Vapor
 
 /// Decides every error a route throws through the application's pipeline and answers with RFC 9457 problem
-/// details (`application/problem+json`): the Vapor 4 adapter over ``ProblemResponder``.
+/// details (`application/problem+json`): the Vapor 4 adapter over `ProblemResponder`.
 ///
 /// Middleware added first is outermost, and a new `Application` already holds Vapor's `ErrorMiddleware`, so one
 /// added with `use` at `.end` (the default) is inside it and answers first; Vapor's `TracingMiddleware` goes before
@@ -59,7 +59,7 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     let answering: PipelineResponder<Handlers>
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
-    /// identity of Vapor's `Abort` and `RouteNotFound` (``HTTPErrorDomain/code(of:)``).
+    /// identity of Vapor's `Abort` and `RouteNotFound` (`HTTPErrorDomain/code(of:)`).
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
         answering = PipelineResponder(pipeline: pipeline, configuration: configuration)
         // Only another source that took the framework's domain name can refuse it; Vapor's errors are then decided
