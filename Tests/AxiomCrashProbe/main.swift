@@ -263,6 +263,10 @@ if arguments[2] == "process" {
     exit(0)
 }
 axiom_probe_disable_core_dumps()
+// AXIOM_PROBE_INSTALL_WHEN=<path>: wait until that file exists, then install (many processes installing at once).
+if let gate = getenv("AXIOM_PROBE_INSTALL_WHEN") {
+    while access(gate, F_OK) != 0 { usleep(1000) }
+}
 // AXIOM_PROBE_NO_REPORTER=1: crash without the reporter (the baselines of Benchmarks/crash-to-death).
 if getenv("AXIOM_PROBE_NO_REPORTER") == nil {
     do {
@@ -274,6 +278,23 @@ if getenv("AXIOM_PROBE_NO_REPORTER") == nil {
     } catch {
         printError("install failed: \(error)")
         exit(3)
+    }
+}
+
+// After install, what can make the crash's report fail to be written, even for root:
+// AXIOM_PROBE_REMOVE_DIRECTORY=1 removes the (empty) report directory; AXIOM_PROBE_FILE_SIZE_LIMIT=N caps the size
+// of every file this process writes at N bytes (RLIMIT_FSIZE, with SIGXFSZ ignored, so a write past it fails with
+// EFBIG as one on a full disk fails with ENOSPC) and the report is cut short.
+if getenv("AXIOM_PROBE_REMOVE_DIRECTORY") != nil, rmdir(directory) != 0 {
+    printError("rmdir \(directory): \(errno)")
+    exit(7)
+}
+if let text = getenv("AXIOM_PROBE_FILE_SIZE_LIMIT"), let limit = UInt(String(cString: text)) {
+    signal(SIGXFSZ, SIG_IGN)
+    var bound = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
+    if setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &bound) != 0 {
+        printError("setrlimit: \(errno)")
+        exit(7)
     }
 }
 
