@@ -1,5 +1,6 @@
 import AxiomCrash
 import Foundation
+import MetricsTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -10,6 +11,31 @@ import Glibc
 private func probeEnvironment(_ extra: [String] = []) -> [String] {
     ChildProcess.currentEnvironment().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + ["SWIFT_BACKTRACE=enable=no"]
         + extra
+}
+
+/// `count` complete raw reports in `directory`, named as the handler names them (a writer that is gone).
+private func writeReports(_ count: Int, in directory: String) {
+    for index in 0..<count {
+        precondition(
+            writeFile(directory + "/crash-1700000000-999999-\(index + 1)-0.axcrash", RawReportBuilder().bytes()))
+    }
+}
+
+/// The report ids of the lines `<reportID> <level or "exported"> …` in `path`, in order (lines without one
+/// left out).
+private func loggedReportIDs(_ path: String) -> [String] {
+    ChildProcess.readText(path).split(separator: "\n").compactMap { line in
+        let id = line.split(separator: " ").first.map(String.init)
+        return id == "-" ? nil : id
+    }
+}
+
+/// A pid that no process has: a child that has exited and been waited for. (A pid is reused only after the
+/// kernel has gone round all the others.)
+private func deadPID() -> pid_t {
+    let pid = ChildProcess.spawn("/bin/true", [], stdoutPath: "/dev/null")
+    _ = ChildProcess.wait(pid)
+    return pid
 }
 
 @Suite("Crash reports are never lost")
@@ -77,6 +103,124 @@ struct CrashNoLossTests {
         #expect(try RawCrashReport(contentsOf: try #require(written.first)).pid == pid)
     }
 
+    // MARK: Logged and exported at least once, with one id
+
+    @Test("a logger killed after writing an entry and before marking its report done logs it again, same id")
+    func loggerKilledMidwayLogsEveryReportAgainWithTheSameID() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path + ".log"
+        defer { unlink(log) }
+        writeReports(6, in: directory.path)
+
+        // The third entry's process is killed right after writing it: its report is still pending.
+        let killed = ChildProcess.run(
+            ChildProcess.probePath, [directory.path, "log-pending"],
+            environment: probeEnvironment(["AXIOM_PROBE_LOG_FILE=" + log, "AXIOM_PROBE_KILL_AFTER=3"]),
+            stdoutPath: "/dev/null")
+        #expect(killed.signal == SIGKILL)
+        let first = loggedReportIDs(log)
+        #expect(first.count == 3)
+        #expect(try CrashReporter.pendingReports(in: directory.path).count == 4)
+
+        let finished = ChildProcess.run(
+            ChildProcess.probePath, [directory.path, "log-pending"],
+            environment: probeEnvironment(["AXIOM_PROBE_LOG_FILE=" + log]), stdoutPath: "/dev/null")
+        #expect(finished == Termination(waitStatus: 0))
+        let all = loggedReportIDs(log)
+        // Every report once, and the interrupted one twice with the same id.
+        #expect(Set(all).count == 6, "\(all)")
+        #expect(all.count == 7, "\(all)")
+        #expect(all.filter { $0 == first[2] }.count == 2)
+        for index in 1...6 {
+            #expect(all.contains { $0.hasPrefix("crash-1700000000-999999-\(index)-0-") }, "\(all)")
+        }
+        #expect(try CrashReporter.pendingReports(in: directory.path).isEmpty)
+    }
+
+    @Test(
+        "a logger, or an exporter, killed at random points and restarted hands every report on at least once",
+        arguments: ["log-pending", "export-pending"])
+    func killedAtRandomPointsThenRestarted(mode: String) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path + ".log"
+        defer { unlink(log) }
+        let reportCount = 8
+        writeReports(reportCount, in: directory.path)
+
+        // Each run is killed at a random point after a random number of its entries (0 to 2) were written: while
+        // it writes one, sleeps after one (its report not yet marked done), or marks one done. Waiting for the
+        // entries rather than for a time keeps the kill inside the run however loaded the machine is.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<4 {
+            let before = loggedReportIDs(log).count
+            let pid = ChildProcess.spawn(
+                ChildProcess.probePath, [directory.path, mode],
+                environment: probeEnvironment(["AXIOM_PROBE_LOG_FILE=" + log, "AXIOM_PROBE_DELIVERY_DELAY_US=5000"]),
+                stdoutPath: "/dev/null")
+            let entries = Int.random(in: 0...2, using: &generator)
+            var status: Int32 = 0
+            var exited = false
+            // At most 60 s: a run that writes nothing in that time has failed anyway (checked below).
+            var waited = 0
+            while !exited && waited < 60_000 && loggedReportIDs(log).count < before + entries {
+                exited = waitpid(pid, &status, WNOHANG) == pid
+                usleep(1000)
+                waited += 1
+            }
+            if !exited {
+                usleep(UInt32.random(in: 0...8000, using: &generator))
+                kill(pid, SIGKILL)
+                _ = ChildProcess.wait(pid)
+            }
+        }
+        let finished = ChildProcess.run(
+            ChildProcess.probePath, [directory.path, mode],
+            environment: probeEnvironment(["AXIOM_PROBE_LOG_FILE=" + log]), stdoutPath: "/dev/null")
+        #expect(finished == Termination(waitStatus: 0))
+
+        let all = loggedReportIDs(log)
+        // One id per report, whatever run handed it on: a repeat has the id of its first time.
+        #expect(Set(all).count == reportCount, "\(all)")
+        for index in 1...reportCount {
+            #expect(all.contains { $0.hasPrefix("crash-1700000000-999999-\(index)-0-") }, "\(all)")
+        }
+        #expect(try CrashReporter.pendingReports(in: directory.path).isEmpty)
+        #expect(
+            directoryEntries(directory.path + "/processed").filter { $0.name.hasSuffix(".axcrash") }.count
+                == reportCount)
+    }
+
+    @Test("a report whose exporter fails stays pending and is handed on again, with the same id, by the next run")
+    func aFailedExportLeavesTheReportPending() async throws {
+        struct Refused: Error {}
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        writeReports(3, in: directory.path)
+        let processor = CrashReportProcessor(directory: directory.path)
+
+        var handed: [String] = []
+        let outcomes = try await processor.processPendingReports { pending async throws in
+            let id = try #require(pending.reportID)
+            handed.append(id)
+            if handed.count == 2 { throw Refused() }
+        }
+        #expect(outcomes.count == 3)
+        guard case .failed(let path, let reason) = outcomes[1] else {
+            Issue.record("the refused report was marked done: \(outcomes[1])")
+            return
+        }
+        #expect(path == directory.path + "/crash-1700000000-999999-2-0.axcrash")
+        #expect(reason.contains("Refused"))
+        #expect(try CrashReporter.pendingReports(in: directory.path) == [path])
+
+        var again: [String] = []
+        _ = try await processor.processPendingReports { pending async throws in again.append(pending.reportID ?? "") }
+        #expect(again == [handed[1]])
+        #expect(try CrashReporter.pendingReports(in: directory.path).isEmpty)
+    }
+
     // MARK: A crash whose report cannot be written says so
 
     @Test("a crash into a folder removed after install says on standard error that its report was not written")
@@ -95,8 +239,10 @@ struct CrashNoLossTests {
         #expect(line.hasSuffix(".axcrash.tmp (errno \(ENOENT))"), "\(line)")
     }
 
-    @Test("a crash whose report is cut short says so on standard error, and leaves the partial .tmp file")
-    func aReportCutShortSaysSo() throws {
+    // MARK: A report cut short is reported
+
+    @Test("a crash whose report is cut short says so, and the processor, the logger and the metric report it once")
+    func aReportCutShortIsReportedAsIncomplete() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         // Every file the probe writes is capped at 4 KiB after install, as a full disk would stop it.
@@ -108,6 +254,103 @@ struct CrashNoLossTests {
         #expect(line.hasSuffix(".axcrash.tmp (errno \(EFBIG))"), "\(line)")
         #expect(try CrashReporter.pendingReports(in: directory.path).isEmpty)
         let temporary = try #require(directoryEntries(directory.path).first { $0.name.hasSuffix(".axcrash.tmp") })
-        #expect(readFileBytes(directory.path + "/" + temporary.name)?.count == 4096)
+        let bytes = try #require(readFileBytes(directory.path + "/" + temporary.name))
+        #expect(bytes.count == 4096)
+
+        let (logger, handler) = memoryLogger()
+        let metrics = TestMetrics()
+        let crashLogger = CrashReportLogger(logger: logger, metricsFactory: metrics)
+        let outcomes = try crashLogger.processPendingReports(with: CrashReportProcessor(directory: directory.path))
+        guard outcomes.count == 1, case .incomplete(let path, let pid, let reportID) = outcomes[0] else {
+            Issue.record("not reported as incomplete: \(outcomes)")
+            return
+        }
+        // Kept, byte for byte, where it says.
+        #expect(path == directory.path + "/incomplete/" + temporary.name)
+        #expect(readFileBytes(path) == bytes)
+        #expect(pid > 0 && temporary.name.contains("-\(pid)-"))
+        #expect(reportID.hasPrefix(String(temporary.name.dropLast(".axcrash.tmp".count)) + "-"))
+
+        let entry = try #require(handler.entries.first)
+        #expect(handler.entries.count == 1)
+        #expect(entry.level == .critical)
+        #expect("\(entry.message)".hasPrefix("crash report incomplete: process \(pid) crashed"))
+        #expect(entry.metadata["reportID"] == "\(reportID)")
+        #expect(entry.metadata["rawReport"] == "\(path)")
+        let counter = try metrics.expectCounter(
+            CrashReportLogger.counterLabel, [("outcome", "incomplete"), ("signal", "unknown")])
+        #expect(counter.totalValue == 1)
+
+        // Reported once: the next run finds nothing.
+        #expect(try crashLogger.processPendingReports(with: CrashReportProcessor(directory: directory.path)).isEmpty)
+        #expect(handler.entries.count == 1)
+        #expect(counter.totalValue == 1)
+    }
+
+    @Test("axiom crash-reports lists a report cut short as incomplete, in text and JSON, and exits 1")
+    func theCommandReportsAnIncompleteReport() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        // As a crash cut short leaves it: a header's worth of a report, named by a writer that is gone.
+        let pid = deadPID()
+        let name = "crash-1700000000-\(pid)-\(pid)-0.axcrash.tmp"
+        #expect(writeFile(directory.path + "/" + name, Array(RawReportBuilder().bytes().prefix(100))))
+        let twin = TemporaryDirectory()
+        defer { twin.remove() }
+        #expect(writeFile(twin.path + "/" + name, Array(RawReportBuilder().bytes().prefix(100))))
+
+        let text = ChildProcess.runAxiom(["crash-reports", "--dir", directory.path], outputIn: output.path)
+        #expect(text.termination.exitCode == 1, "\(text.termination) \(text.stderr)")
+        #expect(
+            text.stdout
+                == "incomplete \(directory.path)/incomplete/\(name): process \(pid) crashed at "
+                + "2023-11-14T22:13:20.000000Z but its report was cut short (its writer died before finishing it: "
+                + "a full disk?); the partial file is kept\n")
+        #expect(access(directory.path + "/incomplete/" + name, F_OK) == 0)
+        // Reported once: nothing is pending now.
+        let again = ChildProcess.runAxiom(["crash-reports", "--dir", directory.path], outputIn: output.path)
+        #expect(again.termination.exitCode == 0)
+        #expect(again.stdout == "no pending crash reports in \(directory.path)\n")
+
+        let json = ChildProcess.runAxiom(["crash-reports", "--dir", twin.path, "--json"], outputIn: output.path)
+        #expect(json.termination.exitCode == 1, "\(json.termination) \(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let incomplete = try #require(object["incomplete"] as? [[String: Any]])
+        #expect(incomplete.count == 1)
+        #expect(incomplete.first?["rawReport"] as? String == twin.path + "/incomplete/" + name)
+        #expect(incomplete.first?["pid"] as? Int == Int(pid))
+        #expect(incomplete.first?["timestamp"] as? String == "2023-11-14T22:13:20.000000Z")
+        let reportID = try #require(incomplete.first?["reportID"] as? String)
+        #expect(reportID.hasPrefix("crash-1700000000-\(pid)-\(pid)-0-"))
+        #expect((object["processed"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("a .tmp report whose writer is still running is left alone; one whose pid was reused is not")
+    func aReportBeingWrittenIsLeftAlone() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let pid = getpid()
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        // This process is alive and started before "now": it may be writing this one.
+        let writing = "crash-\(now.tv_sec)-\(pid)-\(pid)-0.axcrash.tmp"
+        #expect(writeFile(directory.path + "/" + writing, Array(RawReportBuilder().bytes().prefix(100))))
+        // The same pid, but a crash long before this process started: another process had the pid then.
+        let reused = "crash-1000000000-\(pid)-\(pid)-0.axcrash.tmp"
+        #expect(writeFile(directory.path + "/" + reused, Array(RawReportBuilder().bytes().prefix(100))))
+        // A name that does not say whose it is.
+        #expect(writeFile(directory.path + "/crash-x.axcrash.tmp", []))
+
+        let outcomes = try CrashReportProcessor(directory: directory.path).processPendingReports()
+        #expect(outcomes.count == 1)
+        guard case .incomplete(let path, _, _) = outcomes.first else {
+            Issue.record("\(outcomes)")
+            return
+        }
+        #expect(path == directory.path + "/incomplete/" + reused)
+        #expect(access(directory.path + "/" + writing, F_OK) == 0)
+        #expect(access(directory.path + "/crash-x.axcrash.tmp", F_OK) == 0)
     }
 }
