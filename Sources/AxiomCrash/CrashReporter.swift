@@ -180,18 +180,24 @@ public enum CrashReporter {
         return (seconds, pid)
     }
 
-    /// Whether process `pid` exists and started no later than `seconds` (since the epoch), so it may be the
-    /// writer of a report of that time. When its start cannot be read, it is taken to be alive.
+    /// Whether process `pid` may still be writing a report of the time `seconds` (since the epoch): it exists,
+    /// is not a zombie (dead, not yet waited for), and started no later than that. When its state cannot be read,
+    /// it is taken to be alive.
+    ///
+    /// Only this pid namespace's processes are seen: in a folder shared with another namespace (a second
+    /// container), a `.tmp` that one of its processes is writing at that very moment would be taken for
+    /// abandoned, and one whose pid an unrelated process of this namespace has is left alone until that one ends.
     static func processIsAlive(pid: Int32, startedBy seconds: Int64) -> Bool {
         if kill(pid, 0) != 0 && errno == ESRCH { return false }
-        guard let started = processStartSeconds(pid: pid) else { return true }
+        guard let process = processState(pid: pid) else { return true }
+        if process.state == "Z" || process.state == "X" { return false }
         // The start is known to the clock tick and the boot time to the second: a margin of two seconds.
-        return started <= seconds + 2
+        return process.started <= seconds + 2
     }
 
-    /// When process `pid` started, in seconds since the epoch: its start in clock ticks after boot
-    /// (`/proc/<pid>/stat`, field 22) plus the boot time (`btime` of `/proc/stat`).
-    private static func processStartSeconds(pid: Int32) -> Int64? {
+    /// The state letter of process `pid` (`/proc/<pid>/stat`, field 3) and when it started, in seconds since the
+    /// epoch: its start in clock ticks after boot (field 22) plus the boot time (`btime` of `/proc/stat`).
+    private static func processState(pid: Int32) -> (state: Substring, started: Int64)? {
         guard let stat = readSmallFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")"),
             let bootLine = readSmallFile("/proc/stat", limit: 1 << 20)?.split(separator: "\n")
                 .first(where: { $0.hasPrefix("btime ") }),
@@ -201,7 +207,7 @@ public enum CrashReporter {
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
         guard fields.count > 19, let ticks = Int64(fields[19]), ticksPerSecond > 0 else { return nil }
-        return boot + ticks / ticksPerSecond
+        return (fields[0], boot + ticks / ticksPerSecond)
     }
 
     private static func readSmallFile(_ path: String, limit: Int = 16384) -> String? {

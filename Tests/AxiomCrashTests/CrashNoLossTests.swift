@@ -327,6 +327,34 @@ struct CrashNoLossTests {
         #expect((object["processed"] as? [Any])?.isEmpty == true)
     }
 
+    @Test("a .tmp report of a writer that died and was not yet waited for (a zombie) is incomplete")
+    func aReportOfAZombieWriterIsIncomplete() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let pid = ChildProcess.spawn("/bin/true", [], stdoutPath: "/dev/null")
+        // Not waited for until the end: once it has exited, the pid is a zombie's.
+        defer { _ = ChildProcess.wait(pid) }
+        var state = ""
+        for _ in 0..<10_000 where state != "Z" {
+            let stat = ChildProcess.readText("/proc/\(pid)/stat")
+            state = stat.split(separator: ")").last.flatMap { $0.split(separator: " ").first }.map(String.init) ?? ""
+            if state != "Z" { usleep(1000) }
+        }
+        #expect(state == "Z")
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let name = "crash-\(now.tv_sec)-\(pid)-\(pid)-0.axcrash.tmp"
+        #expect(writeFile(directory.path + "/" + name, Array(RawReportBuilder().bytes().prefix(100))))
+
+        let outcomes = try CrashReportProcessor(directory: directory.path).processPendingReports()
+        guard outcomes.count == 1, case .incomplete(let path, let writer, _) = outcomes[0] else {
+            Issue.record("\(outcomes)")
+            return
+        }
+        #expect(path == directory.path + "/incomplete/" + name)
+        #expect(writer == pid)
+    }
+
     @Test("a .tmp report whose writer is still running is left alone; one whose pid was reused is not")
     func aReportBeingWrittenIsLeftAlone() throws {
         let directory = TemporaryDirectory()
