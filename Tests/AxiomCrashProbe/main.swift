@@ -347,10 +347,15 @@ if getenv("AXIOM_PROBE_NO_REPORTER") == nil {
         exit(3)
     }
 }
-// After install, what can make the crash's report fail to be written, even for root:
+// After install, what can make the crash's report fail to be written (all but the first even for root):
 // AXIOM_PROBE_REMOVE_DIRECTORY=1 removes the (empty) report directory; AXIOM_PROBE_FILE_SIZE_LIMIT=N caps the size
 // of every file this process writes at N bytes (RLIMIT_FSIZE, with SIGXFSZ ignored, so a write past it fails with
 // EFBIG as one on a full disk fails with ENOSPC) and the report is cut short.
+// AXIOM_PROBE_READ_ONLY_DIRECTORY=1 makes the directory read-only (which root ignores).
+if getenv("AXIOM_PROBE_READ_ONLY_DIRECTORY") != nil, chmod(directory, 0o500) != 0 {
+    printError("chmod \(directory): \(errno)")
+    exit(7)
+}
 if getenv("AXIOM_PROBE_REMOVE_DIRECTORY") != nil, rmdir(directory) != 0 {
     printError("rmdir \(directory): \(errno)")
     exit(7)

@@ -239,6 +239,45 @@ struct CrashNoLossTests {
         #expect(line.hasSuffix(".axcrash.tmp (errno \(ENOENT))"), "\(line)")
     }
 
+    /// Root writes into a read-only folder: as root, the probe runs as `nobody` through setpriv (util-linux), which
+    /// needs every folder above the probe, and the probe, to be open to others.
+    static let readOnlyFolderApplies: Bool = {
+        if geteuid() != 0 { return true }
+        guard access("/usr/bin/setpriv", X_OK) == 0 else { return false }
+        var path = ""
+        for component in ChildProcess.probePath.split(separator: "/") {
+            path += "/" + component
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IXOTH != 0 else { return false }
+        }
+        return true
+    }()
+
+    @Test(
+        "a crash into a folder made read-only after install says on standard error that its report was not written",
+        .enabled(
+            if: readOnlyFolderApplies,
+            "root writes into a read-only folder, and the probe cannot run as nobody here (setpriv, open folders)"))
+    func aCrashIntoAReadOnlyFolderSaysSo() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let reports = directory.path + "/crashes"
+        var command = [ChildProcess.probePath, reports, "null-write"]
+        if geteuid() == 0 {
+            chmod(directory.path, 0o777)
+            command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
+        }
+        let termination = ChildProcess.run(
+            command[0], Array(command.dropFirst()),
+            environment: probeEnvironment(["AXIOM_PROBE_READ_ONLY_DIRECTORY=1"]),
+            stdoutPath: "/dev/null", stderrPath: directory.path + "/stderr")
+        let stderr = ChildProcess.readText(directory.path + "/stderr")
+        #expect(termination.signal == SIGSEGV, "\(termination) \(stderr)")
+        let line = try #require(stderr.split(separator: "\n").first { $0.hasPrefix("axiom: crash report ") })
+        #expect(line.hasPrefix("axiom: crash report could not be created: \(reports)/crash-"), "\(line)")
+        #expect(line.hasSuffix(".axcrash.tmp (errno \(EACCES))"), "\(line)")
+    }
+
     // MARK: A report cut short is reported
 
     @Test("a crash whose report is cut short says so, and the processor, the logger and the metric report it once")
