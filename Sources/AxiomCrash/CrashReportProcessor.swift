@@ -60,8 +60,11 @@ public struct CrashReportProcessor: Sendable {
 
     /// Processes every pending report, oldest name first: the complete ones, and the `.tmp` ones whose writer
     /// is gone (reported as ``Processing/incomplete(path:pid:reportID:)``).
+    ///
+    /// A report that another process (a second processor of the same folder) took between the listing and its
+    /// reading is left to that process: it is not in the result.
     public func processPendingReports() throws(CrashReporterError) -> [Processing] {
-        try pendingPaths().map { process(reportAt: $0) }
+        try pendingPaths().compactMap { path in prepareListed(path)?.markDone() }
     }
 
     /// Processes one raw report in ``directory``.
@@ -86,8 +89,8 @@ public struct CrashReportProcessor: Sendable {
     package func processPendingReports(
         delivering deliver: (PendingCrashReport) throws -> Void
     ) throws(CrashReporterError) -> [Processing] {
-        try pendingPaths().map { path in
-            let pending = prepare(reportAt: path)
+        try pendingPaths().compactMap { path in
+            guard let pending = prepareListed(path) else { return nil }
             do {
                 try deliver(pending)
             } catch {
@@ -103,7 +106,7 @@ public struct CrashReportProcessor: Sendable {
     ) async throws(CrashReporterError) -> [Processing] {
         var outcomes: [Processing] = []
         for path in try pendingPaths() {
-            let pending = prepare(reportAt: path)
+            guard let pending = prepareListed(path) else { continue }
             do {
                 try await deliver(pending)
             } catch {
@@ -113,6 +116,14 @@ public struct CrashReportProcessor: Sendable {
             outcomes.append(pending.markDone())
         }
         return outcomes
+    }
+
+    /// ``prepare(reportAt:)`` for a listed report, or nil when it is gone since the listing (another processor of
+    /// the folder took it).
+    private func prepareListed(_ path: String) -> PendingCrashReport? {
+        let pending = prepare(reportAt: path)
+        if case .failed = pending.outcome, access(path, F_OK) != 0, errno == ENOENT { return nil }
+        return pending
     }
 
     /// Reads, symbolicates and writes the forms of one report, without marking it done: the raw report stays

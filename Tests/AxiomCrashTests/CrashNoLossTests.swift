@@ -103,6 +103,45 @@ struct CrashNoLossTests {
         #expect(try RawCrashReport(contentsOf: try #require(written.first)).pid == pid)
     }
 
+    @Test("two axiom crash-reports run at once on one folder process every report, each file whole")
+    func twoProcessorsOfOneFolderAtOnce() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        writeReports(40, in: directory.path)
+        let runs = (0..<2).map { index in
+            ChildProcess.spawn(
+                ChildProcess.axiomPath, ["crash-reports", "--dir", directory.path, "--json"],
+                stdoutPath: directory.path + ".stdout-\(index)", stderrPath: directory.path + ".stderr-\(index)")
+        }
+        var processed: Set<String> = []
+        for (index, pid) in runs.enumerated() {
+            let termination = ChildProcess.wait(pid)
+            let stdout = ChildProcess.readText(directory.path + ".stdout-\(index)")
+            defer {
+                unlink(directory.path + ".stdout-\(index)")
+                unlink(directory.path + ".stderr-\(index)")
+            }
+            // Neither says a report failed or was left pending: one taken by the other is the other's.
+            #expect(termination.exitCode == 0, "\(termination) \(stdout)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any])
+            #expect((object["failed"] as? [Any])?.isEmpty == true, "\(stdout)")
+            for entry in object["processed"] as? [[String: Any]] ?? [] {
+                processed.insert(entry["rawReport"] as? String ?? "")
+            }
+        }
+        #expect(processed.count == 40)
+        let files = directoryEntries(directory.path + "/processed").map(\.name)
+        #expect(files.filter { $0.hasSuffix(".axcrash") }.count == 40)
+        #expect(files.filter { $0.hasSuffix(".json") }.count == 40)
+        #expect(files.filter { $0.hasSuffix(".txt") }.count == 40)
+        #expect(files.count == 120, "\(files.filter { $0.hasSuffix(".tmp") })")
+        for name in files where name.hasSuffix(".json") {
+            let json = ChildProcess.readText(directory.path + "/processed/" + name)
+            #expect((try? JSONSerialization.jsonObject(with: Data(json.utf8))) != nil, "\(name) is not whole")
+        }
+        #expect(try CrashReporter.pendingReports(in: directory.path).isEmpty)
+    }
+
     // MARK: Logged and exported at least once, with one id
 
     @Test("a logger killed after writing an entry and before marking its report done logs it again, same id")
