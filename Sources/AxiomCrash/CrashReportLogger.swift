@@ -83,6 +83,8 @@ public final class CrashReportLogger: ErrorObserver {
         with processor: CrashReportProcessor
     ) throws(CrashReporterError) -> [CrashReportProcessor.Processing] {
         let outcomes = try processor.processPendingReports { pending in
+            // One that could not be prepared is logged with the others left pending, below.
+            if case .failed = pending.outcome { return }
             log(pending.outcome, reportID: pending.reportID)
         }
         for case .failed(let path, let reason) in outcomes { logPending(path: path, reason: reason) }

@@ -231,6 +231,27 @@ struct CrashNoLossTests {
                 == reportCount)
     }
 
+    @Test("a report whose forms cannot be written is logged once as left pending, and is not marked done")
+    func aReportThatCannotBeWrittenStaysPending() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        writeReports(1, in: directory.path)
+        // processed/ is a file: its JSON cannot be written (for root too).
+        #expect(writeFile(directory.path + "/processed", []))
+        let (logger, handler) = memoryLogger()
+        let metrics = TestMetrics()
+        let outcomes = try CrashReportLogger(logger: logger, metricsFactory: metrics)
+            .processPendingReports(with: CrashReportProcessor(directory: directory.path))
+        guard outcomes.count == 1, case .failed = outcomes[0] else {
+            Issue.record("\(outcomes)")
+            return
+        }
+        #expect(handler.entries.map(\.level) == [.warning], "\(handler.entries)")
+        #expect("\(handler.entries.first?.message ?? "")".hasPrefix("crash report left pending: "))
+        #expect(metrics.counterTotal(label: CrashReportLogger.counterLabel) == 0)
+        #expect(try CrashReporter.pendingReports(in: directory.path).count == 1)
+    }
+
     @Test("a report whose exporter fails stays pending and is handed on again, with the same id, by the next run")
     func aFailedExportLeavesTheReportPending() async throws {
         struct Refused: Error {}
