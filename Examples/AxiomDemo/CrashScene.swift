@@ -87,6 +87,8 @@ enum CrashScene {
                 Transcript.line("JSON: \(processed.jsonPath)")
             case .rejected(let path, let reason):
                 Transcript.line("rejected \(path): \(reason) (kept aside in rejected/)")
+            case .incomplete(let path, let pid, _):
+                Transcript.line("incomplete \(path): process \(pid) crashed but its report was cut short (kept)")
             case .failed(let path, let reason):
                 Transcript.line("left pending \(path): \(reason)")
             }

@@ -12,9 +12,10 @@ import Synchronization
 ///
 /// - Crash reports: ``log(_:)`` (or ``processPendingReports(with:)`` at start) writes one `critical` entry per
 ///   processed report: signal, description, fault address, thread, the crash site (the innermost frame of the
-///   executable's own code), the top frames and the paths of the JSON and text reports. Each is counted in
-///   `axiom_crash_reports_total{outcome, signal}`. Rejected reports are logged at `error` and counted with
-///   `outcome="rejected"`.
+///   executable's own code), the top frames, the paths of the JSON and text reports, and the report's stable
+///   id (`reportID`). Each is counted in `axiom_crash_reports_total{outcome, signal}`. Rejected reports are
+///   logged at `error` and counted with `outcome="rejected"`; crashes whose report was cut short (a full disk)
+///   at `critical`, counted with `outcome="incomplete"`.
 /// - Error events: as an ``ErrorObserver`` next to ``LoggingObserver``, it writes one more entry for each event
 ///   a `Handle` handler took (`.handled`) at or above ``minimumSeverity`` that carries a stack: the event's
 ///   metadata (code, category, layer, disposition…) with `stack` holding the symbolicated frames, from the
@@ -70,31 +71,74 @@ public final class CrashReportLogger: ErrorObserver {
 
     /// Processes every pending report of `processor`'s directory and logs each outcome.
     ///
+    /// At least once, and each entry marked: a report is marked done (moved to `processed/`, `rejected/` or
+    /// `incomplete/`) only after its entry was written, and every entry carries the report's stable id in
+    /// `reportID`. A run stopped in between (killed, say) leaves the report pending; the next run logs it again,
+    /// with the same `reportID`, so a log backend can drop the repeat. A report whose move fails after its entry
+    /// was written is logged again by the next run too (and a warning says it was left pending).
+    ///
     /// - Returns: the outcomes, as ``CrashReportProcessor/processPendingReports()`` gives them.
     @discardableResult
     public func processPendingReports(
         with processor: CrashReportProcessor
     ) throws(CrashReporterError) -> [CrashReportProcessor.Processing] {
-        let outcomes = try processor.processPendingReports()
-        for outcome in outcomes { log(outcome) }
+        let outcomes = try processor.processPendingReports { pending in
+            // One that could not be prepared is logged with the others left pending, below.
+            if case .failed = pending.outcome { return }
+            log(pending.outcome, reportID: pending.reportID)
+        }
+        for case .failed(let path, let reason) in outcomes { logPending(path: path, reason: reason) }
         return outcomes
     }
 
-    /// Logs what became of one raw report: a processed one at `critical`, a rejected one at `error` (both
-    /// counted), one left pending at `warning` (not counted: it will be processed, and counted, later).
+    /// Logs what became of one raw report: a processed one at `critical`, a rejected one at `error`, an
+    /// incomplete one (a crash whose report was cut short) at `critical` (all three counted, with `outcome`
+    /// `processed`, `rejected` or `incomplete`), one left pending at `warning` (not counted: it will be
+    /// processed, and counted, later). Each entry but the last carries the report's stable id in `reportID`.
     public func log(_ outcome: CrashReportProcessor.Processing) {
+        switch outcome {
+        case .processed(let processed): log(outcome, reportID: processed.reportID)
+        case .rejected(let path, _):
+            let bytes = (try? RawCrashReport.readFile(path)) ?? []
+            log(
+                outcome, reportID: CrashReportID.make(name: String(path.split(separator: "/").last ?? ""), bytes: bytes)
+            )
+        case .incomplete(_, _, let reportID): log(outcome, reportID: reportID)
+        case .failed: log(outcome, reportID: nil)
+        }
+    }
+
+    /// Logs `outcome`, whose report has the id `reportID`.
+    func log(_ outcome: CrashReportProcessor.Processing, reportID: String?) {
         switch outcome {
         case .processed(let processed):
             log(processed)
         case .rejected(let path, let reason):
             count(outcome: "rejected", signal: "unknown")
-            logger.error(
-                "crash report rejected: \(reason)",
-                metadata: ["rawReport": "\(path)", "reason": "\(reason)", "rejectedReason": "\(path).reason"])
+            var metadata: Logger.Metadata = [
+                "rawReport": "\(path)", "reason": "\(reason)", "rejectedReason": "\(path).reason",
+            ]
+            if let reportID { metadata["reportID"] = "\(reportID)" }
+            logger.error("crash report rejected: \(reason)", metadata: metadata)
+        case .incomplete(let path, let pid, let reportID):
+            count(outcome: "incomplete", signal: "unknown")
+            let time = CrashReporter.temporaryReportWriter(name: String(path.split(separator: "/").last ?? ""))
+            var metadata: Logger.Metadata = ["rawReport": "\(path)", "pid": "\(pid)", "reportID": "\(reportID)"]
+            if let time {
+                metadata["timestamp"] =
+                    "\(SymbolicatedCrashReport.iso8601(.init(seconds: time.seconds, nanoseconds: 0)))"
+            }
+            logger.critical(
+                "crash report incomplete: process \(pid) crashed but its report was cut short (kept at \(path))",
+                metadata: metadata)
         case .failed(let path, let reason):
-            logger.warning(
-                "crash report left pending: \(reason)", metadata: ["rawReport": "\(path)", "reason": "\(reason)"])
+            logPending(path: path, reason: reason)
         }
+    }
+
+    private func logPending(path: String, reason: String) {
+        logger.warning(
+            "crash report left pending: \(reason)", metadata: ["rawReport": "\(path)", "reason": "\(reason)"])
     }
 
     /// Logs one processed crash report as one `critical` entry, and counts it.
@@ -117,6 +161,7 @@ public final class CrashReportLogger: ErrorObserver {
             "report": "\(processed.jsonPath)",
             "reportText": "\(processed.textPath)",
             "rawReport": "\(processed.rawPath)",
+            "reportID": "\(processed.reportID)",
         ]
         if let message = raw.fatalMessage { metadata["fatalMessage"] = "\(message)" }
         if !raw.recentErrors.isEmpty {

@@ -119,8 +119,9 @@ public enum CrashReporter {
 
     /// The complete raw reports waiting in `directory`, as full paths, oldest name first.
     ///
-    /// Files still being written (`.tmp`) and the `processed` and `rejected` subfolders
-    /// are left out. A missing directory has no pending reports.
+    /// Files still being written (`.tmp`), or cut short, and the `processed`, `rejected` and `incomplete`
+    /// subfolders are left out (``CrashReportProcessor/processPendingReports()`` also reports the `.tmp` files
+    /// whose writer is gone, as incomplete). A missing directory has no pending reports.
     public static func pendingReports(in directory: String) throws(CrashReporterError) -> [String] {
         guard let handle = opendir(directory) else {
             if errno == ENOENT { return [] }
@@ -139,6 +140,89 @@ public enum CrashReporter {
             names.append(name)
         }
         return names.sorted().map { directory + "/" + $0 }
+    }
+
+    /// The `.tmp` reports in `directory` whose writer is gone: each a crash whose report was cut short (a full
+    /// disk, a folder removed under it), as full paths, oldest name first.
+    ///
+    /// The handler names a report `crash-<seconds>-<pid>-<tid>-<counter>.axcrash` and writes it as that name
+    /// plus `.tmp` first, so the writer's pid and the crash's time are in the name. The writer is gone when no
+    /// process has that pid, or when the process that has it now started after the crash (the pid was reused:
+    /// a restarted container's pid 1, say). A `.tmp` whose name says neither, or whose writer may still be
+    /// writing, is left alone.
+    static func abandonedReports(in directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.hasSuffix(rawReportSuffix + ".tmp"), !name.hasPrefix("."),
+                let writer = temporaryReportWriter(name: name)
+            else { continue }
+            var info = stat()
+            guard lstat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            if !processIsAlive(pid: writer.pid, startedBy: writer.seconds) { names.append(name) }
+        }
+        return names.sorted().map { directory + "/" + $0 }
+    }
+
+    /// The pid and crash time (seconds since the epoch) in a report's name,
+    /// `crash-<seconds>-<pid>-<tid>-<counter>.axcrash[.tmp]`; nil for any other name.
+    package static func temporaryReportWriter(name: String) -> (seconds: Int64, pid: Int32)? {
+        guard name.hasPrefix("crash-") else { return nil }
+        let parts = name.dropFirst("crash-".count).split(separator: ".", maxSplits: 1).first?
+            .split(separator: "-", omittingEmptySubsequences: false)
+        guard let parts, parts.count == 4, let seconds = Int64(parts[0]), let pid = Int32(parts[1]), pid > 0,
+            Int32(parts[2]) != nil, UInt32(parts[3]) != nil
+        else { return nil }
+        return (seconds, pid)
+    }
+
+    /// Whether process `pid` may still be writing a report of the time `seconds` (since the epoch): it exists,
+    /// is not a zombie (dead, not yet waited for), and started no later than that. When its state cannot be read,
+    /// it is taken to be alive.
+    ///
+    /// Only this pid namespace's processes are seen: in a folder shared with another namespace (a second
+    /// container), a `.tmp` that one of its processes is writing at that very moment would be taken for
+    /// abandoned, and one whose pid an unrelated process of this namespace has is left alone until that one ends.
+    static func processIsAlive(pid: Int32, startedBy seconds: Int64) -> Bool {
+        if kill(pid, 0) != 0 && errno == ESRCH { return false }
+        guard let process = processState(pid: pid) else { return true }
+        if process.state == "Z" || process.state == "X" { return false }
+        // The start is known to the clock tick and the boot time to the second: a margin of two seconds.
+        return process.started <= seconds + 2
+    }
+
+    /// The state letter of process `pid` (`/proc/<pid>/stat`, field 3) and when it started, in seconds since the
+    /// epoch: its start in clock ticks after boot (field 22) plus the boot time (`btime` of `/proc/stat`).
+    private static func processState(pid: Int32) -> (state: Substring, started: Int64)? {
+        guard let stat = readSmallFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")"),
+            let bootLine = readSmallFile("/proc/stat", limit: 1 << 20)?.split(separator: "\n")
+                .first(where: { $0.hasPrefix("btime ") }),
+            let boot = bootLine.split(separator: " ").last.flatMap({ Int64($0) })
+        else { return nil }
+        // After the command's closing parenthesis, fields 3 onwards.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 19, let ticks = Int64(fields[19]), ticksPerSecond > 0 else { return nil }
+        return (fields[0], boot + ticks / ticksPerSecond)
+    }
+
+    private static func readSmallFile(_ path: String, limit: Int = 16384) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            filled += count
+        }
+        return String(decoding: bytes.prefix(filled), as: UTF8.self)
     }
 
     /// The file name suffix of a complete raw report.

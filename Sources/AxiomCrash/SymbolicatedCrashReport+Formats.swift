@@ -259,7 +259,7 @@ extension SymbolicatedCrashReport {
     }
 
     /// `2026-01-02T03:04:05.678901Z`.
-    static func iso8601(_ timestamp: RawCrashReport.Timestamp) -> String {
+    package static func iso8601(_ timestamp: RawCrashReport.Timestamp) -> String {
         var seconds = time_t(timestamp.seconds)
         var parts = tm()
         gmtime_r(&seconds, &parts)

@@ -9,11 +9,14 @@ import NIOHTTP1
 /// Sends processed crash reports to a collector's OTLP/HTTP logs endpoint, each as one `FATAL` log record
 /// (``CrashReportLogRecord``).
 ///
-/// A report is sent once, when the next run processes it (`AxiomService` hands each one over before the service
-/// reports itself started), so there is no batching: each is one `POST` of `application/x-protobuf`. A refusal
-/// the OTLP specification calls transient (429, 502, 503, 504, or no connection) is tried again, at most
-/// ``maxAttempts`` times in all, waiting 1 s, then 2 s; any other refusal throws at once. The report's files stay
-/// in the crash directory either way.
+/// A report is sent when the next run processes it (`AxiomService` hands each one over before the service reports
+/// itself started, and marks it done only after), so there is no batching: each is one `POST` of
+/// `application/x-protobuf`. At least once: a run stopped between sending a report and marking it done sends it
+/// again at the next start, with the same `log.record.uid`. A refusal the OTLP specification calls transient (429,
+/// 502, 503, 504, or no connection) is tried again, at most ``maxAttempts`` times in all, waiting 1 s, then 2 s;
+/// any other refusal throws at once. The report's files stay in the crash directory either way. Given to
+/// `AxiomService` as its `exportCrashReport`, ``export(_:)`` keeps a report the collector did not take pending for
+/// the next start; ``exportOrLog(_:)`` logs the refusal and lets the report be marked done.
 public final class CrashReportExporter: Sendable {
     /// The logs endpoint, `<collector>/v1/logs`.
     public let endpoint: String
@@ -84,7 +87,8 @@ public final class CrashReportExporter: Sendable {
             try await export(report)
         } catch {
             logger.error(
-                "a crash report was not exported", metadata: ["report": "\(report.jsonPath)", "reason": "\(error)"])
+                "a crash report was not exported",
+                metadata: ["report": "\(report.jsonPath)", "reason": "\(error)", "reportID": "\(report.reportID)"])
         }
     }
 

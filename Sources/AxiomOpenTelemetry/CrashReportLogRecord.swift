@@ -20,6 +20,7 @@ import AxiomCrash
 /// | `axiom.crash.modules` | every module the report lists: `{path, build_id}` |
 /// | `axiom.crash.report` | the report's whole JSON (the file `axiom crash-reports` writes) |
 /// | `process.pid`, `thread.id`, `thread.name` | the crashed process and thread |
+/// | `log.record.uid` | the report's stable id (``AxiomCrash/ProcessedCrashReport/reportID``): a record sent again for the same report (a run stopped between sending it and marking the report done) has the same one, so the backend can drop the repeat |
 ///
 /// The resource carries `service.name` and the configured resource attributes, as every other signal does.
 public struct CrashReportLogRecord: Sendable {
@@ -90,6 +91,7 @@ public struct CrashReportLogRecord: Sendable {
         record.keyValue(6, "process.pid", .int(Int64(raw.pid)))
         record.keyValue(6, "thread.id", .int(Int64(raw.tid)))
         record.keyValue(6, "thread.name", .string(raw.threadName))
+        record.keyValue(6, "log.record.uid", .string(report.reportID))
         if let trace = raw.activeTrace {
             record.bytes(9, trace.traceID)  // trace_id
             record.bytes(10, trace.spanID)  // span_id

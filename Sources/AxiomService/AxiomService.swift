@@ -11,7 +11,9 @@ import Synchronization
 ///
 /// 1. installs the crash reporter (when given a directory), so a crash on any thread from then on leaves a report;
 /// 2. processes the reports that earlier runs left there, and hands each to `exportCrashReport` (an OTLP exporter,
-///    say) before the service reports itself started;
+///    say) before the service reports itself started; a report is marked done (moved to `processed/`) only once it
+///    was handed over and logged, so a run stopped in between hands it over again at the next start, with the same
+///    ``AxiomCrash/ProcessedCrashReport/reportID``;
 /// 3. loads the plugins (when given a search), logging each refusal; a refused plugin does not stop the service;
 /// 4. waits for graceful shutdown, then runs the `flush` closures (exporters, log buffers), in order.
 ///
@@ -39,18 +41,23 @@ public struct AxiomService: Service {
         public var pluginVetting: PluginVetting = .standard
         /// The registry plugins register into.
         public var registry: ErrorRegistry
-        /// Called with each report an earlier run left, once it is processed.
-        public var exportCrashReport: (@Sendable (ProcessedCrashReport) async -> Void)?
+        /// Called with each report an earlier run left, once it is processed and before it is marked done: at least
+        /// once per report, and again, with the same ``AxiomCrash/ProcessedCrashReport/reportID``, when a run
+        /// stopped in between. When it throws, the report stays pending and is handed over again at the next
+        /// start (give `CrashReportExporter.export` to keep a report until the collector takes it, `exportOrLog`
+        /// to log a refusal and move on).
+        public var exportCrashReport: (@Sendable (ProcessedCrashReport) async throws -> Void)?
         /// Called in order on graceful shutdown.
         public var flush: [@Sendable () async -> Void]
         /// Where `axiom_crash_reports_total{outcome, signal}` is counted: one per report of an earlier run,
-        /// `outcome` `processed`, `rejected` (malformed) or `failed` (not processed), `signal` its number when read.
+        /// `outcome` `processed`, `rejected` (malformed), `incomplete` (cut short: its writer died before finishing
+        /// it) or `failed` (not processed, or not exported: left pending), `signal` its number when read.
         public var metrics: any MetricsFactory
 
         /// A configuration.
         public init(
             crashDirectory: String? = nil, plugins: PluginSearch? = nil, registry: ErrorRegistry = .shared,
-            exportCrashReport: (@Sendable (ProcessedCrashReport) async -> Void)? = nil,
+            exportCrashReport: (@Sendable (ProcessedCrashReport) async throws -> Void)? = nil,
             flush: [@Sendable () async -> Void] = [], metrics: any MetricsFactory = MetricsSystem.factory
         ) {
             self.metrics = metrics
@@ -151,6 +158,35 @@ public struct AxiomService: Service {
         }
     }
 
+    /// Exports, logs and counts one report of an earlier run, before it is marked done.
+    private func deliver(_ pending: PendingCrashReport) async throws {
+        let reportID: Logger.MetadataValue = "\(pending.reportID ?? "")"
+        switch pending.outcome {
+        case .processed(let processed):
+            try await configuration.exportCrashReport?(processed)
+            countCrashReport("processed", signal: "\(processed.report.raw.signal)")
+            logger.error(
+                "a crash of an earlier run was processed",
+                metadata: [
+                    "report": "\(processed.jsonPath)", "description": "\(processed.report.crashDescription)",
+                    "reportID": reportID,
+                ])
+        case .rejected(let path, let reason):
+            countCrashReport("rejected", signal: "unknown")
+            logger.warning(
+                "a crash report is malformed",
+                metadata: ["report": "\(path)", "reason": "\(reason)", "reportID": reportID])
+        case .incomplete(let path, let pid, _):
+            countCrashReport("incomplete", signal: "unknown")
+            logger.error(
+                "a crash of an earlier run left its report cut short (its writer died before finishing it)",
+                metadata: ["report": "\(path)", "pid": "\(pid)", "reportID": reportID])
+        case .failed:
+            // Counted and logged with the outcomes: it stays pending.
+            break
+        }
+    }
+
     private func startSteps() async throws(StartupError) -> StartReport {
         var report = StartReport()
         if let directory = configuration.crashDirectory {
@@ -161,26 +197,18 @@ public struct AxiomService: Service {
             }
             let outcomes: [CrashReportProcessor.Processing]
             do {
-                outcomes = try CrashReportProcessor(directory: directory).processPendingReports()
+                // Each report is exported, logged and counted before it is marked done.
+                outcomes = try await CrashReportProcessor(directory: directory).processPendingReports { pending in
+                    try await deliver(pending)
+                }
             } catch {
                 throw StartupError(step: .readCrashReports, underlying: error)
             }
             for outcome in outcomes {
                 switch outcome {
-                case .processed(let processed):
-                    report.processedReports += 1
-                    countCrashReport("processed", signal: "\(processed.report.raw.signal)")
-                    logger.error(
-                        "a crash of an earlier run was processed",
-                        metadata: [
-                            "report": "\(processed.jsonPath)", "description": "\(processed.report.crashDescription)",
-                        ])
-                    await configuration.exportCrashReport?(processed)
-                case .rejected(let path, let reason):
-                    report.rejectedReports += 1
-                    countCrashReport("rejected", signal: "unknown")
-                    logger.warning(
-                        "a crash report is malformed", metadata: ["report": "\(path)", "reason": "\(reason)"])
+                case .processed: report.processedReports += 1
+                case .rejected: report.rejectedReports += 1
+                case .incomplete: break
                 case .failed(let path, let reason):
                     countCrashReport("failed", signal: "unknown")
                     logger.warning(

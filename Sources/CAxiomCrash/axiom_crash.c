@@ -8,7 +8,8 @@
 //   fault ────► handler: claim the owner flag ─► unwind from the signal context
 //               ─► ask every other thread for its stack (SIGPROF each, one bounded wait)
 //               ─► read the modules loaded now, the fatal message, the flight recorder
-//               ─► write <name>.tmp ─► rename to <name> ─► put previous actions back
+//               ─► write <name>.tmp ─► rename to <name> (or, when that fails, one line on
+//               standard error naming the folder, the file and errno) ─► put previous actions back
 //               ─► let the signal reach them (re-fault or re-send) ─► process dies
 //
 // Concurrency decision: the first thread that enters the handler owns it for the rest
@@ -69,6 +70,10 @@ static struct sigaction previous_actions[FATAL_SIGNAL_COUNT];
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int installed;
 static int report_directory_fd = -1;
+/// The directory's path as install was given it, for the line on standard error when a report cannot be written.
+static char report_directory_path[1024];
+/// Makes each writability probe's name unique within the process (see warm_up).
+static atomic_uint probe_counter;
 /// Thread id of the thread writing the report; 0 while no thread is in the handler.
 static atomic_int handler_owner;
 static atomic_uint report_counter;
@@ -778,6 +783,61 @@ static int write_record_header(int fd, uint16_t type, uint32_t length) {
     return write_all(fd, header, sizeof(header));
 }
 
+/// `crash-<seconds>-<pid>-<tid>-<counter>.axcrash` into `name`, and the same with `.tmp` into `temporary_name`.
+static void make_report_name(char *name, char *temporary_name, uint64_t seconds, int32_t pid, int tid) {
+    char *end = append_text(name, "crash-");
+    end = append_decimal(end, seconds);
+    *end++ = '-';
+    end = append_decimal(end, (uint64_t)pid);
+    *end++ = '-';
+    end = append_decimal(end, (uint64_t)tid);
+    *end++ = '-';
+    end = append_decimal(end, atomic_fetch_add(&report_counter, 1));
+    end = append_text(end, AXIOM_CRASH_FILE_SUFFIX);
+    *end = '\0';
+    *append_text(append_text(temporary_name, name), ".tmp") = '\0';
+}
+
+/// Whether `name` exists in the report directory (fstatat: a system call, async-signal-safe).
+static int name_is_taken(const char *name) {
+    struct stat info;
+    return fstatat(report_directory_fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/// Renames `from` to `to` in the report directory unless `to` exists (then -1 with EEXIST). On a kernel or file
+/// system without renameat2's RENAME_NOREPLACE, a plain renameat after checking that `to` is free.
+static int rename_no_replace(const char *from, const char *to) {
+#ifdef SYS_renameat2
+    if (syscall(SYS_renameat2, report_directory_fd, from, report_directory_fd, to, 1 /* RENAME_NOREPLACE */) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+#endif
+    if (name_is_taken(to)) {
+        errno = EEXIST;
+        return -1;
+    }
+    return renameat(report_directory_fd, from, report_directory_fd, to);
+}
+
+/// One line on standard error when the report cannot be written, so the crash is not silent:
+/// `axiom: crash report <what>: <directory>/<name> (errno N)`. write(2) on fd 2 only: no stdio, no malloc.
+static void say_not_written(const char *what, const char *name, int error) {
+    char line[sizeof(report_directory_path) + 256];
+    char *end = append_text(line, "axiom: crash report ");
+    end = append_text(end, what);
+    end = append_text(end, ": ");
+    end = append_text(end, report_directory_path);
+    *end++ = '/';
+    end = append_text(end, name);
+    if (error) {
+        end = append_text(end, " (errno ");
+        end = append_decimal(end, (uint64_t)error);
+        *end++ = ')';
+    }
+    *end++ = '\n';
+    (void)write_all(2, line, (size_t)(end - line));
+}
+
 static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int tid) {
     static const uint8_t trailer[AXIOM_CRASH_TRAILER_LENGTH] = AXIOM_CRASH_TRAILER_MAGIC;
     struct axiom_crash_header header;
@@ -870,23 +930,32 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     header.total_length = sizeof(header) + sizeof(registers) + header.frame_count * 8ull +
                           header.module_section_length + plan.length + AXIOM_CRASH_TRAILER_LENGTH;
 
-    // crash-<seconds>-<pid>-<tid>-<counter>.axcrash, written as ….axcrash.tmp first.
+    // crash-<seconds>-<pid>-<tid>-<counter>.axcrash, written as ….axcrash.tmp first. The name is unique to
+    // this process (pid, tid, counter); two processes of separate pid namespaces that share the folder can
+    // still pick the same one, so the .tmp is created exclusively, the final name is taken without replacing
+    // another's (renameat2 RENAME_NOREPLACE), and a name already taken moves on to the next counter.
     char name[128];
-    char *end = append_text(name, "crash-");
-    end = append_decimal(end, (uint64_t)now.tv_sec);
-    *end++ = '-';
-    end = append_decimal(end, (uint64_t)header.pid);
-    *end++ = '-';
-    end = append_decimal(end, (uint64_t)tid);
-    *end++ = '-';
-    end = append_decimal(end, atomic_fetch_add(&report_counter, 1));
-    end = append_text(end, AXIOM_CRASH_FILE_SUFFIX);
-    *end = '\0';
     char temporary_name[sizeof(name) + 4];
-    *append_text(append_text(temporary_name, name), ".tmp") = '\0';
-
-    int fd = openat(report_directory_fd, temporary_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) return;
+    int fd = -1;
+    int open_errno = 0;
+    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
+        make_report_name(name, temporary_name, (uint64_t)now.tv_sec, header.pid, tid);
+        fd = openat(report_directory_fd, temporary_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            open_errno = errno;
+            if (open_errno != EEXIST) break;
+        } else if (name_is_taken(name)) {
+            // The final name is another process's report: give the .tmp back and take the next counter.
+            close(fd);
+            unlinkat(report_directory_fd, temporary_name, 0);
+            fd = -1;
+            open_errno = EEXIST;
+        }
+    }
+    if (fd < 0) {
+        say_not_written("could not be created", temporary_name, open_errno);
+        return;
+    }
     int failed = write_all(fd, &header, sizeof(header)) || write_all(fd, registers, sizeof(registers)) ||
                  write_all(fd, frames, header.frame_count * 8ull) ||
                  (module_bytes && write_all(fd, module_bytes, header.module_section_length));
@@ -926,9 +995,22 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
         failed = write_record_header(fd, AXIOM_CRASH_RECORD_ACTIVE_TRACE, sizeof(active_trace)) ||
                  write_all(fd, &active_trace, sizeof(active_trace));
     if (!failed) failed = write_all(fd, trailer, sizeof(trailer));
+    int write_errno = failed ? errno : 0;
     close(fd);
-    // A failed write leaves the .tmp file: visibly incomplete, never mistaken for a report.
-    if (!failed) renameat(report_directory_fd, temporary_name, report_directory_fd, name);
+    // A failed write leaves the .tmp file: visibly incomplete, never mistaken for a report. Its name keeps the
+    // writer's pid, so a later run can tell it was abandoned (see CrashReporter.incompleteReports).
+    if (failed) {
+        say_not_written("was cut short", temporary_name, write_errno);
+        return;
+    }
+    for (int attempt = 0; attempt < 16; attempt++) {
+        if (rename_no_replace(temporary_name, name) == 0) return;
+        if (errno != EEXIST) break;
+        // Taken since the check above: the next counter's name.
+        char next_temporary[sizeof(temporary_name)];
+        make_report_name(name, next_temporary, (uint64_t)now.tv_sec, header.pid, tid);
+    }
+    say_not_written("could not be renamed into place", temporary_name, errno);
 }
 
 /// Lets the signal reach the previous action once this handler returns.
@@ -1003,14 +1085,23 @@ static int warm_up(int directory_fd) {
     size_t plugins_length;
     (void)axiom_flight_recorder_plugins(&plugins_length);
 
-    static const char probe[] = ".axiom-crash-install-check.tmp";
-    static const char renamed[] = ".axiom-crash-install-check";
-    int fd = openat(directory_fd, probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    // The probe's names are this process's and this call's own (pid, counter): processes that install at once
+    // into one folder each write, rename and remove their own probe, never another's.
+    char probe[96], renamed[96];
+    char *end = append_text(renamed, ".axiom-crash-install-check-");
+    end = append_decimal(end, (uint64_t)getpid());
+    *end++ = '-';
+    end = append_decimal(end, atomic_fetch_add(&probe_counter, 1));
+    *end = '\0';
+    *append_text(append_text(probe, renamed), ".tmp") = '\0';
+    int fd = openat(directory_fd, probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
     int failed = write_all(fd, "x", 1);
     close(fd);
     if (!failed) failed = renameat(directory_fd, probe, directory_fd, renamed);
+    int saved = errno;
     unlinkat(directory_fd, failed ? probe : renamed, 0);
+    errno = saved;
     return failed ? -1 : 0;
 }
 
@@ -1066,6 +1157,10 @@ int axiom_crash_install(const char *directory) {
         goto done;
     }
     report_directory_fd = fd;
+    size_t path_length = strlen(directory);
+    if (path_length >= sizeof(report_directory_path)) path_length = sizeof(report_directory_path) - 1;
+    memcpy(report_directory_path, directory, path_length);
+    report_directory_path[path_length] = '\0';
     find_message_sources();
 
     struct sigaction action;

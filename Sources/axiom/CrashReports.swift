@@ -198,16 +198,19 @@ struct CrashReports: AsyncParsableCommand {
         abstract: "Process the pending crash reports of a directory.",
         discussion: """
             Each pending raw report is symbolicated into DIR/processed (JSON and text, the raw report moved beside \
-            them); a malformed one is moved to DIR/rejected with a .reason file. Nothing is deleted. Exits 0 when \
-            every report was processed, 1 when one was rejected or could not be written. Debug info is found as \
-            `axiom symbolicate` finds it.
+            them); a malformed one is moved to DIR/rejected with a .reason file. A report the crashed process \
+            could not finish (a .tmp file whose writer is gone: a full disk, say) is a crash whose report is lost: \
+            it is listed as incomplete and moved to DIR/incomplete, where it is kept. Nothing is deleted. Each \
+            report is listed with its stable id, the same on every run. Exits 0 when every report was processed, \
+            1 when one was rejected, incomplete or could not be written. Debug info is found as `axiom symbolicate` \
+            finds it.
             """
     )
 
     @Option(name: .customLong("dir"), help: "The directory given to CrashReporter.install(directory:).")
     var directory: String
 
-    @Flag(help: "Print one JSON object listing processed and rejected reports.")
+    @Flag(help: "Print one JSON object listing processed, rejected and incomplete reports.")
     var json = false
 
     @OptionGroup var debugInfo: DebugInfoOptions
@@ -220,27 +223,31 @@ struct CrashReports: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let outcomes: [CrashReportProcessor.Processing]
+        // The reports' ids, in the order of the outcomes (one each).
+        var reportIDs: [String?] = []
         do {
             outcomes = try CrashReportProcessor(
                 directory: directory, symbolicator: Symbolicator(search: debugInfo.search)
-            ).processPendingReports()
+            ).processPendingReports { reportIDs.append($0.reportID) }
         } catch {
             printError("axiom: \(error)")
             throw ExitCode(1)
         }
-        let summary = CrashReportsSummary(directory: directory, outcomes: outcomes)
+        let summary = CrashReportsSummary(directory: directory, outcomes: outcomes, reportIDs: reportIDs)
         if json {
             try printJSON(summary)
         } else {
             print(summary.text, terminator: "")
         }
-        if !summary.rejected.isEmpty || !summary.failed.isEmpty { throw ExitCode(1) }
+        if !summary.rejected.isEmpty || !summary.incomplete.isEmpty || !summary.failed.isEmpty { throw ExitCode(1) }
     }
 }
 
 /// The JSON shape of `axiom crash-reports --json`. Keys are stable: scripts read them.
 struct CrashReportsSummary: Encodable {
     struct Processed: Encodable {
+        /// The report's stable id (`ProcessedCrashReport.reportID`).
+        let reportID: String
         /// The raw report, now in `processed/`.
         let rawReport: String
         let json: String
@@ -253,39 +260,65 @@ struct CrashReportsSummary: Encodable {
     }
 
     struct SetAside: Encodable {
+        /// The report's stable id; absent for a report that could not be read.
+        let reportID: String?
         let rawReport: String
         let reason: String
+    }
+
+    /// A crash whose report its process could not finish.
+    struct Incomplete: Encodable {
+        let reportID: String
+        /// The partial report, now in `incomplete/`.
+        let rawReport: String
+        /// The crashed process.
+        let pid: Int32
+        /// When it crashed, to the second (from the report's name).
+        let timestamp: String?
     }
 
     let directory: String
     let processed: [Processed]
     /// Malformed reports, moved to `rejected/` with a `.reason` file.
     let rejected: [SetAside]
+    /// Crashes whose report was cut short (its writer died before finishing it), moved to `incomplete/`.
+    let incomplete: [Incomplete]
     /// Reports that could not be written or moved; still pending.
     let failed: [SetAside]
 
-    init(directory: String, outcomes: [CrashReportProcessor.Processing]) {
+    init(directory: String, outcomes: [CrashReportProcessor.Processing], reportIDs: [String?]) {
         self.directory = directory
         var processed: [Processed] = []
         var rejected: [SetAside] = []
+        var incomplete: [Incomplete] = []
         var failed: [SetAside] = []
-        for outcome in outcomes {
+        for (index, outcome) in outcomes.enumerated() {
+            let reportID = index < reportIDs.count ? reportIDs[index] : nil
             switch outcome {
             case .processed(let report):
                 processed.append(
                     Processed(
-                        rawReport: report.rawPath, json: report.jsonPath, text: report.textPath,
-                        signal: report.report.raw.signalName, description: report.report.crashDescription,
-                        timestamp: report.report.timestamp,
+                        reportID: report.reportID, rawReport: report.rawPath, json: report.jsonPath,
+                        text: report.textPath, signal: report.report.raw.signalName,
+                        description: report.report.crashDescription, timestamp: report.report.timestamp,
                         crashSite: report.report.crashSite?.summary))
             case .rejected(let path, let reason):
-                rejected.append(SetAside(rawReport: path, reason: reason.description))
+                rejected.append(SetAside(reportID: reportID, rawReport: path, reason: reason.description))
+            case .incomplete(let path, let pid, let reportID):
+                let seconds = CrashReporter.temporaryReportWriter(name: String(path.split(separator: "/").last ?? ""))
+                incomplete.append(
+                    Incomplete(
+                        reportID: reportID, rawReport: path, pid: pid,
+                        timestamp: seconds.map {
+                            SymbolicatedCrashReport.iso8601(.init(seconds: $0.seconds, nanoseconds: 0))
+                        }))
             case .failed(let path, let reason):
-                failed.append(SetAside(rawReport: path, reason: reason))
+                failed.append(SetAside(reportID: nil, rawReport: path, reason: reason))
             }
         }
         self.processed = processed
         self.rejected = rejected
+        self.incomplete = incomplete
         self.failed = failed
     }
 
@@ -298,6 +331,12 @@ struct CrashReportsSummary: Encodable {
             lines.append(line + " -> \(report.json)")
         }
         for report in rejected { lines.append("rejected  \(report.rawReport): \(report.reason)") }
+        for report in incomplete {
+            let time = report.timestamp.map { " at \($0)" } ?? ""
+            lines.append(
+                "incomplete \(report.rawReport): process \(report.pid) crashed\(time) but its report was cut short "
+                    + "(its writer died before finishing it: a full disk?); the partial file is kept")
+        }
         for report in failed { lines.append("failed    \(report.rawReport): \(report.reason) (left pending)") }
         if lines.isEmpty { lines.append("no pending crash reports in \(directory)") }
         return lines.joined(separator: "\n") + "\n"

@@ -250,19 +250,90 @@ guard arguments.count == 3 else {
     printError("usage: AxiomCrashProbe <report-directory> <crash-kind>")
     exit(2)
 }
+/// Appends `line` and a line break to the file `path` in one write(2), so a kill never leaves half a line.
+func appendLine(_ line: String, to path: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    precondition(fd >= 0, "open \(path): \(errno)")
+    defer { close(fd) }
+    let bytes = Array((line + "\n").utf8)
+    precondition(bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) } == bytes.count)
+}
+
+/// How many entries this process wrote (logged or exported).
+enum Delivered {
+    static let count = Atomic<Int>(0)
+}
+
+/// Once an entry is written and before its report is marked done: with `AXIOM_PROBE_KILL_AFTER=N`, the N-th
+/// entry's process kills itself (SIGKILL) right there; then waits `AXIOM_PROBE_DELIVERY_DELAY_US` microseconds
+/// (default 0), the time a test has to kill it at a point of its choosing.
+func afterDelivery() {
+    let count = Delivered.count.add(1, ordering: .relaxed).newValue
+    if let text = getenv("AXIOM_PROBE_KILL_AFTER"), Int(String(cString: text)) == count { kill(getpid(), SIGKILL) }
+    if let text = getenv("AXIOM_PROBE_DELIVERY_DELAY_US"), let delay = UInt32(String(cString: text)) {
+        usleep(delay)
+    }
+}
+
+/// A log handler that appends `<reportID> <message>` to a file, one write per entry.
+struct FileLogHandler: LogHandler {
+    let path: String
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let reportID = event.metadata?["reportID"].map { "\($0)" } ?? "-"
+        appendLine("\(reportID) \(event.level) \(event.message)", to: path)
+        afterDelivery()
+    }
+}
+
 let directory = arguments[1]
-if arguments[2] == "process" {
+switch arguments[2] {
+case "process":
     // Not a crash: symbolicate the pending reports and print their text form.
     for outcome in try CrashReportProcessor(directory: directory).processPendingReports() {
         switch outcome {
         case .processed(let processed): print(processed.report.text)
         case .rejected(let path, let reason): print("rejected \(path): \(reason)")
+        case .incomplete(let path, let pid, let reportID): print("incomplete \(path): pid \(pid) \(reportID)")
         case .failed(let path, let reason): print("failed \(path): \(reason)")
         }
     }
     exit(0)
+case "log-pending":
+    // Not a crash: a CrashReportLogger logs the pending reports into the file AXIOM_PROBE_LOG_FILE names, one
+    // line per entry (`<reportID> <level> <message>`), waiting AXIOM_PROBE_DELIVERY_DELAY_US after each.
+    let logFile = String(cString: getenv("AXIOM_PROBE_LOG_FILE")!)
+    let logger = Logger(label: "axiom.crash") { _ in FileLogHandler(path: logFile) }
+    try CrashReportLogger(logger: logger).processPendingReports(with: CrashReportProcessor(directory: directory))
+    exit(0)
+case "export-pending":
+    // Not a crash: the pending reports handed to an asynchronous exporter as AxiomService hands them to its
+    // OTLP exporter, each appended to AXIOM_PROBE_LOG_FILE (`<reportID> exported`) before it is marked done.
+    let logFile = String(cString: getenv("AXIOM_PROBE_LOG_FILE")!)
+    // On the concurrency pool, as a service's start runs (and without making this file's top level async).
+    Task.detached {
+        _ = try await CrashReportProcessor(directory: directory).processPendingReports { pending async throws in
+            await Task.yield()
+            appendLine("\(pending.reportID ?? "-") exported", to: logFile)
+            afterDelivery()
+        }
+        exit(0)
+    }
+    while true { sleep(30) }
+default: break
 }
 axiom_probe_disable_core_dumps()
+// AXIOM_PROBE_INSTALL_WHEN=<path>: wait until that file exists, then install (many processes installing at once).
+if let gate = getenv("AXIOM_PROBE_INSTALL_WHEN") {
+    while access(gate, F_OK) != 0 { usleep(1000) }
+}
 // AXIOM_PROBE_NO_REPORTER=1: crash without the reporter (the baselines of Benchmarks/crash-to-death).
 if getenv("AXIOM_PROBE_NO_REPORTER") == nil {
     do {
@@ -274,6 +345,27 @@ if getenv("AXIOM_PROBE_NO_REPORTER") == nil {
     } catch {
         printError("install failed: \(error)")
         exit(3)
+    }
+}
+// After install, what can make the crash's report fail to be written (all but the first even for root):
+// AXIOM_PROBE_REMOVE_DIRECTORY=1 removes the (empty) report directory; AXIOM_PROBE_FILE_SIZE_LIMIT=N caps the size
+// of every file this process writes at N bytes (RLIMIT_FSIZE, with SIGXFSZ ignored, so a write past it fails with
+// EFBIG as one on a full disk fails with ENOSPC) and the report is cut short.
+// AXIOM_PROBE_READ_ONLY_DIRECTORY=1 makes the directory read-only (which root ignores).
+if getenv("AXIOM_PROBE_READ_ONLY_DIRECTORY") != nil, chmod(directory, 0o500) != 0 {
+    printError("chmod \(directory): \(errno)")
+    exit(7)
+}
+if getenv("AXIOM_PROBE_REMOVE_DIRECTORY") != nil, rmdir(directory) != 0 {
+    printError("rmdir \(directory): \(errno)")
+    exit(7)
+}
+if let text = getenv("AXIOM_PROBE_FILE_SIZE_LIMIT"), let limit = UInt(String(cString: text)) {
+    signal(SIGXFSZ, SIG_IGN)
+    var bound = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
+    if setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &bound) != 0 {
+        printError("setrlimit: \(errno)")
+        exit(7)
     }
 }
 

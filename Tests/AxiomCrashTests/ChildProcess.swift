@@ -59,6 +59,16 @@ enum ChildProcess {
         _ executable: String, _ arguments: [String], environment: [String]? = nil, stdoutPath: String,
         stderrPath: String = "/dev/null"
     ) -> Termination {
+        wait(
+            spawn(
+                executable, arguments, environment: environment, stdoutPath: stdoutPath, stderrPath: stderrPath))
+    }
+
+    /// Starts `executable` with `arguments`, its output sent to the given files, and returns its pid at once.
+    static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String]? = nil, stdoutPath: String,
+        stderrPath: String = "/dev/null"
+    ) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -74,6 +84,11 @@ enum ChildProcess {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         precondition(spawned == 0, "posix_spawn \(executable): \(spawned)")
+        return pid
+    }
+
+    /// Waits for the child `pid` with waitpid.
+    static func wait(_ pid: pid_t) -> Termination {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             precondition(errno == EINTR, "waitpid: \(errno)")

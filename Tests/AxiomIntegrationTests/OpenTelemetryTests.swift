@@ -177,6 +177,8 @@ struct OpenTelemetryTests {
         #expect(crashRecord["spanId"] as? String == base64(Array(0x20...0x27)))
         #expect(crashRecord.object("body")["stringValue"] as? String == crash.report.summary)
         #expect(crashRecord.stringAttribute("exception.type") == "SIGSEGV")
+        // The report's stable id: a record sent again for the same report carries the same one.
+        #expect(crashRecord.stringAttribute("log.record.uid") == crash.reportID)
         let frames = (crashRecord.attribute("axiom.crash.frames")?["arrayValue"] as? [String: Any])?["values"]
         let frameTexts = (frames as? [[String: Any]] ?? []).compactMap { $0["stringValue"] as? String }
         #expect(frameTexts.contains { $0.contains("asyncInnermost") }, "\(frameTexts)")

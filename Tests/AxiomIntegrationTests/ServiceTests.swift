@@ -1,5 +1,6 @@
 #if Hummingbird && OpenTelemetry
 import Axiom
+import AxiomCrash
 import AxiomPlugins
 import AxiomService
 import Foundation
@@ -74,6 +75,49 @@ struct ServiceTests {
             #expect(error.description.hasPrefix("AxiomService could not start: installCrashReporter failed: "))
             #expect(error.description.contains("cannot create crash report directory /proc/self/no-such"))
         }
+    }
+
+    /// A report of an earlier run is marked done only once the exporter took it: one the exporter refused is handed
+    /// over again at the next start, with the same id.
+    @Test func aReportTheExporterRefusedIsExportedAtTheNextStart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("axiom-crashes-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for _ in 0..<2 {
+            let probe = Process()
+            probe.executableURL = URL(fileURLWithPath: Self.buildDirectory + "/AxiomCrashProbe")
+            probe.arguments = [directory.path, "null-write"]
+            probe.environment = ["SWIFT_BACKTRACE": "enable=no"]
+            probe.standardOutput = FileHandle.nullDevice
+            probe.standardError = FileHandle.nullDevice
+            try probe.run()
+            probe.waitUntilExit()
+            #expect(probe.terminationReason == .uncaughtSignal)
+        }
+        #expect(try CrashReporter.pendingReports(in: directory.path).count == 2)
+
+        struct Refused: Error {}
+        let handed = Mutex([String]())
+        var configuration = AxiomService.Configuration(
+            crashDirectory: directory.path, registry: ErrorRegistry(),
+            exportCrashReport: { report in
+                let count = handed.withLock {
+                    $0.append(report.reportID)
+                    return $0.count
+                }
+                if count == 2 { throw Refused() }
+            })
+        // This test process keeps the Swift runtime's backtracer should it crash.
+        configuration.afterCrashReport = .runPreviousHandlers
+        let first = try await AxiomService(configuration: configuration).start()
+        #expect(first.processedReports == 1)
+        let refused = try #require(handed.withLock { $0 }.last)
+        #expect(try CrashReporter.pendingReports(in: directory.path).count == 1)
+
+        let second = try await AxiomService(configuration: configuration).start()
+        #expect(second.processedReports == 1)
+        #expect(handed.withLock { $0 }.count == 3)
+        #expect(handed.withLock { $0 }.last == refused)
+        #expect(try CrashReporter.pendingReports(in: directory.path).isEmpty)
     }
 
     @Test func theStartReportCountsWhatWasLoadedAndRefused() async throws {
