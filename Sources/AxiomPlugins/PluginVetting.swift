@@ -67,7 +67,7 @@ public struct PluginVetting: Sendable {
     /// `AXIOM_PLUGIN_CACHE` if set, else `$XDG_CACHE_HOME/axiom/plugin-verdicts`, else
     /// `$HOME/.cache/axiom/plugin-verdicts`; nil (no cache) when none is set. All read with `secure_getenv`, and
     /// only absolute paths are taken.
-    package static var standardCacheDirectory: String? {
+    public static var standardCacheDirectory: String? {
         if let explicit = secureEnvironment("AXIOM_PLUGIN_CACHE"), explicit.hasPrefix("/") { return explicit }
         if let cache = secureEnvironment("XDG_CACHE_HOME"), cache.hasPrefix("/") {
             return cache + "/axiom/plugin-verdicts"
