@@ -228,9 +228,9 @@ router.post("crash") { _, _ -> CrashSummary in
         exported = true
     }
     return CrashSummary(
-        signal: processed.report.raw.signalName, description: processed.report.summary,
+        signal: processed.report.signalName, description: processed.report.summary,
         crashedIn: processed.report.frames.first { $0.function?.contains("settleLedger") == true }?.description,
-        traceId: processed.report.raw.activeTrace?.traceIDHex, report: processed.jsonPath, exported: exported)
+        traceId: processed.report.traceID, report: processed.jsonPath, exported: exported)
 }
 
 // Started before the server listens: the plugins' domains (NWC's RATE_LIMITED among them) are registered before the

@@ -10,84 +10,84 @@ import Glibc
 /// registers and return addresses, the other threads' stacks, the modules loaded at the
 /// time, the runtime's fatal message, and the errors the application decided just before.
 /// Addresses are not symbolicated. The byte format is documented in `axiom_crash_format.h`.
-public struct RawCrashReport: Hashable, Sendable {
+package struct RawCrashReport: Hashable, Sendable {
     /// Format version of the file this was read from.
-    public var formatVersion: UInt16
+    package var formatVersion: UInt16
     /// Architecture of the crashed process: `x86_64`, `aarch64` or `elf-machine-N`.
-    public var architecture: String
+    package var architecture: String
     /// Signal number (SIGSEGV, …).
-    public var signal: Int32
+    package var signal: Int32
     /// `si_code` of the signal: how it was raised (kernel fault, `kill`, `tgkill`, …).
-    public var code: Int32
+    package var code: Int32
     /// `si_addr` of the signal: the faulting address for memory faults, else the pc.
-    public var faultAddress: UInt64
-    public var pid: Int32
-    public var tid: Int32
+    package var faultAddress: UInt64
+    package var pid: Int32
+    package var tid: Int32
     /// The crashed thread's name (at most 15 bytes, from `PR_GET_NAME`).
-    public var threadName: String
+    package var threadName: String
     /// General registers at the fault, in the architecture's order.
-    public var registers: [Register]
+    package var registers: [Register]
     /// Program counters, innermost first. The first is the faulting instruction; the
     /// others are return addresses (subtract one before looking up a line).
-    public var frames: [UInt64]
+    package var frames: [UInt64]
     /// Modules loaded at the time of the crash (libraries opened with `dlopen` after install included), or,
     /// when ``modulesFromInstall`` is set, those loaded at install.
-    public var modules: [Module]
+    package var modules: [Module]
     /// The module list could not be read at crash time; ``modules`` is the one taken at install.
-    public var modulesFromInstall: Bool = false
+    package var modulesFromInstall: Bool = false
     /// The message the runtime left before dying (Swift's `Fatal error: …`, a failed C `assert`), if any.
-    public var fatalMessage: String?
+    package var fatalMessage: String?
     /// The process's other threads at the time of the crash (the crashed thread is described by the fields
     /// above), in the order the kernel lists them.
-    public var otherThreads: [Thread] = []
+    package var otherThreads: [Thread] = []
     /// Threads beyond the report's limit, not captured.
-    public var omittedThreads: Int = 0
+    package var omittedThreads: Int = 0
     /// The last errors the application's pipelines decided before the crash, oldest first.
-    public var recentErrors: [RecentError] = []
+    package var recentErrors: [RecentError] = []
     /// The plugins loaded into the process.
-    public var plugins: [Plugin] = []
+    package var plugins: [Plugin] = []
     /// For frames of the crashed thread that may be a Swift async function's: the chain of its async callers'
     /// resume points (plus one, like return addresses), read from its async context. The symbolicator keeps
     /// a chain only where the frame's function is async.
-    public var asyncChains: [AsyncChain] = []
+    package var asyncChains: [AsyncChain] = []
     /// The trace the crashed task had announced (`FlightRecorder.withActiveTrace`), when it had one.
-    public var activeTrace: ActiveTrace?
+    package var activeTrace: ActiveTrace?
     /// How long the signal handler took to capture everything above, in nanoseconds (version 2; nil before).
-    public var captureNanoseconds: UInt64?
+    package var captureNanoseconds: UInt64?
     /// Wall-clock time of the crash.
-    public var timestamp: Timestamp
+    package var timestamp: Timestamp
     /// The stack was deeper than the frames the handler records.
-    public var framesTruncated: Bool
+    package var framesTruncated: Bool
     /// The unwinder could not start; `frames` holds only the faulting pc.
-    public var unwindFailed: Bool
+    package var unwindFailed: Bool
     /// The module table was full; some modules are missing.
-    public var modulesTruncated: Bool
+    package var modulesTruncated: Bool
 
     /// One general register.
-    public struct Register: Hashable, Sendable {
-        public var name: String
-        public var value: UInt64
+    package struct Register: Hashable, Sendable {
+        package var name: String
+        package var value: UInt64
 
-        public init(name: String, value: UInt64) {
+        package init(name: String, value: UInt64) {
             self.name = name
             self.value = value
         }
     }
 
     /// A module (executable or shared object) mapped into the crashed process.
-    public struct Module: Hashable, Sendable {
+    package struct Module: Hashable, Sendable {
         /// Absolute path when known (the main executable's comes from `/proc/self/exe`).
-        public var path: String
+        package var path: String
         /// Load bias: run-time address minus the ELF virtual address.
-        public var bias: UInt64
+        package var bias: UInt64
         /// Lowest mapped address of the module.
-        public var base: UInt64
+        package var base: UInt64
         /// End of the module's executable segment.
-        public var endOfText: UInt64
+        package var endOfText: UInt64
         /// The GNU build-id, empty when the module has none.
-        public var buildID: [UInt8]
+        package var buildID: [UInt8]
 
-        public init(path: String, bias: UInt64, base: UInt64, endOfText: UInt64, buildID: [UInt8]) {
+        package init(path: String, bias: UInt64, base: UInt64, endOfText: UInt64, buildID: [UInt8]) {
             self.path = path
             self.bias = bias
             self.base = base
@@ -96,33 +96,33 @@ public struct RawCrashReport: Hashable, Sendable {
         }
 
         /// The file name, without its directory.
-        public var name: String { String(path.split(separator: "/").last ?? "") }
+        package var name: String { String(path.split(separator: "/").last ?? "") }
 
         /// The build-id as lowercase hexadecimal, as `file` and `readelf -n` print it.
-        public var buildIDHex: String { hexDigits(buildID) }
+        package var buildIDHex: String { hexDigits(buildID) }
 
         /// Whether `address` lies in this module's mapped text.
-        public func contains(_ address: UInt64) -> Bool {
+        package func contains(_ address: UInt64) -> Bool {
             address >= base && address < endOfText
         }
     }
 
     /// A thread that did not crash, as it was when another one did.
-    public struct Thread: Hashable, Sendable {
-        public var tid: Int32
+    package struct Thread: Hashable, Sendable {
+        package var tid: Int32
         /// Its name (at most 15 bytes, from `/proc/self/task/TID/comm`).
-        public var name: String
+        package var name: String
         /// Its pc, then return addresses; empty when it did not answer.
-        public var frames: [UInt64]
+        package var frames: [UInt64]
         /// Frames deeper than the report keeps.
-        public var omittedFrames: Int
+        package var omittedFrames: Int
         /// False when the thread did not give its stack in time (it blocks the signal the reporter asks with,
         /// or could not run): the report then holds its id and name only.
-        public var answered: Bool
+        package var answered: Bool
         /// The unwinder could not start on it; `frames` holds only its pc.
-        public var unwindFailed: Bool
+        package var unwindFailed: Bool
 
-        public init(
+        package init(
             tid: Int32, name: String, frames: [UInt64], omittedFrames: Int = 0, answered: Bool = true,
             unwindFailed: Bool = false
         ) {
@@ -136,34 +136,34 @@ public struct RawCrashReport: Hashable, Sendable {
     }
 
     /// The async callers of one frame of the crashed thread.
-    public struct AsyncChain: Hashable, Sendable {
+    package struct AsyncChain: Hashable, Sendable {
         /// Position of the frame in ``RawCrashReport/frames``.
-        public var frameIndex: Int
+        package var frameIndex: Int
         /// Resume points in the callers, innermost caller first, each plus one.
-        public var resumePoints: [UInt64]
+        package var resumePoints: [UInt64]
 
-        public init(frameIndex: Int, resumePoints: [UInt64]) {
+        package init(frameIndex: Int, resumePoints: [UInt64]) {
             self.frameIndex = frameIndex
             self.resumePoints = resumePoints
         }
     }
 
     /// One error episode a pipeline ended shortly before the crash.
-    public struct RecentError: Hashable, Sendable {
+    package struct RecentError: Hashable, Sendable {
         /// When it ended (wall clock).
-        public var timestamp: Timestamp
+        package var timestamp: Timestamp
         /// `domain/code`.
-        public var code: String
+        package var code: String
         /// The fate the layer carried out, as ``Disposition`` spells it: `ignore`, `recover`, `escalate` or
         /// `handle` (`disposition-<n>` for a value this version does not know).
-        public var disposition: String
+        package var disposition: String
         /// The layer that decided it.
-        public var layer: String
-        public var operation: String
+        package var layer: String
+        package var operation: String
         /// Which attempt failed last, from 1.
-        public var attempt: Int
+        package var attempt: Int
 
-        public init(
+        package init(
             timestamp: Timestamp, code: String, disposition: String, layer: String, operation: String, attempt: Int
         ) {
             self.timestamp = timestamp
@@ -176,14 +176,14 @@ public struct RawCrashReport: Hashable, Sendable {
     }
 
     /// A plugin loaded into the crashed process.
-    public struct Plugin: Hashable, Sendable {
-        public var id: String
-        public var version: String
+    package struct Plugin: Hashable, Sendable {
+        package var id: String
+        package var version: String
         /// The GNU build-id of its file, empty when it has none.
-        public var buildID: [UInt8]
-        public var path: String
+        package var buildID: [UInt8]
+        package var path: String
 
-        public init(id: String, version: String, buildID: [UInt8], path: String) {
+        package init(id: String, version: String, buildID: [UInt8], path: String) {
             self.id = id
             self.version = version
             self.buildID = buildID
@@ -191,46 +191,46 @@ public struct RawCrashReport: Hashable, Sendable {
         }
 
         /// The build-id as lowercase hexadecimal.
-        public var buildIDHex: String { hexDigits(buildID) }
+        package var buildIDHex: String { hexDigits(buildID) }
     }
 
     /// A `CLOCK_REALTIME` reading.
     /// A W3C trace context: the trace and span a task was working for.
-    public struct ActiveTrace: Hashable, Sendable {
+    package struct ActiveTrace: Hashable, Sendable {
         /// 16 bytes.
-        public var traceID: [UInt8]
+        package var traceID: [UInt8]
         /// 8 bytes.
-        public var spanID: [UInt8]
+        package var spanID: [UInt8]
 
         /// A trace context.
-        public init(traceID: [UInt8], spanID: [UInt8]) {
+        package init(traceID: [UInt8], spanID: [UInt8]) {
             self.traceID = traceID
             self.spanID = spanID
         }
 
         /// The trace id as 32 lower-case hex digits.
-        public var traceIDHex: String { hexDigits(traceID) }
+        package var traceIDHex: String { hexDigits(traceID) }
         /// The span id as 16 lower-case hex digits.
-        public var spanIDHex: String { hexDigits(spanID) }
+        package var spanIDHex: String { hexDigits(spanID) }
     }
 
-    public struct Timestamp: Hashable, Sendable {
-        public var seconds: Int64
-        public var nanoseconds: Int64
+    package struct Timestamp: Hashable, Sendable {
+        package var seconds: Int64
+        package var nanoseconds: Int64
 
-        public init(seconds: Int64, nanoseconds: Int64) {
+        package init(seconds: Int64, nanoseconds: Int64) {
             self.seconds = seconds
             self.nanoseconds = nanoseconds
         }
     }
 
     /// The register with this name (`rip`, `rsp`, …), if the architecture has it.
-    public func register(named name: String) -> UInt64? {
+    package func register(named name: String) -> UInt64? {
         registers.first { $0.name == name }?.value
     }
 
     /// The module whose text contains `address`.
-    public func module(containing address: UInt64) -> Module? {
+    package func module(containing address: UInt64) -> Module? {
         modules.first { $0.contains(address) }
     }
 }
@@ -258,12 +258,12 @@ extension RawCrashReport {
     static let sizeLimit = 16 << 20
 
     /// Reads and validates the raw report at `path`.
-    public init(contentsOf path: String) throws(RawReportError) {
+    package init(contentsOf path: String) throws(RawReportError) {
         try self.init(bytes: try Self.readFile(path))
     }
 
     /// Validates and parses the bytes of a raw report.
-    public init(bytes: [UInt8]) throws(RawReportError) {
+    package init(bytes: [UInt8]) throws(RawReportError) {
         var reader = ByteReader(bytes: bytes)
         let magic = Self.magic
         guard !bytes.isEmpty else { throw .empty() }

@@ -72,70 +72,72 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
     }
 
     /// The file could not be opened or read.
-    public static func unreadable(path: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func unreadable(path: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
         Self(.unreadable(path: path, errno: errno), file: file, line: line)
     }
 
     /// The file has no bytes at all.
-    public static func empty(file: String = #fileID, line: UInt = #line) -> Self {
+    package static func empty(file: String = #fileID, line: UInt = #line) -> Self {
         Self(.empty, file: file, line: line)
     }
 
     /// The file is larger than any report the writer produces.
-    public static func tooLarge(size: Int, limit: Int, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func tooLarge(size: Int, limit: Int, file: String = #fileID, line: UInt = #line) -> Self {
         Self(.tooLarge(size: size, limit: limit), file: file, line: line)
     }
 
     /// The file ends before `expected` bytes.
-    public static func truncated(expected: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func truncated(expected: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
         Self(.truncated(expected: expected, actual: actual), file: file, line: line)
     }
 
     /// The file does not start with the raw report magic.
-    public static func badMagic(file: String = #fileID, line: UInt = #line) -> Self {
+    package static func badMagic(file: String = #fileID, line: UInt = #line) -> Self {
         Self(.badMagic, file: file, line: line)
     }
 
     /// The format version is not one this reader knows.
-    public static func unsupportedVersion(_ value0: UInt16, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func unsupportedVersion(_ value0: UInt16, file: String = #fileID, line: UInt = #line) -> Self {
         Self(.unsupportedVersion(value0), file: file, line: line)
     }
 
     /// The header length is smaller than the header of the version it claims.
-    public static func badHeaderLength(_ value0: Int, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func badHeaderLength(_ value0: Int, file: String = #fileID, line: UInt = #line) -> Self {
         Self(.badHeaderLength(value0), file: file, line: line)
     }
 
     /// The file is longer than the length its header declares.
-    public static func trailingBytes(declared: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func trailingBytes(declared: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
         Self(.trailingBytes(declared: declared, actual: actual), file: file, line: line)
     }
 
     /// A count in the header is above what the writer ever writes.
-    public static func countOutOfRange(
+    package static func countOutOfRange(
         field: String, value: Int, limit: Int, file: String = #fileID, line: UInt = #line
     ) -> Self {
         Self(.countOutOfRange(field: field, value: value, limit: limit), file: file, line: line)
     }
 
     /// The sections the header counts do not add up to the declared length.
-    public static func countsBeyondFile(needed: Int, declared: Int, file: String = #fileID, line: UInt = #line) -> Self
+    package static func countsBeyondFile(needed: Int, declared: Int, file: String = #fileID, line: UInt = #line) -> Self
     {
         Self(.countsBeyondFile(needed: needed, declared: declared), file: file, line: line)
     }
 
     /// The end marker is missing: the file was cut or overwritten.
-    public static func missingTrailer(file: String = #fileID, line: UInt = #line) -> Self {
+    package static func missingTrailer(file: String = #fileID, line: UInt = #line) -> Self {
         Self(.missingTrailer, file: file, line: line)
     }
 
     /// A module record does not fit in the module section.
-    public static func malformedModule(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func malformedModule(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self
+    {
         Self(.malformedModule(index: index, reason: reason), file: file, line: line)
     }
 
     /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
-    public static func malformedRecord(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func malformedRecord(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self
+    {
         Self(.malformedRecord(index: index, reason: reason), file: file, line: line)
     }
 

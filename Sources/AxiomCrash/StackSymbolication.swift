@@ -74,9 +74,17 @@ extension SymbolicatedCrashReport {
     public var timestamp: String { Self.iso8601(raw.timestamp) }
 }
 
+extension SymbolicatedCrashReport {
+    /// The signal's name (`SIGSEGV`), or `signal N` for one the reporter does not catch.
+    public var signalName: String { raw.signalName }
+
+    /// The trace id (32 hex digits) of the span the crashed task had announced, if any: the request that crashed.
+    public var traceID: String? { raw.activeTrace?.traceIDHex }
+}
+
 extension RawCrashReport {
     /// The signal's name (`SIGSEGV`), or `signal N` for one the reporter does not catch.
-    public var signalName: String {
+    package var signalName: String {
         switch signal {
         case SIGSEGV: "SIGSEGV"
         case SIGBUS: "SIGBUS"

@@ -12,7 +12,7 @@ import Glibc
 /// rather than being named wrongly.
 public struct SymbolicatedCrashReport: Sendable, Hashable {
     /// The report as the signal handler wrote it.
-    public var raw: RawCrashReport
+    package var raw: RawCrashReport
     /// The crashed thread's frames, innermost first; an address in inlined code gives
     /// several frames (innermost inlined callee first, the physical function last).
     public var frames: [Frame]
@@ -102,7 +102,7 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
     /// Symbolicates `raw` with `symbolicator`. The debug files of the report's modules that have frames and no
     /// debug info on this machine are first fetched from the symbolicator's debuginfod servers, if it has any, all
     /// at once (``Symbolicator/prefetchDebugInfo(for:)``).
-    public init(raw: RawCrashReport, symbolicator: Symbolicator, platform: String = Self.currentPlatform()) {
+    package init(raw: RawCrashReport, symbolicator: Symbolicator, platform: String = Self.currentPlatform()) {
         self.raw = raw
         self.platform = platform
         let addresses =

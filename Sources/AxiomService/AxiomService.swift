@@ -164,7 +164,7 @@ public struct AxiomService: Service {
         switch pending.outcome {
         case .processed(let processed):
             try await configuration.exportCrashReport?(processed)
-            countCrashReport("processed", signal: "\(processed.report.raw.signal)")
+            countCrashReport("processed", signal: processed.report.signalName)
             logger.error(
                 "a crash of an earlier run was processed",
                 metadata: [

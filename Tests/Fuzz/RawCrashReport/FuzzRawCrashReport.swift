@@ -5,7 +5,7 @@
 // JSON and text, as the processor does. Its module paths are replaced by ones that do not exist, so the fuzzer
 // cannot make the symbolicator open files of this machine: symbolication has its own target.
 
-import AxiomCrash
+@_spi(Fuzzing) import AxiomCrash
 import AxiomSymbolication
 import FuzzSupport
 
@@ -14,19 +14,7 @@ private let symbolicator = Symbolicator()
 func fuzzRawCrashReport(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: bytes, count: count))
     do {
-        var report = try RawCrashReport(bytes: input)
-        for index in report.modules.indices {
-            _ = report.modules[index].name
-            _ = report.modules[index].buildIDHex
-            report.modules[index].path = "/nonexistent/axiom-fuzz/\(index)"
-        }
-        for frame in report.frames { _ = report.module(containing: frame) }
-        let symbolicated = SymbolicatedCrashReport(raw: report, symbolicator: symbolicator, platform: "fuzz")
-        precondition(symbolicated.frames.count >= report.frames.count, "frames lost")
-        _ = symbolicated.json
-        _ = symbolicated.text
-        _ = symbolicated.crashSite
-        _ = symbolicated.timestamp
+        try RawCrashReportFuzzing.exercise(input, symbolicator: symbolicator)
     } catch {
         precondition(!error.description.isEmpty, "an error without a description")
     }
