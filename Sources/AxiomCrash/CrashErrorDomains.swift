@@ -8,7 +8,7 @@ import AxiomSymbolication
 /// when they are first used; an application deciding through a registry of its own calls ``register(in:)``.
 public enum CrashErrorDomains {
     /// The domain of the crash reporter's own failures.
-    public static let crash = BuiltinDomain(
+    package static let crash = BuiltinDomain(
         name: RawReportError.domain,
         codes: [
             code(
@@ -41,7 +41,7 @@ public enum CrashErrorDomains {
             })
 
     /// The domain of addresses and modules that could not be symbolicated.
-    public static let symbolication = BuiltinDomain(
+    package static let symbolication = BuiltinDomain(
         name: "axiom.symbolication",
         codes: [
             (
@@ -88,7 +88,7 @@ public enum CrashErrorDomains {
         })
 
     /// The code of a symbolication error: `axiom.symbolication/<code>`.
-    public static func errorCode(of error: SymbolicationError) -> ErrorCode {
+    package static func errorCode(of error: SymbolicationError) -> ErrorCode {
         ErrorCode(symbolication.name, String(describing: error.code))
     }
 

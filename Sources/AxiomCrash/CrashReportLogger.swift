@@ -32,16 +32,16 @@ import Synchronization
 /// ```
 public final class CrashReportLogger: ErrorObserver {
     /// The counter's label.
-    public static let counterLabel = "axiom_crash_reports_total"
+    package static let counterLabel = "axiom_crash_reports_total"
 
     /// Where entries go.
-    public let logger: Logger
+    package let logger: Logger
     /// Symbolicates error stacks; its caches live as long as this logger.
-    public let symbolicator: Symbolicator
+    package let symbolicator: Symbolicator
     /// Events below this severity are not logged here (``LoggingObserver`` still logs them).
-    public let minimumSeverity: ErrorSeverity
+    package let minimumSeverity: ErrorSeverity
     /// How many frames of a crash report its entry lists (the whole report is in the JSON file).
-    public let crashFrameLimit: Int
+    package let crashFrameLimit: Int
 
     private let factory: any MetricsFactory
     /// One counter per (outcome, signal), made on first use.
@@ -95,7 +95,7 @@ public final class CrashReportLogger: ErrorObserver {
     /// incomplete one (a crash whose report was cut short) at `critical` (all three counted, with `outcome`
     /// `processed`, `rejected` or `incomplete`), one left pending at `warning` (not counted: it will be
     /// processed, and counted, later). Each entry but the last carries the report's stable id in `reportID`.
-    public func log(_ outcome: CrashReportProcessor.Processing) {
+    package func log(_ outcome: CrashReportProcessor.Processing) {
         switch outcome {
         case .processed(let processed): log(outcome, reportID: processed.reportID)
         case .rejected(let path, _):
@@ -142,7 +142,7 @@ public final class CrashReportLogger: ErrorObserver {
     }
 
     /// Logs one processed crash report as one `critical` entry, and counts it.
-    public func log(_ processed: ProcessedCrashReport) {
+    package func log(_ processed: ProcessedCrashReport) {
         let report = processed.report
         let raw = report.raw
         count(outcome: "processed", signal: raw.signalName)

@@ -30,8 +30,8 @@ import Glibc
 /// the repeat.
 public struct CrashReportProcessor: Sendable {
     /// The directory given to ``CrashReporter/install(directory:afterReport:)``.
-    public let directory: String
-    public let symbolicator: Symbolicator
+    package let directory: String
+    package let symbolicator: Symbolicator
 
     /// What became of one raw report.
     public enum Processing: Sendable {

@@ -113,7 +113,7 @@ public enum CrashReporter {
     /// Not needed: a report lists the modules loaded at the moment of the crash, libraries opened with
     /// `dlopen` after ``install(directory:afterReport:)`` included. The list taken at install (or by this call) is used
     /// only if that reading fails.
-    public static func refreshModules() {
+    package static func refreshModules() {
         _ = axiom_crash_refresh_modules()
     }
 
@@ -226,5 +226,5 @@ public enum CrashReporter {
     }
 
     /// The file name suffix of a complete raw report.
-    public static let rawReportSuffix: String = AXIOM_CRASH_FILE_SUFFIX
+    package static let rawReportSuffix: String = AXIOM_CRASH_FILE_SUFFIX
 }

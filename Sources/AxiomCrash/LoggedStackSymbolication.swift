@@ -12,27 +12,27 @@ import AxiomSymbolication
 /// Each module is found by its build-id, as crash reports are (see ``DebugInfoSearch``): its file when that still
 /// has the build-id, its debuglink, debug folders, symbol stores, debuginfod. A frame that cannot be symbolicated
 /// (no module with that build-id anywhere) stays as it was. Works on any machine that has the debug info.
-public struct LoggedStackSymbolication: Sendable {
+package struct LoggedStackSymbolication: Sendable {
     /// Reads the debug info.
-    public let symbolicator: Symbolicator
+    package let symbolicator: Symbolicator
 
     /// Creates a finisher reading debug info through `symbolicator`.
-    public init(symbolicator: Symbolicator) {
+    package init(symbolicator: Symbolicator) {
         self.symbolicator = symbolicator
     }
 
     /// A module a log line lists.
-    public struct Module: Sendable, Hashable {
+    package struct Module: Sendable, Hashable {
         /// The module's file name, as its frames name it.
-        public var name: String
+        package var name: String
         /// Its GNU build-id (lowercase hex), or nil when it had none.
-        public var buildID: String?
+        package var buildID: String?
         /// Its path where it ran.
-        public var path: String
+        package var path: String
     }
 
     /// The modules listed in `line` (`module:buildid:path` entries).
-    public func modules(in line: String) -> [Module] {
+    package func modules(in line: String) -> [Module] {
         var modules: [Module] = []
         for match in line.matches(of: Self.moduleEntry) {
             let buildID = String(match.output.2)
@@ -46,7 +46,7 @@ public struct LoggedStackSymbolication: Sendable {
 
     /// `line` with every module-relative frame of a listed module replaced by its symbolicated frames
     /// (`function (file:line)`, `[inlined] ` in front of inlined ones, joined by `, `).
-    public func symbolicate(line: String) -> String {
+    package func symbolicate(line: String) -> String {
         let modules = modules(in: line)
         guard !modules.isEmpty else { return line }
         var byName: [String: Module] = [:]

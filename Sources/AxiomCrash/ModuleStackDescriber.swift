@@ -28,12 +28,12 @@ import Synchronization
 /// (`--symbols DIR`, debug folders, debuginfod) and replaces the frames with functions, files and lines.
 public struct ModuleStackDescriber: StackDescriber {
     /// The modules whose functions are the framework's own: leading frames in them are left out.
-    public static let frameworkModules = ["AxiomCore", "Axiom", "AxiomCrash"]
+    package static let frameworkModules = ["AxiomCore", "Axiom", "AxiomCrash"]
 
     /// Reads names and lines (for the leading frames always, for every frame when ``symbolicates``).
-    public let symbolicator: Symbolicator
+    package let symbolicator: Symbolicator
     /// Whether frames are symbolicated here (true) or logged module-relative for later (false).
-    public let symbolicates: Bool
+    package let symbolicates: Bool
 
     /// Creates a describer.
     ///

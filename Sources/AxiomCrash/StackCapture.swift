@@ -5,15 +5,15 @@ import CAxiomCrash
 ///
 /// The addresses are return addresses: to find the calling line, look up `address - 1`.
 /// Not for use inside a signal handler.
-public enum StackCapture {
+@usableFromInline package enum StackCapture {
     /// Stores return addresses into `buffer`, the first being the return address of
     /// this call (in the caller). Returns how many were stored, at most `buffer.count`.
     /// Allocates nothing; costs what a bare `unw_backtrace` call costs.
     // Transparent: inlined into the caller in every build, debug included, so no frame
     // of ours sits above unw_backtrace (which leaves out its own frame) and there is
     // nothing to drop.
-    @_transparent
-    public static func capture(into buffer: UnsafeMutableBufferPointer<UInt>) -> Int {
+    @_transparent @usableFromInline
+    package static func capture(into buffer: UnsafeMutableBufferPointer<UInt>) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
         return Int(axiom_crash_backtrace(base, Int32(clamping: buffer.count)))
     }
@@ -22,7 +22,7 @@ public enum StackCapture {
     /// return address into the caller of this function, after dropping
     /// `skippingFrames` more. At most `maxFrames` addresses; one allocation.
     @inline(never)  // exactly one frame of ours sits above unw_backtrace: this one
-    public static func capture(skippingFrames: Int = 0, maxFrames: Int = 128) -> [UInt] {
+    package static func capture(skippingFrames: Int = 0, maxFrames: Int = 128) -> [UInt] {
         let dropped = max(0, skippingFrames) + 1
         var addresses = [UInt](repeating: 0, count: max(0, maxFrames) + dropped)
         // `&addresses`, not a closure, so no closure frame sits between us and libunwind.

@@ -12,7 +12,7 @@ extension CapturedStack {
     /// Only meaningful in the process that captured the stack, while its modules are still loaded. Every
     /// address is a return address, so 1 is subtracted before the lookup. An address outside any module, or
     /// one its module has no symbols for, gives one frame with only its address.
-    public func symbolicated(with symbolicator: Symbolicator) -> [SymbolicatedCrashReport.Frame] {
+    package func symbolicated(with symbolicator: Symbolicator) -> [SymbolicatedCrashReport.Frame] {
         var frames: [SymbolicatedCrashReport.Frame] = []
         frames.reserveCapacity(addresses.count)
         for (index, address) in addresses.enumerated() {

@@ -234,7 +234,7 @@ extension SymbolicatedCrashReport {
 
     /// One frame as the text form prints it: index, kind, address, function and offset, image, and `at
     /// file:line:column` where the debug info gives one (or the image offset and why there is no symbol).
-    public static func line(for frame: Frame) -> String {
+    package static func line(for frame: Frame) -> String {
         let mark = frame.kind == .returnAddress ? "[ra]" : frame.kind == .asyncResumePoint ? "[async]" : "    "
         var line = "\(frame.index)".padding(3) + mark
         line += frame.isInlined ? " [inlined]" : ""

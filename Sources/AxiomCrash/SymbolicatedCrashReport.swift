@@ -20,10 +20,10 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
     public var platform: String
     /// Paths of modules whose file here does not have the build-id recorded at crash time
     /// (rebuilt, replaced or absent); the file is not read.
-    public var changedModules: Set<String>
+    package var changedModules: Set<String>
     /// Per module path (of the modules frames fell in): where its debug info came from, or
     /// why it could not be used at all.
-    public var debugInfo: [String: Result<ModuleDebugInfo, SymbolicationError>]
+    package var debugInfo: [String: Result<ModuleDebugInfo, SymbolicationError>]
     /// The other threads, symbolicated like the crashed one, in the raw report's order.
     public var otherThreads: [Thread]
 
@@ -76,20 +76,20 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
 
         /// A frame the compiler made for a runtime check (`Swift runtime failure: …`), as the Swift backtracer
         /// marks it.
-        public var isRuntimeFailure: Bool { function?.hasPrefix("Swift runtime failure") == true }
+        package var isRuntimeFailure: Bool { function?.hasPrefix("Swift runtime failure") == true }
 
         /// A compiler-made thunk (reabstraction, partial application, dispatch): not the application's code.
-        public var isThunk: Bool {
+        package var isThunk: Bool {
             guard let function else { return false }
             return function.contains(" thunk ") || function.hasPrefix("thunk ") || function.hasSuffix(" thunk")
                 || function.hasPrefix("partial apply forwarder") || function.hasPrefix("@objc ")
         }
 
         /// In a library of the system or of the Swift runtime (libc, libswiftCore, …), not the application.
-        public var isSystem: Bool { imagePath.map(SymbolicatedCrashReport.isSystemPath) ?? false }
+        package var isSystem: Bool { imagePath.map(SymbolicatedCrashReport.isSystemPath) ?? false }
 
         /// The full path of the module the address lies in.
-        public var imagePath: String?
+        package var imagePath: String?
 
         /// `function + offset`, as the Swift backtracer writes it.
         public var description: String? {
@@ -168,7 +168,7 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
     }
 
     /// `Linux (PRETTY_NAME from /etc/os-release)`.
-    public static func currentPlatform() -> String {
+    package static func currentPlatform() -> String {
         guard let bytes = try? RawCrashReport.readFile("/etc/os-release") else { return "Linux" }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         where line.hasPrefix("PRETTY_NAME=") {

@@ -16,9 +16,9 @@ import CAxiomCrash
 /// `symbolicates: true`. ``CrashReportLogger`` always symbolicates.
 public struct UnwindStackCapturer: StackCapturer {
     /// The most return addresses one stack keeps (the innermost ones).
-    public let maxFrames: Int
+    package let maxFrames: Int
     /// Describes this capturer's stacks when they are logged.
-    public let describer: ModuleStackDescriber
+    package let describer: ModuleStackDescriber
 
     /// Creates a capturer keeping at most `maxFrames` return addresses per stack.
     ///

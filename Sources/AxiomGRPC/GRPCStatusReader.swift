@@ -27,7 +27,7 @@ import GRPCProtobuf
 /// it does not know hold however many distinct codes peers send.
 public struct GRPCStatusReader: Sendable {
     /// The largest serialized details read: 64 KiB, as `ProblemReader/maximumBodySize`.
-    public static let maximumDetailsSize = ProblemReader.maximumBodySize
+    package static let maximumDetailsSize = ProblemReader.maximumBodySize
     /// The key gRPC carries serialized `google.rpc.Status` details under, in the trailing metadata.
     public static let detailsKey = "grpc-status-details-bin"
     /// The error metadata key of the gRPC code's name (`resourceExhausted`).
@@ -78,7 +78,7 @@ public struct GRPCStatusReader: Sendable {
     }
 
     /// The registry the peer's codes are looked up in.
-    public let registry: ErrorRegistry
+    package let registry: ErrorRegistry
 
     /// A reader over `registry`; registers `axiom.http.peer` and `axiom.http` in it, as `ProblemReader` does.
     public init(registry: ErrorRegistry) {

@@ -62,9 +62,9 @@ import Tracing
 /// crash reporter under the span (`CrashTrace`).
 public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor {
     /// The pipeline every error is decided through.
-    public var pipeline: ErrorPipeline<Handlers> { answering.pipeline }
+    package var pipeline: ErrorPipeline<Handlers> { answering.pipeline }
     /// Type URIs and statuses, as for `ProblemResponder`.
-    public var configuration: ProblemDetailsConfiguration { answering.responder.configuration }
+    package var configuration: ProblemDetailsConfiguration { answering.responder.configuration }
     /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
     let answering: PipelineResponder<Handlers>
 

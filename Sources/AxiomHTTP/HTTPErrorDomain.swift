@@ -15,7 +15,7 @@ public enum HTTPErrorDomain {
     public static func code(status: Int) -> ErrorCode { ErrorCode(name, String(status)) }
 
     /// The statuses with codes, texts and fates.
-    public static let domain = BuiltinDomain(
+    package static let domain = BuiltinDomain(
         name: name,
         codes: [
             entry(

@@ -27,7 +27,7 @@ public struct PeerProblem: Sendable {
 
     /// A peer's error as a reader of another carrier (gRPC status details) reads it: `error` with the identity, the
     /// message, the metadata and the wait, and the rest as the reader found them.
-    public init(
+    package init(
         error: DomainError, status: Int, title: String?, detail: String?, retryAfter: Duration?, traceId: String?,
         descriptor: ErrorDescriptor?
     ) {
@@ -57,18 +57,18 @@ public struct PeerProblem: Sendable {
 /// every other code, so the registry's bounds for codes it does not know hold however many distinct codes peers send.
 public struct ProblemReader: Sendable {
     /// The largest body read: 64 KiB. A problem details body is a few hundred bytes.
-    public static let maximumBodySize = 64 << 10
+    package static let maximumBodySize = 64 << 10
     /// The deepest nesting of arrays and objects read. A problem details body is one object of scalars.
-    public static let maximumDepth = 16
+    package static let maximumDepth = 16
     /// The longest trace id kept, in bytes.
     public static let maximumTraceIdLength = 64
     /// The longest `title`, `type` or `instance` kept in the error's metadata, in bytes; a longer one is left out.
-    public static let maximumMetadataLength = 1024
+    package static let maximumMetadataLength = 1024
     /// The longest `Retry-After` field value read, in bytes.
     static let maximumRetryAfterLength = 64
 
     /// The registry the peer's codes are looked up in.
-    public let registry: ErrorRegistry
+    package let registry: ErrorRegistry
 
     /// A reader over `registry`; registers `axiom.http.peer` (``UnreadableAnswer``) and `axiom.http`
     /// (``HTTPErrorDomain``, the identity of an answer without a `code`) in it.

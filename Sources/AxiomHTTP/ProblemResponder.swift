@@ -29,9 +29,9 @@ public struct ProblemAnswer: Sendable {
 /// from the first wait of the descriptor's retry policy. Every answer carries `Vary: Accept-Language`.
 public struct ProblemResponder: Sendable {
     /// The registry errors are identified and described by.
-    public let registry: ErrorRegistry
+    package let registry: ErrorRegistry
     /// Type URIs and statuses.
-    public let configuration: ProblemDetailsConfiguration
+    package let configuration: ProblemDetailsConfiguration
     /// The texts of the answers given so far, shared by copies of this responder: a server adapter makes its
     /// responder once and answers every request with it.
     private let texts = AnswerTexts()
@@ -88,7 +88,7 @@ public struct ProblemResponder: Sendable {
 
     /// Whole seconds to wait before trying again, if the error or its descriptor says: the error's own Retry-After
     /// (capped by the policy's longest wait when there is a policy), or for 429 and 503 the policy's first wait.
-    public static func retryAfterSeconds(identity: ErrorIdentity, descriptor: ErrorDescriptor, status: Int) -> Int? {
+    package static func retryAfterSeconds(identity: ErrorIdentity, descriptor: ErrorDescriptor, status: Int) -> Int? {
         var wait = identity.retryAfter
         if let own = wait, let policy = descriptor.retry { wait = min(own, policy.maxDelay) }
         if wait == nil, status == 429 || status == 503, let policy = descriptor.retry { wait = policy.delay }

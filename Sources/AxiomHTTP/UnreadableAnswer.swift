@@ -22,7 +22,7 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
     public let status: Int
 
     /// An unreadable answer.
-    public init(_ kind: Kind, reason: String, status: Int) {
+    package init(_ kind: Kind, reason: String, status: Int) {
         self.kind = kind
         self.reason = reason
         self.status = status
@@ -37,7 +37,7 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
 
     /// The domain's codes, with their fates and texts: a peer that answers what cannot be read is a service this one
     /// depends on that failed (category `api`).
-    public static let builtinDomain = BuiltinDomain(
+    package static let builtinDomain = BuiltinDomain(
         name: domain,
         codes: [
             CodeDefinition(

@@ -7,7 +7,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Sends processed crash reports to a collector's OTLP/HTTP logs endpoint, each as one `FATAL` log record
-/// (``CrashReportLogRecord``).
+/// (`CrashReportLogRecord`).
 ///
 /// A report is sent when the next run processes it (`AxiomService` hands each one over before the service reports
 /// itself started, and marks it done only after), so there is no batching: each is one `POST` of
@@ -19,17 +19,17 @@ import NIOHTTP1
 /// the next start; ``exportOrLog(_:)`` logs the refusal and lets the report be marked done.
 public final class CrashReportExporter: Sendable {
     /// The logs endpoint, `<collector>/v1/logs`.
-    public let endpoint: String
+    package let endpoint: String
     /// `service.name` of the records.
-    public let serviceName: String
+    package let serviceName: String
     /// Further resource attributes.
-    public let resource: [String: String]
+    package let resource: [String: String]
     /// Headers sent with each request (an API key, say).
-    public let headers: [(String, String)]
+    package let headers: [(String, String)]
     /// How long one request may take.
-    public let timeout: Duration
+    package let timeout: Duration
     /// Calls in all for one report, the first included.
-    public let maxAttempts: Int
+    package let maxAttempts: Int
     private let logger: Logger
 
     /// Why a report was not accepted.

@@ -23,29 +23,29 @@ import AxiomCrash
 /// | `log.record.uid` | the report's stable id (``AxiomCrash/ProcessedCrashReport/reportID``): a record sent again for the same report (a run stopped between sending it and marking the report done) has the same one, so the backend can drop the repeat |
 ///
 /// The resource carries `service.name` and the configured resource attributes, as every other signal does.
-public struct CrashReportLogRecord: Sendable {
+package struct CrashReportLogRecord: Sendable {
     /// The severity number OTLP gives `FATAL`.
-    public static let fatalSeverity: UInt64 = 21
+    package static let fatalSeverity: UInt64 = 21
     /// How many of the crashed thread's frames `exception.stacktrace` and `axiom.crash.frames` hold.
-    public static let topFrameLimit = 32
+    package static let topFrameLimit = 32
 
     /// The report.
-    public let report: ProcessedCrashReport
+    package let report: ProcessedCrashReport
 
     /// The record for `report`.
-    public init(_ report: ProcessedCrashReport) {
+    package init(_ report: ProcessedCrashReport) {
         self.report = report
     }
 
     /// The crashed thread's frames, at most ``topFrameLimit``, each as the text report prints it.
-    public var topFrames: [String] {
+    package var topFrames: [String] {
         // As the text report prints them, so the record knows what the report knows: file, line and column.
         report.report.frames.prefix(Self.topFrameLimit).map(SymbolicatedCrashReport.line(for:))
     }
 
     /// The `ExportLogsServiceRequest` holding this one record, for `service.name` = `serviceName` and the
     /// resource attributes `resource`.
-    public func exportRequest(serviceName: String, resource: [String: String] = [:]) -> [UInt8] {
+    package func exportRequest(serviceName: String, resource: [String: String] = [:]) -> [UInt8] {
         var request = ProtobufWriter()
         // ExportLogsServiceRequest.resource_logs = 1
         request.message(1) { resourceLogs in

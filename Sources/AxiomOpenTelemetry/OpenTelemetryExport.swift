@@ -33,7 +33,7 @@ import Tracing
 /// - **Traces**: the process's tracer is swift-otel's, so `TracingErrorObserver` events, `TracingInstrument`
 ///   statuses and Hummingbird's request spans are exported.
 /// - **Crash reports**: ``crashReports`` sends each processed report as one `FATAL` log record
-///   (``CrashReportLogRecord``).
+///   (`CrashReportLogRecord`).
 ///
 /// ``init(_:logger:)`` makes the same exporters without touching the process's logging, metrics and
 /// instrumentation systems, for an application that bootstraps them itself (with a multiplex handler, say) or a test.
@@ -87,13 +87,13 @@ public struct OpenTelemetryExport: Service {
     }
 
     /// What was configured.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Makes the exporting log handler for a label, redacting.
-    public let makeLogHandler: @Sendable (String) -> any LogHandler
+    package let makeLogHandler: @Sendable (String) -> any LogHandler
     /// The exporting metrics factory.
-    public let metricsFactory: any MetricsFactory
+    package let metricsFactory: any MetricsFactory
     /// The exporting tracer.
-    public let tracer: any Tracer
+    package let tracer: any Tracer
     /// Sends processed crash reports.
     public let crashReports: CrashReportExporter
     /// swift-otel's log handlers, before redaction.

@@ -88,7 +88,7 @@ public struct AxiomService: Service {
     }
 
     /// What the service starts.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let logger: Logger
     private let startup = StartOnce()
 

@@ -94,9 +94,9 @@ public struct DebugInfoSearch: Sendable, Hashable {
 }
 
 /// Where a module's debug info came from, or why it has none.
-public struct ModuleDebugInfo: Sendable, Hashable {
+package struct ModuleDebugInfo: Sendable, Hashable {
     /// The place a debug file was found (see ``DebugInfoSearch``).
-    public enum Source: String, Sendable, Hashable {
+    package enum Source: String, Sendable, Hashable {
         /// The module's own file.
         case binary
         /// The file named by the module's `.gnu_debuglink`.
@@ -110,15 +110,15 @@ public struct ModuleDebugInfo: Sendable, Hashable {
     }
 
     /// Where the DWARF was found; nil when none was, and names come from the symbol tables only.
-    public var source: Source?
+    package var source: Source?
     /// The file the DWARF is read from.
-    public var debugFile: String?
+    package var debugFile: String?
     /// The file whose symbol table names functions first: the module's own, or the debug file when the module's
     /// file is absent or rebuilt. A function it has no symbol for, and DWARF does not name, is named by the debug
     /// file's symbol table (``debugFile``).
-    public var symbolFile: String
+    package var symbolFile: String
     /// Why there is no DWARF, with the places looked at; nil when there is.
-    public var missingReason: String?
+    package var missingReason: String?
 }
 
 /// Finds a module's files: the one to read symbols from and the one to read DWARF from.

@@ -98,7 +98,7 @@ public final class Symbolicator: Sendable {
 
     /// Where a module's debug info comes from, or why it has none; throws when the module cannot be used at all
     /// (see ``symbolicate(modulePath:buildID:address:)``). Opens the module when not yet open.
-    public func debugInfo(modulePath: String, buildID: String?) throws(SymbolicationError) -> ModuleDebugInfo {
+    package func debugInfo(modulePath: String, buildID: String?) throws(SymbolicationError) -> ModuleDebugInfo {
         let key = ModuleKey(path: modulePath, buildID: buildID)
         return try withState { state throws(SymbolicationError) in
             try state.module(key, locator: locator, reader: reader).debugInfo

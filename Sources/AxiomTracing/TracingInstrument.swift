@@ -40,7 +40,7 @@ public struct TracingInstrument: PipelineInstrument {
     /// Marks the span active in this task (as `tracer`, nil: the bootstrapped one, knows it) as failed with
     /// `event`'s code (for a caller that ends an escalation no layer decided): its `error.type` attribute, and its
     /// status error unless the caller sets the status itself (``leavingStatusToCaller(_:)``).
-    public static func markFailed(_ event: ErrorEvent, tracer: (any Tracer)? = nil) {
+    package static func markFailed(_ event: ErrorEvent, tracer: (any Tracer)? = nil) {
         mark(event.code, settingStatus: !callerSetsStatus, tracer: tracer)
     }
 
@@ -48,7 +48,7 @@ public struct TracingInstrument: PipelineInstrument {
     /// caller, which knows better: an HTTP server's middleware sets a SERVER span's status from the response it
     /// answers with, error for a 5xx and unset for a 4xx, as OpenTelemetry's HTTP conventions ask (a 4xx is the
     /// client's failure, not the server's).
-    public static func leavingStatusToCaller<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package static func leavingStatusToCaller<Result>(_ body: () throws -> Result) rethrows -> Result {
         // Without a context there is no active span to mark (`activeSpan` looks spans up by it): nothing to leave
         // to the caller, and no task-local to push for every answer of an untraced service.
         guard ServiceContext.current != nil else { return try body() }
@@ -64,7 +64,7 @@ public struct TracingInstrument: PipelineInstrument {
     /// answered a call with: `axiom.peer.code` (its `domain/code`) and, when the peer named it, `axiom.peer.trace_id`
     /// (the trace its answer belongs to; the caller's own when the peer continued the caller's `traceparent`). The
     /// span's status is left alone: the caller's pipeline decides whether the peer's error fails the operation.
-    public static func recordPeerError(code: ErrorCode, traceId: String?, tracer: (any Tracer)? = nil) {
+    package static func recordPeerError(code: ErrorCode, traceId: String?, tracer: (any Tracer)? = nil) {
         guard let span = activeSpan(tracer), span.isRecording else { return }
         span.attributes[peerCodeAttribute] = code.description
         if let traceId { span.attributes[peerTraceIdAttribute] = traceId }
