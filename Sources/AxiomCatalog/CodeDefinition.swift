@@ -92,11 +92,11 @@ public struct CodeDefinition: Sendable, Hashable {
     }
 
     /// The identity it declares.
-    public var identity: ErrorCode { ErrorCode(domain, code) }
+    package var identity: ErrorCode { ErrorCode(domain, code) }
 
     /// The keys its texts are stored under: the message key given or `error.<domain>.<code>`; the recovery key
     /// given, or the message key followed by `.recovery` when one of its texts has a recovery.
-    public var messageKeys: (message: String, recovery: String?) {
+    package var messageKeys: (message: String, recovery: String?) {
         let message = messageKey ?? "error.\(domain).\(code)"
         let recovery =
             recoveryKey ?? (texts.values.contains { $0.recovery != nil } ? message + ".recovery" : nil)
@@ -105,7 +105,7 @@ public struct CodeDefinition: Sendable, Hashable {
 
     /// Adds its texts to `messages` (per locale, then per key) under ``messageKeys``. A key `messages` holds
     /// already keeps its text.
-    public func addTexts(to messages: inout [String: [String: String]]) {
+    package func addTexts(to messages: inout [String: [String: String]]) {
         let keys = messageKeys
         for (locale, texts) in self.texts {
             var table = messages[locale, default: [:]]
