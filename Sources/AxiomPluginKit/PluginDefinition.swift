@@ -29,16 +29,16 @@ public struct PluginDefinition: Sendable {
 
 /// A reason a plugin cannot start. Throw it (or any error) from the closure given to ``PluginExport``:
 /// the host receives a failed status with this message instead of a catalog.
-public struct PluginInitError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct PluginInitError: Error, Sendable, CustomStringConvertible {
+    package var description: String
     /// Creates an init failure with a message for the host's diagnostics.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 extension PluginDefinition {
     /// Every text of the catalog, per locale and key: ``messages`` and each code's texts under its keys
     /// (``CodeDefinition/messageKeys``). What the C descriptor carries.
-    public var allMessages: [String: [String: String]] {
+    package var allMessages: [String: [String: String]] {
         var all = messages
         for code in codes { code.addTexts(to: &all) }
         return all
