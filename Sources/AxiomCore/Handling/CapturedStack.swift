@@ -10,7 +10,7 @@ public struct CapturedStack: Sendable, Hashable, CustomStringConvertible {
     public var addresses: [UInt]
     /// Turns the addresses into log text. Set by the capturer (it knows what its addresses are); nil for a stack
     /// made from bare addresses. Not part of equality.
-    public var describer: (any StackDescriber)?
+    package var describer: (any StackDescriber)?
 
     /// Creates a stack from return addresses, described for logs by `describer`.
     public init(addresses: [UInt], describer: (any StackDescriber)? = nil) {
@@ -24,7 +24,7 @@ public struct CapturedStack: Sendable, Hashable, CustomStringConvertible {
 
     /// The stack as a log line carries it. Without a describer, only how many frames there are: a bare address is
     /// meaningless outside this process.
-    public var logged: LoggedStack {
+    package var logged: LoggedStack {
         if let describer { return describer.describe(self) }
         return LoggedStack(frames: ["\(addresses.count) frames, not described (the capturer set no StackDescriber)"])
     }

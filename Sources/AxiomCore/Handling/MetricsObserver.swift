@@ -37,18 +37,18 @@ import AxiomCatalog
 /// calls ``flush()`` first.
 public final class MetricsObserver: ErrorObserver {
     /// The counter's label.
-    public static let label = "axiom_errors_total"
+    package static let label = "axiom_errors_total"
     /// The `code` of the series that counts codes no catalog registers.
-    public static let unregisteredCode = "unregistered"
+    package static let unregisteredCode = "unregistered"
     /// The `domain` of unregistered codes past ``maximumUnregisteredDomains``.
-    public static let otherDomain = "other"
+    package static let otherDomain = "other"
     /// How many domains of unregistered codes get a series of their own.
-    public static let maximumUnregisteredDomains = 64
+    package static let maximumUnregisteredDomains = 64
     /// How many times threads take turns at counting a series before it is striped.
-    public static let turnsBeforeStriping = 1024
+    package static let turnsBeforeStriping = 1024
     /// How many series may be striped (each takes about a kilobyte); later ones keep counting straight into the
     /// backend.
-    public static let maximumStripedSeries = 1024
+    package static let maximumStripedSeries = 1024
 
     private struct Key: Hashable {
         let domain: String
@@ -289,7 +289,7 @@ public final class MetricsObserver: ErrorObserver {
 
     /// Adds the counts that striped series hold per thread to the backend's counters now. Counting is otherwise
     /// immediate until a series is striped, then up to one flush interval late (see "Counting from many cores").
-    public func flush() { striping.flush() }
+    package func flush() { striping.flush() }
 
     /// ``flush()`` for every metrics observer of the process that has striped series: for a shutdown, before the
     /// metrics exporter's last export (`AxiomOpenTelemetry`'s export does it on graceful shutdown).

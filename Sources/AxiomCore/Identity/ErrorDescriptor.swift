@@ -42,7 +42,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     let recordedName: RecordedName
 
     /// Creates a descriptor. `source` is assigned by the registry when the catalog is registered.
-    public init(
+    package init(
         code: ErrorCode,
         numericCode: Int? = nil,
         numericAliases: [Int] = [],
@@ -78,7 +78,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
 
     /// The descriptor of a declared code, with its keys as ``CodeDefinition/messageKeys`` derives them. `source` is
     /// assigned by the registry when the catalog is registered.
-    public convenience init(_ definition: CodeDefinition, source: String = "builtin") {
+    package convenience init(_ definition: CodeDefinition, source: String = "builtin") {
         let keys = definition.messageKeys
         self.init(
             code: definition.identity, numericAliases: definition.numericAliases, category: definition.category,
@@ -91,7 +91,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     deinit { recordedName.pointer.deallocate() }
 
     /// The statuses a descriptor may name: client and server errors. The registry refuses a catalog with any other.
-    public static let httpStatusRange = 400...599
+    package static let httpStatusRange = 400...599
 
     /// A copy owned by another source.
     func owned(by source: String) -> ErrorDescriptor {

@@ -27,11 +27,11 @@ import Synchronization
 /// injected clock.
 public final class RetryBudget: Sendable {
     /// The retries a call earns: 0.2 allows one retry for every five calls.
-    public let ratio: Double
+    package let ratio: Double
     /// The retries allowed each second whatever the calls, as a reserve of `minRetriesPerSecond × window`.
-    public let minRetriesPerSecond: Int
+    package let minRetriesPerSecond: Int
     /// How long a deposit or a withdrawal counts.
-    public let window: Duration
+    package let window: Duration
     /// The clock the window slides on.
     package let clock: RuntimeClock
 
@@ -108,7 +108,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Notes a call: it earns ``ratio`` of a retry for the next ``window``.
-    public func recordCall() {
+    @usableFromInline package func recordCall() {
         guard deposit > 0 else { return }
         let now = clock.now().wholeNanoseconds
         state.withTrackedLock { state in
@@ -118,7 +118,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Takes one retry (or hedge) from the budget; false, and nothing taken, when less than one is left.
-    public func tryRetry() -> Bool {
+    @usableFromInline package func tryRetry() -> Bool {
         let now = clock.now().wholeNanoseconds
         return state.withTrackedLock { state in
             advance(&state, to: now)
@@ -132,7 +132,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// How many whole retries the budget would allow now.
-    public var available: Int {
+    package var available: Int {
         let now = clock.now().wholeNanoseconds
         return state.withTrackedLock { state in
             advance(&state, to: now)
@@ -141,7 +141,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// How many retries and hedges the budget has refused since it was made.
-    public var refusals: Int { state.withTrackedLock { $0.refused } }
+    package var refusals: Int { state.withTrackedLock { $0.refused } }
 
     private func balance(_ state: State) -> Int64 {
         var sum = reserve
