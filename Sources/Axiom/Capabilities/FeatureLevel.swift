@@ -13,7 +13,7 @@ public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, 
     case minimal
 
     /// 0 for full up to 4 for minimal: how degraded the level is, also the value of the level gauge.
-    public var degradation: Int {
+    package var degradation: Int {
         switch self {
         case .full: 0
         case .limited: 1
@@ -62,10 +62,10 @@ public struct FeaturePolicy: Sendable {
     }
 
     /// Every capability the policy looks at.
-    public var capabilities: Set<String> { essential.union(enhanced).union([network]) }
+    package var capabilities: Set<String> { essential.union(enhanced).union([network]) }
 
     /// The level and a reason for it (nil at full).
-    public func decide(available: Set<String>, health: SystemHealth) -> (level: FeatureLevel, reason: String?) {
+    package func decide(available: Set<String>, health: SystemHealth) -> (level: FeatureLevel, reason: String?) {
         if let usage = health.memoryUsage, usage > memoryUsageLimit {
             return (.minimal, "memory use \(percent(usage)) above \(percent(memoryUsageLimit))")
         }

@@ -107,7 +107,7 @@ public final class CircuitBreaker: Sendable {
         public static var standard: Configuration { Configuration() }
 
         /// Throws when an option cannot work, naming it and why.
-        public func validate(key: String) throws(ResilienceConfigurationError) {
+        package func validate(key: String) throws(ResilienceConfigurationError) {
             let component = "circuit breaker '\(key)'"
             func refuse(_ option: String, _ reason: String) -> ResilienceConfigurationError {
                 ResilienceConfigurationError(component: component, option: option, reason: reason)
@@ -159,21 +159,21 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// What ``acquire()`` grants: a normal call, or one of the half-open probes.
-    public struct Permit: Sendable, Hashable {
+    @usableFromInline package struct Permit: Sendable, Hashable {
         /// Whether this is a half-open probe.
-        public let isProbe: Bool
+        @usableFromInline package let isProbe: Bool
         /// Which half-open period granted the probe: a probe that ends after its period (the breaker re-opened
         /// meanwhile) must not count in the next one.
         let period: UInt64
 
         /// A call in the closed state.
-        public static let normal = Permit(isProbe: false, period: 0)
+        @usableFromInline package static let normal = Permit(isProbe: false, period: 0)
     }
 
     /// The dependency this breaker protects.
-    public let key: String
+    package let key: String
     /// How it behaves.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     private let clock: RuntimeClock
     private let machine: Mutex<Machine>
@@ -186,7 +186,7 @@ public final class CircuitBreaker: Sendable {
     private let logger: Logger
 
     /// Whether calls must be timed (slow calls are configured): the stage reads the clock only then.
-    public var measuresDuration: Bool { configuration.slowCalls != nil }
+    @usableFromInline package var measuresDuration: Bool { configuration.slowCalls != nil }
 
     /// Creates a breaker for `key`.
     ///
@@ -228,7 +228,7 @@ public final class CircuitBreaker: Sendable {
     ///
     /// - Throws: ``CircuitOpenError`` when the breaker refuses, with the time really left until a call may go
     ///   (see the type's discussion for half-open).
-    public func acquire() throws(CircuitOpenError) -> Permit {
+    @usableFromInline package func acquire() throws(CircuitOpenError) -> Permit {
         if isClosed.load(ordering: .acquiring) { return .normal }
         let now = clock.now()
         let halfOpenCalls = configuration.halfOpenCalls
@@ -272,7 +272,7 @@ public final class CircuitBreaker: Sendable {
 
     /// Records that a permitted call succeeded; `duration` (how long it took) matters only when slow calls are
     /// configured.
-    public func recordSuccess(_ permit: Permit, duration: Duration? = nil) {
+    @usableFromInline package func recordSuccess(_ permit: Permit, duration: Duration? = nil) {
         let slow = isSlow(duration)
         if !slow, !permit.isProbe, case .consecutiveFailures = configuration.mode {
             // The closed path: clear the failure count only when there is one.
@@ -290,7 +290,7 @@ public final class CircuitBreaker: Sendable {
 
     /// Records that a permitted call failed with `error`. Errors that are not failures (see
     /// ``Configuration/isFailure``) only free the probe slot.
-    public func recordFailure(_ permit: Permit, error: any Error, duration: Duration? = nil) {
+    @usableFromInline package func recordFailure(_ permit: Permit, error: any Error, duration: Duration? = nil) {
         guard configuration.isFailure(error) else {
             guard permit.isProbe else { return }
             machine.withTrackedLock { machine in
@@ -551,7 +551,7 @@ extension CircuitBreaker {
 
 extension CircuitState {
     /// The state gauge's value: closed 0, half-open 1, open 2, isolated 3, so "above zero" means "not healthy".
-    public var gaugeValue: Int {
+    package var gaugeValue: Int {
         switch self {
         case .closed: 0
         case .halfOpen: 1

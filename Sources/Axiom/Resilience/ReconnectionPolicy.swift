@@ -27,13 +27,13 @@ public struct ReconnectionPolicy: Sendable {
     public var exhausted: @Sendable (_ lastError: any Error) -> any Error
 
     /// Tries in all, the first one included.
-    public var maxAttempts: Int {
+    package var maxAttempts: Int {
         get { policy.maxAttempts }
         set { policy.maxAttempts = max(1, newValue) }
     }
 
     /// The wait between two tries (the policy's base delay).
-    public var interval: Duration {
+    package var interval: Duration {
         get { policy.delay }
         set { policy.delay = newValue }
     }
@@ -98,7 +98,7 @@ public struct ReconnectionPolicy: Sendable {
 extension RetryPolicy {
     /// The reconnection preset: `maxAttempts` tries (the first included) a constant `interval` apart, no jitter,
     /// no `Retry-After`, no cap below the interval.
-    public static func reconnection(maxAttempts: Int = 3, interval: Duration = .seconds(3)) -> RetryPolicy {
+    package static func reconnection(maxAttempts: Int = 3, interval: Duration = .seconds(3)) -> RetryPolicy {
         RetryPolicy(
             maxAttempts: maxAttempts, backoff: .constant, delay: interval, maxDelay: max(interval, .zero),
             jitter: false, honorsRetryAfter: false)
