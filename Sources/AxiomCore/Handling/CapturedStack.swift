@@ -1,7 +1,7 @@
 /// Return addresses captured where an error entered the pipeline. Described for a log only when it is logged.
 ///
 /// The addresses mean something only inside the process that captured them, so they never reach a log as they
-/// are: ``logged`` (and ``description``) asks the stack's ``describer`` (set by the capturer) for frames a log can
+/// are: `logged` (and ``description``) asks the stack's `describer` (set by the capturer) for frames a log can
 /// carry: symbolicated functions, or module-relative offsets with the module's build-id.
 public struct CapturedStack: Sendable, Hashable, CustomStringConvertible {
     /// Return addresses, innermost first. The frames of the framework itself come first; a describer leaves

@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// Logs each outcome through swift-log: one line with code, category, layer and disposition as metadata. The code is
-/// the canonical one (``ErrorEvent/canonicalCode``): a numeric alias is logged under the name it stands for.
+/// the canonical one (`ErrorEvent.canonicalCode`): a numeric alias is logged under the name it stands for.
 ///
 /// Ignored errors log at debug, recoveries at info, escalations at debug (the next layer logs the rest),
 /// defaults at the descriptor's severity. The error's own text is never logged for sensitive descriptors.

@@ -14,7 +14,7 @@ import AxiomCatalog
 ///
 /// A registered code counts under its descriptor's code, so a numeric alias and its name share one series.
 /// Codes that no catalog registers (a peer's, an unknown Swift type's) collapse into one series per domain, with
-/// the code `unregistered`, and at most ``maximumUnregisteredDomains`` such domains; later ones count under the
+/// the code `unregistered`, and at most `maximumUnregisteredDomains` such domains; later ones count under the
 /// domain `other`. Whatever peers send, the number of series stays bounded; the log line keeps the exact code.
 ///
 /// Counters are created once per series and cached, so counting allocates nothing after the first event of a
@@ -28,7 +28,7 @@ import AxiomCatalog
 /// A series is counted straight into the backend's counter, so a count can be read as soon as the event is
 /// observed. A backend's counter is one shared value, though, and threads on different cores that keep
 /// incrementing the same one pass its cache line back and forth on every count. So once threads have taken turns
-/// at a series ``turnsBeforeStriping`` times, the series is *striped*: each thread counts into a stripe of its own
+/// at a series `turnsBeforeStriping` times, the series is *striped*: each thread counts into a stripe of its own
 /// (one per flight-recorder shard, so written by that shard's owner alone, and one that threads without a shard
 /// share; each on its own cache line), and the stripes' sums reach the backend's counter
 /// every `flushInterval` (one second by default), at ``flush()``, and when the observer is released. No count is

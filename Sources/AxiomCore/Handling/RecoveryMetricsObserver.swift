@@ -9,7 +9,7 @@ import Synchronization
 /// - `axiom_recovery_attempts_total{domain}`: episodes in which a recovery ran (a retry, or a fallback).
 /// - `axiom_recovery_successes_total{domain}`: those that ended recovered.
 ///
-/// The success rate is successes ÷ attempts; ``recoverySuccessRate(domain:)`` gives it in-process for
+/// The success rate is successes ÷ attempts; `recoverySuccessRate(domain:)` gives it in-process for
 /// dashboards and demos without a metrics backend.
 ///
 /// The application creates it and adds it to its pipelines' observers, beside ``MetricsObserver`` (which counts

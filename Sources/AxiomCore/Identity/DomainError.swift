@@ -63,10 +63,10 @@ extension DomainError {
     /// `code` is a string or an integer, with an optional `message` and `retry_after` seconds.
     ///
     /// Anything a peer sends is answered: with an error, or with `DecodingFailure`, never a trap. A code must be
-    /// at most ``maximumCodeLength`` bytes without control characters (it reaches log lines and metrics). A
+    /// at most `maximumCodeLength` bytes without control characters (it reaches log lines and metrics). A
     /// `retry_after` must be a finite, non-negative number of seconds (or a string of one); a longer one than
     /// ``maximumRetryAfter`` is cut to it, and an invalid one is dropped with its reason in the metadata under
-    /// ``invalidRetryAfterKey``, so the error keeps its identity either way.
+    /// `invalidRetryAfterKey`, so the error keeps its identity either way.
     ///
     /// - Throws: `DecodingFailure` naming what is missing; the payload is never echoed, it may hold secrets.
     public static func decode(domain: String, json: Data) throws(DecodingFailure) -> DomainError {

@@ -9,7 +9,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     /// The identity this descriptor describes.
     public let code: ErrorCode
     /// A numeric alias within the same domain (a JSON-RPC code, a SIP cause), if any.
-    public let numericCode: Int?
+    package let numericCode: Int?
     /// Every numeric alias within the domain (a cause code and a SIP status, say), `numericCode` first.
     /// Each one resolves to this descriptor.
     public let numericAliases: [Int]
@@ -31,7 +31,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     public let escalation: ErrorCode?
     /// Whether the error's payload may hold secrets and must never be logged verbatim.
     public let isSensitive: Bool
-    /// The HTTP status a server answers with when this error ends a request, in ``httpStatusRange``; `nil` leaves
+    /// The HTTP status a server answers with when this error ends a request, in `httpStatusRange`; `nil` leaves
     /// it to the category's default, which the server integration chooses.
     public let httpStatus: Int?
     /// Who registered it: `builtin`, or a plugin id.

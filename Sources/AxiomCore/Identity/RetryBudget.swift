@@ -14,9 +14,9 @@ import Synchronization
 /// a failing dependency sees at most a fraction more load, not `maxAttempts` times the load: the guard against
 /// retry storms across a fleet (gRPC's retry throttling, Finagle's `RetryBudget`, Envoy's retry budget).
 ///
-/// Each call deposits ``ratio`` of a retry; each retry or hedge takes a whole one, and is not made when the
-/// balance is below one. Deposits and withdrawals count for ``window``; on top of them a reserve of
-/// ``minRetriesPerSecond`` × ``window`` lets a service that makes few calls still retry now and then. With the
+/// Each call deposits `ratio` of a retry; each retry or hedge takes a whole one, and is not made when the
+/// balance is below one. Deposits and withdrawals count for `window`; on top of them a reserve of
+/// `minRetriesPerSecond` × `window` lets a service that makes few calls still retry now and then. With the
 /// defaults (20 % over 10 s, at least 10 retries a second) a service making 1,000 calls a second retries at
 /// most about 200 of them a second, however many attempts its policies allow.
 ///

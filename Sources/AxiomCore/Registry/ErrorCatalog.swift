@@ -5,11 +5,11 @@ import AxiomCatalog
 /// A catalog is taken whole or not at all: see ``ErrorRegistry/register(_:)``.
 public struct ErrorCatalog: Sendable {
     /// Who provides it: `builtin`, or a plugin's reverse-DNS id.
-    public var source: String
+    package var source: String
     /// The provider's version, for diagnostics.
-    public var version: String
+    package var version: String
     /// The domains it owns. Every descriptor's domain must be one of them.
-    public var domains: [String]
+    package var domains: [String]
     /// The descriptors.
     package var descriptors: [ErrorDescriptor]
     /// Messages per locale: `messages["en"]["error.nwc.RATE_LIMITED"]`.

@@ -5,9 +5,9 @@ import AxiomCatalog
 /// file.
 ///
 /// The core's domain files (`AxiomDomain.swift`, `ClientDomain.swift`, …) each hold an error type and its
-/// ``BuiltinDomain``; `ErrorCatalog+Builtin.swift` lists the domains that make up ``ErrorCatalog/builtin``. The
+/// ``BuiltinDomain``; `ErrorCatalog+Builtin.swift` lists the domains that make up `ErrorCatalog.builtin`. The
 /// modules above the core declare theirs the same way (`axiom.plugins`, `axiom.crash`, `axiom.symbolication`) and
-/// register them with ``ErrorRegistry/registerFrameworkDomain(_:)`` when they are first used.
+/// register them with `ErrorRegistry.registerFrameworkDomain(_:)` when they are first used.
 public struct BuiltinDomain: Sendable {
     /// The domain's name: `axiom.client`.
     package let name: String

@@ -66,7 +66,7 @@ public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStr
 /// `TimeoutStage`) has spent its time, and its descriptor has no retry policy.
 ///
 /// ``Scope`` stays an enum: two cases without payloads, a closed set a handler switches on, and each names its
-/// code (``code`` or ``attemptCode``). ``file`` and ``line`` are the throw site; equality compares the fields.
+/// code (`timeout` or `attemptTimeout`). ``throwSite`` is the throw site; equality compares the fields.
 public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// What the limit bounded.
     public enum Scope: String, Sendable, Hashable {
