@@ -11,11 +11,11 @@ public final class CapabilityValidator: Sendable {
     /// Cache and time limits.
     public struct Configuration: Sendable {
         /// How long an "available" result is trusted.
-        public var ttl: Duration
+        package var ttl: Duration
         /// How long an "unavailable" result is trusted.
-        public var failureTTL: Duration
+        package var failureTTL: Duration
         /// The longest one validation (a capability or one fallback) may take.
-        public var timeout: Duration
+        package var timeout: Duration
 
         /// Creates a configuration.
         public init(ttl: Duration = .seconds(30), failureTTL: Duration = .seconds(5), timeout: Duration = .seconds(5)) {

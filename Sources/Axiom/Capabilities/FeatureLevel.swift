@@ -36,17 +36,17 @@ public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, 
 /// `limited`; otherwise `full`. The limits: memory above 90 %, CPU above 95 %.
 public struct FeaturePolicy: Sendable {
     /// The capability whose absence means offline.
-    public var network: String
+    package var network: String
     /// Capabilities without which only basic features run.
-    public var essential: Set<String>
+    package var essential: Set<String>
     /// Capabilities without which the level is limited.
-    public var enhanced: Set<String>
+    package var enhanced: Set<String>
     /// Memory use above which the level is minimal.
-    public var memoryUsageLimit: Double
+    package var memoryUsageLimit: Double
     /// CPU load above which the level is minimal.
-    public var cpuLoadLimit: Double
+    package var cpuLoadLimit: Double
     /// cgroup pressure (CPU or memory) above which the level is minimal.
-    public var pressureLimit: Double
+    package var pressureLimit: Double
 
     /// Creates a policy.
     public init(

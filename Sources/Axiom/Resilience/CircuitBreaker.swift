@@ -6,14 +6,14 @@ import Synchronization
 ///
 /// Two modes: consecutive failures (by default 5 failures, then open for 60 s) and failure ratio over a
 /// rolling window, which opens only once the window has seen a minimum number of calls. Either can also open on
-/// slow calls (``Configuration/slowCalls``): calls that took longer than a duration, at a rate over the window
+/// slow calls (`configuration.slowCalls`): calls that took longer than a duration, at a rate over the window
 /// (in consecutive mode a slow call counts as a failure). As resilience4j does, the ratio mode checks both rates,
 /// failures and slow calls, after every call it records, whatever that call's outcome: six slow calls then four
 /// fast ones open a breaker whose slow-call rate is one half at the tenth call. While open, calls are refused with
-/// ``CircuitOpenError`` carrying the time really left. Half-open admits ``Configuration/halfOpenCalls`` probes
+/// ``CircuitOpenError`` carrying the time really left. Half-open admits `configuration.halfOpenCalls` probes
 /// (one by default); every other call is refused until they end: once that many succeed the breaker closes, the
 /// first that fails (or is slow) re-opens it. A break can grow from one opening to the next
-/// (``Configuration/breakDuration``).
+/// (`configuration.breakDuration`).
 ///
 /// The options are checked when the breaker is made: one that cannot work (a ratio outside (0, 1], a minimum
 /// throughput below 1, …) throws ``ResilienceConfigurationError``.
@@ -57,11 +57,11 @@ public final class CircuitBreaker: Sendable {
     public struct SlowCalls: Sendable, Hashable {
         /// A call that takes longer than this is slow; one of exactly this duration is not (as resilience4j's
         /// `slowCallDurationThreshold`).
-        public var threshold: Duration
+        package var threshold: Duration
         /// In failure-ratio mode, the share of slow calls in the window (more than 0, at most 1) that opens the
         /// breaker, with the mode's minimum throughput; it is checked after every call, a fast one too. In
         /// consecutive mode a slow call counts as a failure.
-        public var rate: Double
+        package var rate: Double
 
         /// Creates the rule: calls longer than `threshold` are slow; `rate` of them in the window opens.
         public init(threshold: Duration, rate: Double = 1) {
@@ -73,20 +73,20 @@ public final class CircuitBreaker: Sendable {
     /// How a breaker behaves.
     public struct Configuration: Sendable {
         /// When it opens.
-        public var mode: Mode
+        package var mode: Mode
         /// How long it stays open before probes may go (the first break, when ``breakDuration`` is set).
-        public var openDuration: Duration
+        package var openDuration: Duration
         /// How long the n-th break lasts, counting the breaks since the breaker was last closed (1 for the
         /// first). Nil: every break lasts ``openDuration``. Polly's break-duration generator; for breaks that
         /// double up to 10 minutes: `{ n in min(.seconds(30) * (1 << min(n - 1, 20)), .seconds(600)) }`.
-        public var breakDuration: (@Sendable (_ opening: Int) -> Duration)?
+        package var breakDuration: (@Sendable (_ opening: Int) -> Duration)?
         /// How many probes half-open lets through (at least 1); the breaker closes once they all succeed.
-        public var halfOpenCalls: Int
+        package var halfOpenCalls: Int
         /// Slow calls that count against the dependency; nil: the time a call takes does not matter.
-        public var slowCalls: SlowCalls?
+        package var slowCalls: SlowCalls?
         /// Which errors count as failures of the dependency. Others (cancellation by default) count as neither
         /// success nor failure: a probe that ends with one frees its probe slot.
-        public var isFailure: @Sendable (any Error) -> Bool
+        package var isFailure: @Sendable (any Error) -> Bool
 
         /// Creates a configuration. The breaker checks it when it is made.
         public init(

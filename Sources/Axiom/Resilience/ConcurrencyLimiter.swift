@@ -65,7 +65,7 @@ public final class ConcurrencyLimiter: Sendable {
     /// How many calls are waiting for a slot.
     package var queued: Int { state.withTrackedLock { $0.queue.count } }
 
-    /// Takes a slot, waiting in the queue if there is room. Pair it with one ``release()``.
+    /// Takes a slot, waiting in the queue if there is room. Pair it with one `release()`.
     ///
     /// - Throws: ``ConcurrencyLimitError`` when the slots and the queue are full; `CancellationError` when the
     ///   task is cancelled while it waits.

@@ -15,7 +15,7 @@ import Logging
 /// - `axiom_resilience_operation_duration_seconds{pipeline, operation, outcome}`: a timer of the whole
 ///   operation, recorded by ``ResilienceTelemetryStage`` (put it outermost).
 ///
-/// Each event also goes to ``onEvent`` when one is given: `AxiomTracing`'s `ResilienceSpanEvents` records it on
+/// Each event also goes to `onEvent` when one is given: `AxiomTracing`'s `ResilienceSpanEvents` records it on
 /// the active span, so every retry, timeout, rejection and hedge is an event of the operation's trace.
 ///
 /// A failed attempt that will be retried is logged at debug; the final failure is the layer's to log (its
@@ -91,7 +91,7 @@ public final class ResilienceTelemetry: Sendable {
     }
 }
 
-/// One resilience event, as ``ResilienceTelemetry/onEvent`` hears it.
+/// One resilience event, as `ResilienceTelemetry.onEvent` hears it.
 public struct ResilienceEvent: Sendable, Hashable {
     /// `retry`, `timeout`, `rejection`, `hedge` or `budgetExhausted`.
     public var name: String

@@ -22,7 +22,7 @@ public struct RetryAttempt: Sendable {
 /// `MaxRetryAttempts` + 1), from the attempt number the stage receives: when a layer's pipeline runs the chain
 /// again it passes the next attempt number, so the stage and the pipeline share one count.
 ///
-/// Waits come from the retry engine (``RetryPolicy/wait(forRetry:retryAfter:state:random:)``): the policy's
+/// Waits come from the retry engine (`RetryPolicy.wait(forRetry:retryAfter:state:random:)`): the policy's
 /// backoff with jitter of the same shape, or a `Retry-After` carried by the error when the policy honours it,
 /// every wait capped at the policy's `maxDelay`. `shouldRetry` can veto any retry; `onRetry` hears of each one
 /// with its wait (Polly's `OnRetry`). Waits happen on the injected clock; cancellation ends the stage at once with
