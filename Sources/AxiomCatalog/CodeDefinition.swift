@@ -14,17 +14,17 @@
 ///     ])
 /// ```
 ///
-/// Texts are stored under the keys every catalog uses (``messageKeys``): the message under
+/// Texts are stored under the keys every catalog uses (`messageKeys`): the message under
 /// `error.<domain>.<code>`, its title under `.title` after it, its recovery action under `.recovery`.
 public struct CodeDefinition: Sendable, Hashable {
     /// A code's user-facing texts in one locale: generic, without payload details a catalog cannot know.
     public struct Texts: Sendable, Hashable {
         /// A short heading: stored under the message key followed by `.title`.
-        public var title: String
+        package var title: String
         /// What happened: stored under the message key.
-        public var message: String
+        package var message: String
         /// What the user can do ("Add Funds"), if anything: stored under the recovery key.
-        public var recovery: String?
+        package var recovery: String?
 
         /// The texts of one locale.
         public init(title: String, message: String, recovery: String? = nil) {
@@ -35,37 +35,37 @@ public struct CodeDefinition: Sendable, Hashable {
     }
 
     /// The domain: one of the catalog's domains.
-    public var domain: String
+    package var domain: String
     /// The code within the domain: `RATE_LIMITED`, `invalidState`.
-    public var code: String
+    package var code: String
     /// Numbers that name the same code in its domain (a JSON-RPC code, a cause code, a SIP status).
-    public var numericAliases: [Int]
+    package var numericAliases: [Int]
     /// What kind of failure it is.
-    public var category: ErrorCategory
+    package var category: ErrorCategory
     /// How serious it is.
-    public var severity: ErrorSeverity
+    package var severity: ErrorSeverity
     /// What the generic handlers do with it.
-    public var disposition: Disposition
+    package var disposition: Disposition
     /// How it may be retried; `nil`: never.
-    public var retry: RetryPolicy?
+    package var retry: RetryPolicy?
     /// The message's localization key; `nil` is `error.<domain>.<code>`. The title is under this key followed by
     /// `.title`.
-    public var messageKey: String?
+    package var messageKey: String?
     /// The localization key of the recovery action; `nil` is the message key followed by `.recovery` when a text
     /// has a recovery, and no key otherwise.
-    public var recoveryKey: String?
+    package var recoveryKey: String?
     /// How it is presented; `nil`: the category's default.
-    public var presentation: PresentationRule?
+    package var presentation: PresentationRule?
     /// What an escalation by the generic handler turns it into.
-    public var escalation: ErrorCode?
+    package var escalation: ErrorCode?
     /// Whether the payload may hold secrets, so that it is never logged verbatim.
-    public var isSensitive: Bool
+    package var isSensitive: Bool
     /// The HTTP status a server answers with when this error ends a request (400...599); `nil` leaves it to the
     /// category's default.
-    public var httpStatus: Int?
+    package var httpStatus: Int?
     /// Its texts, by locale (`en`, `tr`, `pt-br`). Give every code its `en` texts: the registry refuses a catalog
     /// that lacks the English text of a key it references, and every other language falls back to English.
-    public var texts: [String: Texts]
+    package var texts: [String: Texts]
 
     /// Declares a code.
     public init(
@@ -92,11 +92,11 @@ public struct CodeDefinition: Sendable, Hashable {
     }
 
     /// The identity it declares.
-    public var identity: ErrorCode { ErrorCode(domain, code) }
+    package var identity: ErrorCode { ErrorCode(domain, code) }
 
     /// The keys its texts are stored under: the message key given or `error.<domain>.<code>`; the recovery key
     /// given, or the message key followed by `.recovery` when one of its texts has a recovery.
-    public var messageKeys: (message: String, recovery: String?) {
+    package var messageKeys: (message: String, recovery: String?) {
         let message = messageKey ?? "error.\(domain).\(code)"
         let recovery =
             recoveryKey ?? (texts.values.contains { $0.recovery != nil } ? message + ".recovery" : nil)
@@ -105,7 +105,7 @@ public struct CodeDefinition: Sendable, Hashable {
 
     /// Adds its texts to `messages` (per locale, then per key) under ``messageKeys``. A key `messages` holds
     /// already keeps its text.
-    public func addTexts(to messages: inout [String: [String: String]]) {
+    package func addTexts(to messages: inout [String: [String: String]]) {
         let keys = messageKeys
         for (locale, texts) in self.texts {
             // The locale's table is changed in place: a copy of it for each code would make declaring a catalog of n

@@ -51,7 +51,7 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     }
 
     /// The wait before retry number `retry` (1 for the first retry), without jitter, capped at `maxDelay`.
-    public func delay(forRetry retry: Int) -> Duration {
+    package func delay(forRetry retry: Int) -> Duration {
         let n = max(1, retry)
         let factor: Int
         switch backoff {
@@ -67,5 +67,5 @@ public struct RetryPolicy: Sendable, Hashable, Codable {
     }
 
     /// Whether another attempt may follow attempt number `attempt` (1-based).
-    public func allowsRetry(after attempt: Int) -> Bool { attempt < maxAttempts }
+    package func allowsRetry(after attempt: Int) -> Bool { attempt < maxAttempts }
 }

@@ -10,7 +10,7 @@ public struct ThrowSite: Hashable, Sendable, CustomStringConvertible {
     public let line: UInt
 
     /// The site of the caller, or of the `file` and `line` given.
-    public init(file: String = #fileID, line: UInt = #line) {
+    package init(file: String = #fileID, line: UInt = #line) {
         self.file = file
         self.line = line
     }

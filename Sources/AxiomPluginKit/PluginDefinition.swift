@@ -3,16 +3,16 @@
 public struct PluginDefinition: Sendable {
     /// Reverse-DNS id, unique per process: `org.example.payments`. The host reports it as the source of
     /// every descriptor the plugin registers.
-    public var id: String
+    package var id: String
     /// The plugin's own version.
-    public var version: String
+    package var version: String
     /// The domains the plugin owns. No other source may register them.
-    public var domains: [String]
+    package var domains: [String]
     /// The codes, each with its texts.
-    public var codes: [CodeDefinition]
+    package var codes: [CodeDefinition]
     /// Texts per locale, then per key, beside the codes' own: `messages["tr"]["error.nwc.RATE_LIMITED"]`. A key
     /// given here keeps its text over a code's text for the same key.
-    public var messages: [String: [String: String]]
+    package var messages: [String: [String: String]]
 
     /// Creates a plugin definition.
     public init(
@@ -29,16 +29,16 @@ public struct PluginDefinition: Sendable {
 
 /// A reason a plugin cannot start. Throw it (or any error) from the closure given to ``PluginExport``:
 /// the host receives a failed status with this message instead of a catalog.
-public struct PluginInitError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct PluginInitError: Error, Sendable, CustomStringConvertible {
+    package var description: String
     /// Creates an init failure with a message for the host's diagnostics.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 extension PluginDefinition {
     /// Every text of the catalog, per locale and key: ``messages`` and each code's texts under its keys
     /// (``CodeDefinition/messageKeys``). What the C descriptor carries.
-    public var allMessages: [String: [String: String]] {
+    package var allMessages: [String: [String: String]] {
         var all = messages
         for code in codes { code.addTexts(to: &all) }
         return all

@@ -16,5 +16,5 @@ public final class InMemoryLogLineSink: LogLineSink {
     public var lines: [String] { storage.withTrackedLock { $0 } }
 
     /// Forgets the lines written so far.
-    public func clear() { storage.withTrackedLock { $0.removeAll() } }
+    package func clear() { storage.withTrackedLock { $0.removeAll() } }
 }

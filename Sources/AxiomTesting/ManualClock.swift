@@ -14,10 +14,10 @@ public final class ManualClock: Clock, Sendable {
     /// A point on the manual time line: the time since the clock's start.
     public struct Instant: InstantProtocol, Hashable, Sendable, CustomStringConvertible {
         /// Time since the clock's start.
-        public var offset: Duration
+        package var offset: Duration
 
         /// Creates an instant at `offset` from the start.
-        public init(offset: Duration) { self.offset = offset }
+        package init(offset: Duration) { self.offset = offset }
 
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
         public func duration(to other: Instant) -> Duration { other.offset - offset }
@@ -54,7 +54,7 @@ public final class ManualClock: Clock, Sendable {
     public var requestedSleeps: [Duration] { state.withTrackedLock { $0.requested } }
 
     /// How many tasks are sleeping now.
-    public var sleeperCount: Int { state.withTrackedLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withTrackedLock { $0.sleepers.count } }
 
     /// Suspends until `deadline`, which only `advance` can bring. Throws `CancellationError` when cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {

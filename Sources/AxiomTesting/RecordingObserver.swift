@@ -24,5 +24,5 @@ public final class RecordingObserver: ErrorObserver {
     public var records: [Record] { storage.withTrackedLock { $0 } }
 
     /// The dispositions observed so far, in order.
-    public var dispositions: [Disposition] { records.map(\.disposition) }
+    package var dispositions: [Disposition] { records.map(\.disposition) }
 }

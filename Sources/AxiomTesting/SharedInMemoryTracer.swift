@@ -8,9 +8,9 @@ import Tracing
 /// `InstrumentationSystem` can be bootstrapped once per process, and every test target of a package is linked into
 /// one test binary: two suites that each bootstrapped a tracer of their own would stop the process at the second.
 /// Every suite that traces takes this one, and finds its own spans by names of its own.
-public enum SharedInMemoryTracer {
+package enum SharedInMemoryTracer {
     /// The tracer (the first access bootstraps it; Swift runs a static's initializer once).
-    public static let tracer: InMemoryTracer = {
+    package static let tracer: InMemoryTracer = {
         let tracer = InMemoryTracer()
         InstrumentationSystem.bootstrap(tracer)
         return tracer

@@ -12,7 +12,7 @@ import Musl
 /// `MetricsObserver.turnsBeforeStriping` turns; a test can count that way and check that no count is lost.
 ///
 /// The threads are real threads of their own (not tasks, whose threads the pool chooses).
-public func takeTurnsOnTwoThreads(rounds: Int, _ body: @escaping @Sendable () -> Void) {
+package func takeTurnsOnTwoThreads(rounds: Int, _ body: @escaping @Sendable () -> Void) {
     let turn = Atomic<Int>(0)
     let threads = (0..<2).map { player in
         startThread {

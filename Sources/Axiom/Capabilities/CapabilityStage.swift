@@ -8,7 +8,7 @@ import Synchronization
 /// call is attempted. A cached result ends by a timer on the validator's clock, at its TTL.
 public struct CapabilityStage: OperationMiddleware {
     /// The validator consulted.
-    public let validator: CapabilityValidator
+    @usableFromInline package let validator: CapabilityValidator
     @usableFromInline
     let slots: [CapabilitySlot]
 

@@ -11,11 +11,11 @@ public final class CapabilityValidator: Sendable {
     /// Cache and time limits.
     public struct Configuration: Sendable {
         /// How long an "available" result is trusted.
-        public var ttl: Duration
+        package var ttl: Duration
         /// How long an "unavailable" result is trusted.
-        public var failureTTL: Duration
+        package var failureTTL: Duration
         /// The longest one validation (a capability or one fallback) may take.
-        public var timeout: Duration
+        package var timeout: Duration
 
         /// Creates a configuration.
         public init(ttl: Duration = .seconds(30), failureTTL: Duration = .seconds(5), timeout: Duration = .seconds(5)) {
@@ -26,7 +26,7 @@ public final class CapabilityValidator: Sendable {
     }
 
     /// The cache and time limits.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The clock cache ages and timeouts are measured on.
     package let clock: RuntimeClock
     private let slots = Mutex<[String: CapabilitySlot]>([:])
@@ -54,7 +54,7 @@ public final class CapabilityValidator: Sendable {
     }
 
     /// The names of every registered capability, sorted.
-    public var names: [String] {
+    package var names: [String] {
         slots.withTrackedLock { slots in slots.values.filter { $0.isRegistered }.map(\.name).sorted() }
     }
 
@@ -85,7 +85,7 @@ public final class CapabilityValidator: Sendable {
     }
 
     /// The last result for `name` if it is still fresh; never validates.
-    public func cachedStatus(of name: String) -> CapabilityStatus? {
+    package func cachedStatus(of name: String) -> CapabilityStatus? {
         slot(for: name).fresh(at: clock.now())
     }
 

@@ -13,7 +13,7 @@ public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, 
     case minimal
 
     /// 0 for full up to 4 for minimal: how degraded the level is, also the value of the level gauge.
-    public var degradation: Int {
+    package var degradation: Int {
         switch self {
         case .full: 0
         case .limited: 1
@@ -36,17 +36,17 @@ public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, 
 /// `limited`; otherwise `full`. The limits: memory above 90 %, CPU above 95 %.
 public struct FeaturePolicy: Sendable {
     /// The capability whose absence means offline.
-    public var network: String
+    package var network: String
     /// Capabilities without which only basic features run.
-    public var essential: Set<String>
+    package var essential: Set<String>
     /// Capabilities without which the level is limited.
-    public var enhanced: Set<String>
+    package var enhanced: Set<String>
     /// Memory use above which the level is minimal.
-    public var memoryUsageLimit: Double
+    package var memoryUsageLimit: Double
     /// CPU load above which the level is minimal.
-    public var cpuLoadLimit: Double
+    package var cpuLoadLimit: Double
     /// cgroup pressure (CPU or memory) above which the level is minimal.
-    public var pressureLimit: Double
+    package var pressureLimit: Double
 
     /// Creates a policy.
     public init(
@@ -62,10 +62,10 @@ public struct FeaturePolicy: Sendable {
     }
 
     /// Every capability the policy looks at.
-    public var capabilities: Set<String> { essential.union(enhanced).union([network]) }
+    package var capabilities: Set<String> { essential.union(enhanced).union([network]) }
 
     /// The level and a reason for it (nil at full).
-    public func decide(available: Set<String>, health: SystemHealth) -> (level: FeatureLevel, reason: String?) {
+    package func decide(available: Set<String>, health: SystemHealth) -> (level: FeatureLevel, reason: String?) {
         if let usage = health.memoryUsage, usage > memoryUsageLimit {
             return (.minimal, "memory use \(percent(usage)) above \(percent(memoryUsageLimit))")
         }

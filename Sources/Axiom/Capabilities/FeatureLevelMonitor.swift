@@ -53,7 +53,7 @@ public actor FeatureLevelMonitor {
     public nonisolated func transitions() -> AsyncStream<FeatureLevelTransition> { broadcaster.subscribe() }
 
     /// Calls `observer` on every transition from now on.
-    public func addObserver(_ observer: @escaping @Sendable (FeatureLevelTransition) -> Void) {
+    package func addObserver(_ observer: @escaping @Sendable (FeatureLevelTransition) -> Void) {
         observers.append(observer)
     }
 

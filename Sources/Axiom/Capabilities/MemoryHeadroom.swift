@@ -6,11 +6,11 @@
 public struct MemoryHeadroom: Capability {
     public let name: String
     /// The headroom needed.
-    public let minimumAvailableBytes: UInt64
+    package let minimumAvailableBytes: UInt64
     /// Where `meminfo` lives (`/proc`).
-    public let procRoot: String
+    package let procRoot: String
     /// The process's cgroup v2 directory (`/sys/fs/cgroup`).
-    public let cgroupRoot: String
+    package let cgroupRoot: String
 
     /// Creates the capability (named `memory` by default).
     public init(
@@ -24,7 +24,7 @@ public struct MemoryHeadroom: Capability {
     }
 
     /// The headroom in bytes now, or nil when neither source can be read.
-    public func availableBytes() -> UInt64? {
+    package func availableBytes() -> UInt64? {
         let host = LinuxFiles.read(procRoot + "/meminfo").flatMap { LinuxFiles.meminfo($0, "MemAvailable") }
         var cgroup: UInt64?
         if let limit = LinuxFiles.cgroupNumber(cgroupRoot + "/memory.max"),

@@ -13,11 +13,11 @@ import Musl
 public struct NetworkReachability: Capability {
     public let name: String
     /// The host to reach (a name or a numeric address).
-    public let host: String
+    package let host: String
     /// Its TCP port.
-    public let port: UInt16
+    package let port: UInt16
     /// The longest a connect may take.
-    public let connectTimeout: Duration
+    package let connectTimeout: Duration
 
     /// Creates the capability (named `network` by default).
     public init(host: String, port: UInt16, connectTimeout: Duration = .seconds(3), name: String = "network") {

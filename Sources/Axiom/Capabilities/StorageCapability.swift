@@ -10,9 +10,9 @@ import Musl
 public struct StorageCapability: Capability {
     public let name: String
     /// The directory the application writes to.
-    public let directory: String
+    package let directory: String
     /// The free space it needs.
-    public let minimumFreeBytes: UInt64
+    package let minimumFreeBytes: UInt64
 
     /// Creates the capability (named `storage` by default).
     public init(directory: String, minimumFreeBytes: UInt64 = 0, name: String = "storage") {
@@ -22,7 +22,7 @@ public struct StorageCapability: Capability {
     }
 
     /// Bytes free for unprivileged use on the directory's file system, or nil when it cannot be read.
-    public func freeBytes() -> UInt64? {
+    package func freeBytes() -> UInt64? {
         var info = statvfs()
         guard statvfs(directory, &info) == 0 else { return nil }
         return UInt64(info.f_bavail) * UInt64(info.f_frsize)

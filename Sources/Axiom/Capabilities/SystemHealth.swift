@@ -26,7 +26,7 @@ public struct SystemHealth: Sendable, Hashable {
     }
 
     /// A system with nothing to report.
-    public static let healthy = SystemHealth(memoryUsage: 0, cpuLoad: 0, cpuPressure: 0, memoryPressure: 0)
+    package static let healthy = SystemHealth(memoryUsage: 0, cpuLoad: 0, cpuPressure: 0, memoryPressure: 0)
 }
 
 /// Where the feature level reads system health from. Tests inject their own.
@@ -39,11 +39,11 @@ public protocol SystemHealthSource: Sendable {
 /// (`memory.max`, `memory.current`, `cpu.pressure`, `memory.pressure`) when present.
 public struct LinuxSystemHealth: SystemHealthSource {
     /// Where `meminfo` and `loadavg` live.
-    public let procRoot: String
+    package let procRoot: String
     /// The process's cgroup v2 directory.
-    public let cgroupRoot: String
+    package let cgroupRoot: String
     /// Online cores, for the load per core.
-    public let cores: Int
+    package let cores: Int
 
     /// Reads from the real system unless told otherwise.
     public init(procRoot: String = "/proc", cgroupRoot: String = "/sys/fs/cgroup", cores: Int? = nil) {
@@ -77,14 +77,14 @@ public struct LinuxSystemHealth: SystemHealthSource {
 }
 
 /// System health given by a closure: a fixed reading, or one a test changes as it goes.
-public struct SystemHealthProbe: SystemHealthSource {
+package struct SystemHealthProbe: SystemHealthSource {
     private let reading: @Sendable () async -> SystemHealth
 
     /// Reads health from `reading`.
-    public init(_ reading: @escaping @Sendable () async -> SystemHealth) { self.reading = reading }
+    package init(_ reading: @escaping @Sendable () async -> SystemHealth) { self.reading = reading }
 
     /// Always reports `health`.
-    public static func fixed(_ health: SystemHealth) -> SystemHealthProbe { SystemHealthProbe { health } }
+    package static func fixed(_ health: SystemHealth) -> SystemHealthProbe { SystemHealthProbe { health } }
 
-    public func read() async -> SystemHealth { await reading() }
+    package func read() async -> SystemHealth { await reading() }
 }

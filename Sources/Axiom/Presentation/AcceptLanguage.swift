@@ -12,7 +12,7 @@ public struct AcceptLanguage: Sendable, Hashable {
     /// The most ranges read from one header, so that a hostile header costs a bounded amount of work.
     public static let maximumRanges = 32
     /// The longest header read; the rest is ignored.
-    public static let maximumLength = 1024
+    package static let maximumLength = 1024
 
     /// Parses a header value; `nil` is no header.
     public init(_ header: String?) {

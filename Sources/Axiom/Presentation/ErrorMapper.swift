@@ -8,9 +8,9 @@
 /// ```
 public struct ErrorMapper: Sendable {
     /// Where descriptors and texts come from.
-    public let registry: ErrorRegistry
+    package let registry: ErrorRegistry
     /// Looks up texts in the mapper's locale.
-    public let localizer: Localizer
+    package let localizer: Localizer
 
     /// A mapper for `locale`, reading `registry`.
     public init(registry: ErrorRegistry = .shared, locale: String = Localizer.baseLocale) {
@@ -19,7 +19,7 @@ public struct ErrorMapper: Sendable {
     }
 
     /// The presentation of a descriptor.
-    public func map(_ descriptor: ErrorDescriptor) -> ErrorPresentation {
+    package func map(_ descriptor: ErrorDescriptor) -> ErrorPresentation {
         let message = localizer.message(for: descriptor)
         return ErrorPresentation(
             code: descriptor.code, category: descriptor.category, title: localizer.title(for: descriptor).text,

@@ -18,7 +18,7 @@ public struct ErrorPresentation: Sendable, Hashable {
     public var locale: String
 
     /// Creates a presentation.
-    public init(
+    package init(
         code: ErrorCode, category: ErrorCategory, title: String, message: String, recoverySuggestion: String?,
         rule: PresentationRule, locale: String
     ) {
@@ -32,9 +32,9 @@ public struct ErrorPresentation: Sendable, Hashable {
     }
 
     /// The style.
-    public var style: PresentationStyle { rule.style }
+    package var style: PresentationStyle { rule.style }
     /// How long it stays; nil until dismissed.
-    public var duration: Duration? { rule.duration }
+    package var duration: Duration? { rule.duration }
     /// The feedback that goes with it.
-    public var feedback: FeedbackLevel { rule.feedback }
+    package var feedback: FeedbackLevel { rule.feedback }
 }

@@ -10,37 +10,37 @@
 ///
 /// Each key goes through the whole locale chain before the next key is tried: an English text of the right
 /// error beats a Turkish text of the generic one.
-public struct Localizer: Sendable {
+@usableFromInline package struct Localizer: Sendable {
     /// The locale every catalog must provide, and the last in every chain.
-    public static let baseLocale = ErrorCatalog.baseLocale
+    @usableFromInline package static let baseLocale = ErrorCatalog.baseLocale
     /// The message of last resort.
-    public static let unexpectedKey = "error.general.unexpected"
+    package static let unexpectedKey = "error.general.unexpected"
     /// The title of last resort.
-    public static let generalTitleKey = "error.general.title"
+    package static let generalTitleKey = "error.general.title"
 
     /// A text and where it came from.
-    public struct Text: Sendable, Hashable {
+    package struct Text: Sendable, Hashable {
         /// The text.
-        public var text: String
+        package var text: String
         /// The locale it is in.
-        public var locale: String
+        package var locale: String
         /// The key it was found under.
-        public var key: String
+        package var key: String
     }
 
     /// Where texts come from.
-    public let registry: ErrorRegistry
+    package let registry: ErrorRegistry
     /// The locales tried, in order; always ends with `en`.
-    public let chain: [String]
+    package let chain: [String]
 
     /// A localizer for `locale` (`tr`, `tr-TR`, `tr_TR`; an unknown one falls back to English).
-    public init(registry: ErrorRegistry = .shared, locale: String = Localizer.baseLocale) {
+    package init(registry: ErrorRegistry = .shared, locale: String = Localizer.baseLocale) {
         self.registry = registry
         self.chain = Self.chain(for: locale)
     }
 
     /// The locales tried for a requested one: as given, normalized (`tr_TR` → `tr-tr`), its language, `en`.
-    public static func chain(for locale: String) -> [String] {
+    package static func chain(for locale: String) -> [String] {
         if let chain = normalizedChain(for: locale) { return chain }
         let trimmed = locale.trimmingWhitespace()
         let normalized = String(trimmed.lowercased().map { $0 == "_" ? "-" : $0 })
@@ -73,7 +73,7 @@ public struct Localizer: Sendable {
     }
 
     /// The first non-empty text for `key` along the locale chain.
-    public func text(forKey key: String) -> Text? {
+    package func text(forKey key: String) -> Text? {
         for locale in chain {
             if let text = registry.message(forKey: key, locale: locale), !text.isBlankText {
                 return Text(text: text, locale: locale, key: key)
@@ -83,7 +83,7 @@ public struct Localizer: Sendable {
     }
 
     /// The first key of `keys` with a text, along the locale chain.
-    public func firstText(forKeys keys: [String]) -> Text? {
+    package func firstText(forKeys keys: [String]) -> Text? {
         for key in keys {
             if let text = text(forKey: key) { return text }
         }
@@ -91,26 +91,26 @@ public struct Localizer: Sendable {
     }
 
     /// The message of a descriptor.
-    public func message(for descriptor: ErrorDescriptor) -> Text {
+    package func message(for descriptor: ErrorDescriptor) -> Text {
         firstText(forKeys: [descriptor.messageKey, Self.unexpectedKey])
             ?? Text(text: "Something went wrong. Please try again.", locale: Self.baseLocale, key: Self.unexpectedKey)
     }
 
     /// The title of a descriptor.
-    public func title(for descriptor: ErrorDescriptor) -> Text {
+    package func title(for descriptor: ErrorDescriptor) -> Text {
         firstText(forKeys: [
             Self.titleKey(for: descriptor), Self.categoryTitleKey(descriptor.category), Self.generalTitleKey,
         ]) ?? Text(text: "Something went wrong", locale: Self.baseLocale, key: Self.generalTitleKey)
     }
 
     /// The recovery suggestion of a descriptor, if it has one with a text.
-    public func recoverySuggestion(for descriptor: ErrorDescriptor) -> Text? {
+    package func recoverySuggestion(for descriptor: ErrorDescriptor) -> Text? {
         descriptor.recoverySuggestionKey.flatMap { text(forKey: $0) }
     }
 
     /// The key of a descriptor's title: its message key with `.title` appended.
-    public static func titleKey(for descriptor: ErrorDescriptor) -> String { descriptor.messageKey + ".title" }
+    package static func titleKey(for descriptor: ErrorDescriptor) -> String { descriptor.messageKey + ".title" }
 
     /// The key of a category's title: `error.<category>.title`.
-    public static func categoryTitleKey(_ category: ErrorCategory) -> String { "error.\(category.rawValue).title" }
+    package static func categoryTitleKey(_ category: ErrorCategory) -> String { "error.\(category.rawValue).title" }
 }

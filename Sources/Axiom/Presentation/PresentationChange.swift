@@ -3,7 +3,7 @@ import Synchronization
 /// Identifies one presentation in a ``PresentationQueue``.
 public struct PresentationID: Hashable, Sendable, CustomStringConvertible {
     /// The queue's serial number for it.
-    public let value: UInt64
+    package let value: UInt64
     public var description: String { "#\(value)" }
 }
 

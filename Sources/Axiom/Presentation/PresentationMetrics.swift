@@ -7,9 +7,9 @@ import Synchronization
 /// - `axiom_presentations_dismissed_total{style, reason}`: how they left it (expired, replaced, dismissed).
 public final class PresentationMetrics: Sendable {
     /// The shown counter's label.
-    public static let shownLabel = "axiom_presentations_shown_total"
+    package static let shownLabel = "axiom_presentations_shown_total"
     /// The dismissed counter's label.
-    public static let dismissedLabel = "axiom_presentations_dismissed_total"
+    package static let dismissedLabel = "axiom_presentations_dismissed_total"
 
     private struct Key: Hashable {
         let label: String
@@ -24,12 +24,12 @@ public final class PresentationMetrics: Sendable {
     public init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
 
     /// Counts a presentation that reached the screen.
-    public func shown(_ presentation: ErrorPresentation) {
+    package func shown(_ presentation: ErrorPresentation) {
         counter(Self.shownLabel, presentation.style, "category", presentation.category.rawValue).increment()
     }
 
     /// Counts a presentation that left the screen.
-    public func dismissed(_ presentation: ErrorPresentation, reason: DismissReason) {
+    package func dismissed(_ presentation: ErrorPresentation, reason: DismissReason) {
         counter(Self.dismissedLabel, presentation.style, "reason", reason.rawValue).increment()
     }
 

@@ -20,7 +20,7 @@ public final class PresentationQueue: Sendable {
     /// The clock durations run on.
     package let clock: RuntimeClock
     /// How many toasts may be shown at once.
-    public let maxToasts: Int
+    package let maxToasts: Int
     private let metrics: PresentationMetrics?
     private let state = Mutex(State())
 
@@ -61,10 +61,10 @@ public final class PresentationQueue: Sendable {
     }
 
     /// The toasts on screen, oldest first.
-    public var toasts: [ShownPresentation] { state.withTrackedLock { $0.toasts } }
+    package var toasts: [ShownPresentation] { state.withTrackedLock { $0.toasts } }
 
     /// Modals and full-screen alerts waiting for the one on screen to be dismissed, next first.
-    public var waiting: [ShownPresentation] { state.withTrackedLock { $0.waiting } }
+    package var waiting: [ShownPresentation] { state.withTrackedLock { $0.waiting } }
 
     /// A stream of every change from now on. Each call gives an independent stream.
     public func changes() -> AsyncStream<PresentationChange> {

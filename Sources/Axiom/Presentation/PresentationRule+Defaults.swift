@@ -12,7 +12,7 @@ extension PresentationRule {
     ///
     /// The table allows "inline or toast" for validation and "banner or modal" for API errors; the
     /// lighter one is the default, and a descriptor that needs the other says so in its `presentation`.
-    public static func categoryDefault(_ category: ErrorCategory) -> PresentationRule {
+    package static func categoryDefault(_ category: ErrorCategory) -> PresentationRule {
         switch category {
         case .validation: PresentationRule(style: .inline, duration: .seconds(2), feedback: .none)
         case .network: PresentationRule(style: .banner, duration: .seconds(3), feedback: .medium)
@@ -24,12 +24,12 @@ extension PresentationRule {
     }
 
     /// An error of no known category: a toast for 3 s with light feedback.
-    public static let unknown = PresentationRule(style: .toast, duration: .seconds(3), feedback: .light)
+    package static let unknown = PresentationRule(style: .toast, duration: .seconds(3), feedback: .light)
 }
 
 extension ErrorDescriptor {
     /// The rule this descriptor is presented with: its own, or its category's default.
-    public var effectivePresentation: PresentationRule {
+    package var effectivePresentation: PresentationRule {
         presentation ?? .categoryDefault(category)
     }
 }

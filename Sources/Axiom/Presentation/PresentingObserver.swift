@@ -6,9 +6,9 @@ import Synchronization
 /// that ends it.
 public struct PresentingObserver: ErrorObserver {
     /// Maps events to presentations.
-    public let mapper: ErrorMapper
+    package let mapper: ErrorMapper
     /// Where they are shown.
-    public let queue: PresentationQueue
+    package let queue: PresentationQueue
 
     /// Presents handled errors, mapped by `mapper`, on `queue`.
     public init(mapper: ErrorMapper, queue: PresentationQueue) {

@@ -6,14 +6,14 @@ import Synchronization
 ///
 /// Two modes: consecutive failures (by default 5 failures, then open for 60 s) and failure ratio over a
 /// rolling window, which opens only once the window has seen a minimum number of calls. Either can also open on
-/// slow calls (``Configuration/slowCalls``): calls that took longer than a duration, at a rate over the window
+/// slow calls (`configuration.slowCalls`): calls that took longer than a duration, at a rate over the window
 /// (in consecutive mode a slow call counts as a failure). As resilience4j does, the ratio mode checks both rates,
 /// failures and slow calls, after every call it records, whatever that call's outcome: six slow calls then four
 /// fast ones open a breaker whose slow-call rate is one half at the tenth call. While open, calls are refused with
-/// ``CircuitOpenError`` carrying the time really left. Half-open admits ``Configuration/halfOpenCalls`` probes
+/// ``CircuitOpenError`` carrying the time really left. Half-open admits `configuration.halfOpenCalls` probes
 /// (one by default); every other call is refused until they end: once that many succeed the breaker closes, the
 /// first that fails (or is slow) re-opens it. A break can grow from one opening to the next
-/// (``Configuration/breakDuration``).
+/// (`configuration.breakDuration`).
 ///
 /// The options are checked when the breaker is made: one that cannot work (a ratio outside (0, 1], a minimum
 /// throughput below 1, …) throws ``ResilienceConfigurationError``.
@@ -57,11 +57,11 @@ public final class CircuitBreaker: Sendable {
     public struct SlowCalls: Sendable, Hashable {
         /// A call that takes longer than this is slow; one of exactly this duration is not (as resilience4j's
         /// `slowCallDurationThreshold`).
-        public var threshold: Duration
+        package var threshold: Duration
         /// In failure-ratio mode, the share of slow calls in the window (more than 0, at most 1) that opens the
         /// breaker, with the mode's minimum throughput; it is checked after every call, a fast one too. In
         /// consecutive mode a slow call counts as a failure.
-        public var rate: Double
+        package var rate: Double
 
         /// Creates the rule: calls longer than `threshold` are slow; `rate` of them in the window opens.
         public init(threshold: Duration, rate: Double = 1) {
@@ -73,20 +73,20 @@ public final class CircuitBreaker: Sendable {
     /// How a breaker behaves.
     public struct Configuration: Sendable {
         /// When it opens.
-        public var mode: Mode
+        package var mode: Mode
         /// How long it stays open before probes may go (the first break, when ``breakDuration`` is set).
-        public var openDuration: Duration
+        package var openDuration: Duration
         /// How long the n-th break lasts, counting the breaks since the breaker was last closed (1 for the
         /// first). Nil: every break lasts ``openDuration``. Polly's break-duration generator; for breaks that
         /// double up to 10 minutes: `{ n in min(.seconds(30) * (1 << min(n - 1, 20)), .seconds(600)) }`.
-        public var breakDuration: (@Sendable (_ opening: Int) -> Duration)?
+        package var breakDuration: (@Sendable (_ opening: Int) -> Duration)?
         /// How many probes half-open lets through (at least 1); the breaker closes once they all succeed.
-        public var halfOpenCalls: Int
+        package var halfOpenCalls: Int
         /// Slow calls that count against the dependency; nil: the time a call takes does not matter.
-        public var slowCalls: SlowCalls?
+        package var slowCalls: SlowCalls?
         /// Which errors count as failures of the dependency. Others (cancellation by default) count as neither
         /// success nor failure: a probe that ends with one frees its probe slot.
-        public var isFailure: @Sendable (any Error) -> Bool
+        package var isFailure: @Sendable (any Error) -> Bool
 
         /// Creates a configuration. The breaker checks it when it is made.
         public init(
@@ -107,7 +107,7 @@ public final class CircuitBreaker: Sendable {
         public static var standard: Configuration { Configuration() }
 
         /// Throws when an option cannot work, naming it and why.
-        public func validate(key: String) throws(ResilienceConfigurationError) {
+        package func validate(key: String) throws(ResilienceConfigurationError) {
             let component = "circuit breaker '\(key)'"
             func refuse(_ option: String, _ reason: String) -> ResilienceConfigurationError {
                 ResilienceConfigurationError(component: component, option: option, reason: reason)
@@ -159,21 +159,21 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// What ``acquire()`` grants: a normal call, or one of the half-open probes.
-    public struct Permit: Sendable, Hashable {
+    @usableFromInline package struct Permit: Sendable, Hashable {
         /// Whether this is a half-open probe.
-        public let isProbe: Bool
+        @usableFromInline package let isProbe: Bool
         /// Which half-open period granted the probe: a probe that ends after its period (the breaker re-opened
         /// meanwhile) must not count in the next one.
         let period: UInt64
 
         /// A call in the closed state.
-        public static let normal = Permit(isProbe: false, period: 0)
+        @usableFromInline package static let normal = Permit(isProbe: false, period: 0)
     }
 
     /// The dependency this breaker protects.
-    public let key: String
+    package let key: String
     /// How it behaves.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     private let clock: RuntimeClock
     private let machine: Mutex<Machine>
@@ -186,7 +186,7 @@ public final class CircuitBreaker: Sendable {
     private let logger: Logger
 
     /// Whether calls must be timed (slow calls are configured): the stage reads the clock only then.
-    public var measuresDuration: Bool { configuration.slowCalls != nil }
+    @usableFromInline package var measuresDuration: Bool { configuration.slowCalls != nil }
 
     /// Creates a breaker for `key`.
     ///
@@ -228,7 +228,7 @@ public final class CircuitBreaker: Sendable {
     ///
     /// - Throws: ``CircuitOpenError`` when the breaker refuses, with the time really left until a call may go
     ///   (see the type's discussion for half-open).
-    public func acquire() throws(CircuitOpenError) -> Permit {
+    @usableFromInline package func acquire() throws(CircuitOpenError) -> Permit {
         if isClosed.load(ordering: .acquiring) { return .normal }
         let now = clock.now()
         let halfOpenCalls = configuration.halfOpenCalls
@@ -272,7 +272,7 @@ public final class CircuitBreaker: Sendable {
 
     /// Records that a permitted call succeeded; `duration` (how long it took) matters only when slow calls are
     /// configured.
-    public func recordSuccess(_ permit: Permit, duration: Duration? = nil) {
+    @usableFromInline package func recordSuccess(_ permit: Permit, duration: Duration? = nil) {
         let slow = isSlow(duration)
         if !slow, !permit.isProbe, case .consecutiveFailures = configuration.mode {
             // The closed path: clear the failure count only when there is one.
@@ -290,7 +290,7 @@ public final class CircuitBreaker: Sendable {
 
     /// Records that a permitted call failed with `error`. Errors that are not failures (see
     /// ``Configuration/isFailure``) only free the probe slot.
-    public func recordFailure(_ permit: Permit, error: any Error, duration: Duration? = nil) {
+    @usableFromInline package func recordFailure(_ permit: Permit, error: any Error, duration: Duration? = nil) {
         guard configuration.isFailure(error) else {
             guard permit.isProbe else { return }
             machine.withTrackedLock { machine in
@@ -551,7 +551,7 @@ extension CircuitBreaker {
 
 extension CircuitState {
     /// The state gauge's value: closed 0, half-open 1, open 2, isolated 3, so "above zero" means "not healthy".
-    public var gaugeValue: Int {
+    package var gaugeValue: Int {
         switch self {
         case .closed: 0
         case .halfOpen: 1

@@ -5,10 +5,10 @@ import Synchronization
 /// The circuit-breaker stage: refuses calls while the breaker is open and reports each outcome to it.
 public struct CircuitBreakerStage: OperationMiddleware {
     /// The breaker consulted for every call.
-    public let breaker: CircuitBreaker
+    @usableFromInline package let breaker: CircuitBreaker
     /// Where refusals are counted (`axiom_resilience_events_total{stage="breaker", event="rejection"}`); the
     /// breaker counts its transitions itself. Nil: nowhere.
-    public let telemetry: ResilienceTelemetry?
+    @usableFromInline package let telemetry: ResilienceTelemetry?
 
     /// A stage guarded by `breaker`.
     public init(_ breaker: CircuitBreaker, telemetry: ResilienceTelemetry? = nil) {

@@ -39,5 +39,5 @@ public final class CircuitBreakers: Sendable {
     }
 
     /// The keys that have a breaker.
-    public var keys: [String] { breakers.withTrackedLock { $0.keys.sorted() } }
+    package var keys: [String] { breakers.withTrackedLock { $0.keys.sorted() } }
 }

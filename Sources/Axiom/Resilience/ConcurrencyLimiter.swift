@@ -24,11 +24,11 @@ public final class ConcurrencyLimiter: Sendable {
     }
 
     /// What the limiter guards.
-    public let key: String
+    package let key: String
     /// How many calls may run at once.
-    public let limit: Int
+    package let limit: Int
     /// How many calls may wait for a slot.
-    public let queueLimit: Int
+    package let queueLimit: Int
 
     private let state = Mutex(State())
     private let inFlightGauge: Gauge
@@ -61,11 +61,11 @@ public final class ConcurrencyLimiter: Sendable {
     }
 
     /// How many calls are running.
-    public var inFlight: Int { state.withTrackedLock { $0.inFlight } }
+    package var inFlight: Int { state.withTrackedLock { $0.inFlight } }
     /// How many calls are waiting for a slot.
-    public var queued: Int { state.withTrackedLock { $0.queue.count } }
+    package var queued: Int { state.withTrackedLock { $0.queue.count } }
 
-    /// Takes a slot, waiting in the queue if there is room. Pair it with one ``release()``.
+    /// Takes a slot, waiting in the queue if there is room. Pair it with one `release()`.
     ///
     /// - Throws: ``ConcurrencyLimitError`` when the slots and the queue are full; `CancellationError` when the
     ///   task is cancelled while it waits.
@@ -134,7 +134,7 @@ public final class ConcurrencyLimiter: Sendable {
     }
 
     /// Gives a slot back: the longest-waiting queued call takes it, or it becomes free.
-    public func release() {
+    @usableFromInline package func release() {
         let next = state.withTrackedLock { state -> Waiter? in
             defer { publish(state) }
             if !state.queue.isEmpty {
@@ -165,9 +165,9 @@ public final class ConcurrencyLimiter: Sendable {
 /// attempt timeout), so a refused call costs nothing further and a queued one does not use up its timeout.
 public struct ConcurrencyLimiterStage: OperationMiddleware {
     /// The limiter every call passes.
-    public let limiter: ConcurrencyLimiter
+    @usableFromInline package let limiter: ConcurrencyLimiter
     /// Where rejections are counted (`axiom_resilience_events_total{event="rejection"}`); nil: nowhere.
-    public let telemetry: ResilienceTelemetry?
+    @usableFromInline package let telemetry: ResilienceTelemetry?
 
     /// A stage guarded by `limiter`.
     public init(_ limiter: ConcurrencyLimiter, telemetry: ResilienceTelemetry? = nil) {

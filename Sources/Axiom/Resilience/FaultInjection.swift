@@ -6,11 +6,11 @@ import Synchronization
 /// failures come from a seeded generator, so a run replays exactly.
 public final class FaultInjector: Sendable {
     /// What the next call will suffer.
-    public struct Plan: Sendable {
+    @usableFromInline package struct Plan: Sendable {
         /// A wait before the call, on the stage's clock.
-        public var latency: Duration
+        @usableFromInline package var latency: Duration
         /// The error thrown instead of calling on, if any.
-        public var error: (any Error)?
+        @usableFromInline package var error: (any Error)?
     }
 
     private struct State {
@@ -79,13 +79,13 @@ public final class FaultInjector: Sendable {
     }
 
     /// How many failures were injected so far.
-    public var injectedFailures: Int { state.withTrackedLock { $0.injected } }
+    package var injectedFailures: Int { state.withTrackedLock { $0.injected } }
 
     /// How many calls passed through so far.
-    public var calls: Int { state.withTrackedLock { $0.calls } }
+    package var calls: Int { state.withTrackedLock { $0.calls } }
 
     /// Decides the fate of one call.
-    public func nextPlan() -> Plan {
+    @usableFromInline package func nextPlan() -> Plan {
         state.withTrackedLock { state in
             state.calls += 1
             var plan = Plan(latency: state.latency, error: nil)
@@ -107,7 +107,7 @@ public final class FaultInjector: Sendable {
 /// Put it innermost (after retry) to see how the chain copes with a failing dependency.
 public struct FaultInjectionStage: OperationMiddleware {
     /// The faults to apply.
-    public let injector: FaultInjector
+    @usableFromInline package let injector: FaultInjector
     /// The clock latency is spent on.
     package let clock: RuntimeClock
 

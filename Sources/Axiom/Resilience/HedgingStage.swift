@@ -19,19 +19,19 @@
 /// running decide the call. Each call the stage starts (attempt 1) deposits in the budget.
 public struct HedgingStage: OperationMiddleware {
     /// How many attempts may start besides the first.
-    public let maxHedges: Int
+    @usableFromInline package let maxHedges: Int
     /// How long an attempt runs before the next one starts.
-    public let delay: Duration
+    @usableFromInline package let delay: Duration
     /// The clock delays are measured on.
     package let clock: RuntimeClock
     /// Whether a failure starts the next attempt at once (true) or ends the call (false). Cancellation never
     /// hedges.
-    public let shouldHedge: @Sendable (any Error) -> Bool
+    @usableFromInline package let shouldHedge: @Sendable (any Error) -> Bool
     /// Where hedges are counted (`axiom_resilience_events_total{event="hedge", outcome="delay"|"failure"}`).
-    public let telemetry: ResilienceTelemetry?
+    @usableFromInline package let telemetry: ResilienceTelemetry?
     /// The retry budget each hedge is taken from, shared with the retry stages given it; nil: no limit but
     /// ``maxHedges``.
-    public let budget: RetryBudget?
+    @usableFromInline package let budget: RetryBudget?
 
     /// Creates the stage.
     ///

@@ -49,9 +49,9 @@ public final class RateLimiter: Sendable {
     }
 
     /// What the limiter guards.
-    public let key: String
+    package let key: String
     /// How the rate is kept.
-    public let algorithm: Algorithm
+    package let algorithm: Algorithm
     private let clock: RuntimeClock
     private let state: Mutex<State>
     private let rejections: Counter
@@ -96,7 +96,7 @@ public final class RateLimiter: Sendable {
     ///
     /// - Throws: ``RateLimitError`` with the time until `permits` would be granted; a request for more permits
     ///   than the limiter ever holds says the time until it is full.
-    public func acquire(permits: Int = 1) throws(RateLimitError) {
+    @usableFromInline package func acquire(permits: Int = 1) throws(RateLimitError) {
         let now = clock.now()
         let algorithm = algorithm
         let refusal = state.withTrackedLock { state -> Duration? in
@@ -154,11 +154,11 @@ public final class RateLimiter: Sendable {
 /// attempt timeout). A refusal is a ``RateLimitError`` whose `retryAfter` says when to come back.
 public struct RateLimiterStage: OperationMiddleware {
     /// The limiter every call passes.
-    public let limiter: RateLimiter
+    @usableFromInline package let limiter: RateLimiter
     /// Permits each call takes.
-    public let permits: Int
+    @usableFromInline package let permits: Int
     /// Where rejections are counted (`axiom_resilience_events_total{event="rejection"}`); nil: nowhere.
-    public let telemetry: ResilienceTelemetry?
+    @usableFromInline package let telemetry: ResilienceTelemetry?
 
     /// A stage guarded by `limiter`, each call taking `permits`.
     public init(_ limiter: RateLimiter, permits: Int = 1, telemetry: ResilienceTelemetry? = nil) {

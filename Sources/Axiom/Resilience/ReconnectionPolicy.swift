@@ -22,24 +22,24 @@ public struct ReconnectionPolicy: Sendable {
     }
 
     /// The retry engine's policy for the tries: `maxAttempts` counts every try, the first included.
-    public var policy: RetryPolicy
+    package var policy: RetryPolicy
     /// The error thrown when every try failed, made from the last try's error.
-    public var exhausted: @Sendable (_ lastError: any Error) -> any Error
+    package var exhausted: @Sendable (_ lastError: any Error) -> any Error
 
     /// Tries in all, the first one included.
-    public var maxAttempts: Int {
+    package var maxAttempts: Int {
         get { policy.maxAttempts }
         set { policy.maxAttempts = max(1, newValue) }
     }
 
     /// The wait between two tries (the policy's base delay).
-    public var interval: Duration {
+    package var interval: Duration {
         get { policy.delay }
         set { policy.delay = newValue }
     }
 
     /// Creates a policy of `maxAttempts` tries (the first included) `interval` apart.
-    public init(
+    package init(
         maxAttempts: Int, interval: Duration, exhausted: @escaping @Sendable (_ lastError: any Error) -> any Error
     ) {
         self.init(policy: .reconnection(maxAttempts: maxAttempts, interval: interval), exhausted: exhausted)
@@ -67,7 +67,7 @@ public struct ReconnectionPolicy: Sendable {
     /// Runs `connect` until it succeeds or the tries run out, waiting as ``policy`` says between tries on
     /// `clock`.
     ///
-    /// - Throws: the policy's ``exhausted`` error after the last try; `CancellationError` at once when the task
+    /// - Throws: the policy's `exhausted` error after the last try; `CancellationError` at once when the task
     ///   is cancelled.
     public func run<T: Sendable>(
         clock: some Clock<Duration>, random: RandomSource = .shared, onState: (@Sendable (State) -> Void)? = nil,
@@ -98,7 +98,7 @@ public struct ReconnectionPolicy: Sendable {
 extension RetryPolicy {
     /// The reconnection preset: `maxAttempts` tries (the first included) a constant `interval` apart, no jitter,
     /// no `Retry-After`, no cap below the interval.
-    public static func reconnection(maxAttempts: Int = 3, interval: Duration = .seconds(3)) -> RetryPolicy {
+    package static func reconnection(maxAttempts: Int = 3, interval: Duration = .seconds(3)) -> RetryPolicy {
         RetryPolicy(
             maxAttempts: maxAttempts, backoff: .constant, delay: interval, maxDelay: max(interval, .zero),
             jitter: false, honorsRetryAfter: false)

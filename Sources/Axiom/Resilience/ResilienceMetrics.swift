@@ -18,13 +18,13 @@ import Synchronization
 /// ```
 ///
 /// A dashboard reads one series whichever of the two reports a key; report each key from one place only.
-public final class ResilienceMetrics: Sendable {
+package final class ResilienceMetrics: Sendable {
     /// The state gauge's label.
-    public static let stateLabel = "axiom_circuit_breaker_state"
+    package static let stateLabel = "axiom_circuit_breaker_state"
     /// The transition counter's label.
-    public static let transitionsLabel = "axiom_circuit_breaker_transitions_total"
+    package static let transitionsLabel = "axiom_circuit_breaker_transitions_total"
     /// The rejection counter's label.
-    public static let rejectionsLabel = "axiom_circuit_breaker_rejections_total"
+    package static let rejectionsLabel = "axiom_circuit_breaker_rejections_total"
 
     private struct Handles {
         let state: Gauge
@@ -36,10 +36,10 @@ public final class ResilienceMetrics: Sendable {
     private let handles = Mutex<[String: Handles]>([:])
 
     /// Reports through `factory` (the bootstrapped one by default).
-    public init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
+    package init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
 
     /// Records that the breaker of `breaker` (its key: usually a domain, `nwc`) is now in `state`.
-    public func breakerStateChanged(_ breaker: String, to state: CircuitState) {
+    package func breakerStateChanged(_ breaker: String, to state: CircuitState) {
         let (gauge, transitions) = handles.withTrackedLock { all in
             var handles = all[breaker] ?? makeHandles(breaker)
             let counter =
@@ -56,7 +56,7 @@ public final class ResilienceMetrics: Sendable {
     }
 
     /// Records that the breaker of `breaker` refused a call.
-    public func callRejected(_ breaker: String) {
+    package func callRejected(_ breaker: String) {
         let counter = handles.withTrackedLock { all in
             let handles = all[breaker] ?? makeHandles(breaker)
             all[breaker] = handles

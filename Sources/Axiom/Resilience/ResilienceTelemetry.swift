@@ -15,7 +15,7 @@ import Logging
 /// - `axiom_resilience_operation_duration_seconds{pipeline, operation, outcome}`: a timer of the whole
 ///   operation, recorded by ``ResilienceTelemetryStage`` (put it outermost).
 ///
-/// Each event also goes to ``onEvent`` when one is given: `AxiomTracing`'s `ResilienceSpanEvents` records it on
+/// Each event also goes to `onEvent` when one is given: `AxiomTracing`'s `ResilienceSpanEvents` records it on
 /// the active span, so every retry, timeout, rejection and hedge is an event of the operation's trace.
 ///
 /// A failed attempt that will be retried is logged at debug; the final failure is the layer's to log (its
@@ -24,13 +24,13 @@ import Logging
 /// stage holding one stays one reference larger (stages are copied into the chain's closures on every call).
 public final class ResilienceTelemetry: Sendable {
     /// The `pipeline` dimension: which chain reported (`payments`, `relay`).
-    public let pipeline: String
+    package let pipeline: String
     /// Where the metrics go.
-    public let factory: any MetricsFactory
+    package let factory: any MetricsFactory
     /// Where failed attempts are logged, at debug.
-    public let logger: Logger
+    package let logger: Logger
     /// Hears every event, in the task of the operation that had it (so the operation's span is the active one).
-    public let onEvent: (@Sendable (ResilienceEvent) -> Void)?
+    package let onEvent: (@Sendable (ResilienceEvent) -> Void)?
 
     /// Creates a reporter for the chain named `pipeline`.
     public init(
@@ -45,7 +45,7 @@ public final class ResilienceTelemetry: Sendable {
 
     /// Counts one resilience event, and hands it to ``onEvent``. `attempt` is the attempt that failed (a retry)
     /// and `delay` the wait before the next one, when the event has them.
-    public func event(
+    @usableFromInline package func event(
         _ event: String, stage: String, operation: String, outcome: String, attempt: Int? = nil,
         delay: Duration? = nil
     ) {
@@ -64,12 +64,12 @@ public final class ResilienceTelemetry: Sendable {
     }
 
     /// Records how long one attempt took and how it ended.
-    public func attempt(operation: String, outcome: String, duration: Duration) {
+    @usableFromInline package func attempt(operation: String, outcome: String, duration: Duration) {
         record("axiom_resilience_attempt_duration_seconds", operation: operation, outcome: outcome, duration)
     }
 
     /// Records how long a whole operation took and how it ended.
-    public func operation(_ operation: String, outcome: String, duration: Duration) {
+    @usableFromInline package func operation(_ operation: String, outcome: String, duration: Duration) {
         record("axiom_resilience_operation_duration_seconds", operation: operation, outcome: outcome, duration)
     }
 
@@ -82,7 +82,7 @@ public final class ResilienceTelemetry: Sendable {
     }
 
     /// Logs a failed attempt that will be retried, at debug.
-    public func failedAttempt(operation: String, attempt: Int, code: ErrorCode, wait: Duration) {
+    @usableFromInline package func failedAttempt(operation: String, attempt: Int, code: ErrorCode, wait: Duration) {
         logger.debug(
             "attempt \(attempt) of \(operation) failed with \(code); retrying in \(wait)",
             metadata: [
@@ -91,7 +91,7 @@ public final class ResilienceTelemetry: Sendable {
     }
 }
 
-/// One resilience event, as ``ResilienceTelemetry/onEvent`` hears it.
+/// One resilience event, as `ResilienceTelemetry.onEvent` hears it.
 public struct ResilienceEvent: Sendable, Hashable {
     /// `retry`, `timeout`, `rejection`, `hedge` or `budgetExhausted`.
     public var name: String
@@ -115,11 +115,11 @@ public struct ResilienceEvent: Sendable, Hashable {
 /// and outcome (`success`, or the code it failed with).
 public struct ResilienceTelemetryStage: OperationMiddleware {
     /// Where it reports.
-    public let telemetry: ResilienceTelemetry
+    @usableFromInline package let telemetry: ResilienceTelemetry
     /// The clock durations are measured on.
     package let clock: RuntimeClock
     /// Identifies failures by code.
-    public let registry: ErrorRegistry
+    @usableFromInline package let registry: ErrorRegistry
 
     /// Creates the stage.
     public init(

@@ -22,7 +22,7 @@ public struct RetryAttempt: Sendable {
 /// `MaxRetryAttempts` + 1), from the attempt number the stage receives: when a layer's pipeline runs the chain
 /// again it passes the next attempt number, so the stage and the pipeline share one count.
 ///
-/// Waits come from the retry engine (``RetryPolicy/wait(forRetry:retryAfter:state:random:)``): the policy's
+/// Waits come from the retry engine (`RetryPolicy.wait(forRetry:retryAfter:state:random:)`): the policy's
 /// backoff with jitter of the same shape, or a `Retry-After` carried by the error when the policy honours it,
 /// every wait capped at the policy's `maxDelay`. `shouldRetry` can veto any retry; `onRetry` hears of each one
 /// with its wait (Polly's `OnRetry`). Waits happen on the injected clock; cancellation ends the stage at once with
@@ -40,26 +40,26 @@ public struct RetryAttempt: Sendable {
 /// ``TimeoutError`` replaces the error that was being retried.
 public struct RetryStage: OperationMiddleware {
     /// Where policies come from.
-    public let registry: ErrorRegistry
+    @usableFromInline package let registry: ErrorRegistry
     /// The clock waits happen on.
     @usableFromInline package let clock: RuntimeClock
     /// The policy of errors whose code is not registered; nil means they are not retried.
-    public let defaultPolicy: RetryPolicy?
+    @usableFromInline package let defaultPolicy: RetryPolicy?
     /// The policy of every error when set, the registry's notwithstanding.
-    public let fixedPolicy: RetryPolicy?
+    @usableFromInline package let fixedPolicy: RetryPolicy?
     /// Hears of each retry, with the failed attempt and the wait before the next one.
-    public let onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
+    @usableFromInline package let onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
     /// Where retries, attempt durations and failed attempts are reported; nil: nowhere, and no clock is read.
-    public let telemetry: ResilienceTelemetry?
+    @usableFromInline package let telemetry: ResilienceTelemetry?
     // Read on the hot path instead of `telemetry`: testing the optional struct would copy it (retains).
     @usableFromInline let reports: Bool
     /// A veto per error: return false to stop retrying it.
-    public let shouldRetry: (@Sendable (RetryAttempt) -> Bool)?
+    @usableFromInline package let shouldRetry: (@Sendable (RetryAttempt) -> Bool)?
     /// Random source for jittered policies.
-    public let random: RandomSource
+    @usableFromInline package let random: RandomSource
     /// The retry budget the stage draws from, shared with the other stages and handlers given it; nil: retries
     /// are limited by their policies alone. Each call the stage starts (attempt 1) deposits in it.
-    public let budget: RetryBudget?
+    @usableFromInline package let budget: RetryBudget?
     @usableFromInline
     let retries: Counter
 

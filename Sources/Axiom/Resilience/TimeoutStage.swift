@@ -17,11 +17,11 @@
 /// Build a chain once and reuse it: each stage value made by an initialiser has its own timer.
 public struct TimeoutStage: OperationMiddleware {
     /// The longest a call may take.
-    public let limit: Duration
+    @usableFromInline package let limit: Duration
     /// The clock the limit is measured on.
     package let clock: RuntimeClock
     /// Where timeouts are counted (`axiom_resilience_events_total{event="timeout"}`); nil: nowhere.
-    public let telemetry: ResilienceTelemetry?
+    @usableFromInline package let telemetry: ResilienceTelemetry?
     @usableFromInline
     let scheduler: DeadlineScheduler
     /// `.operation`, or `.attempt` inside an ``AttemptTimeoutStage``: which identity its timeouts have.
@@ -84,7 +84,7 @@ public struct TimeoutStage: OperationMiddleware {
 /// call is final.
 public struct AttemptTimeoutStage: OperationMiddleware {
     /// The longest one attempt may take.
-    public let limit: Duration
+    @usableFromInline package let limit: Duration
     @usableFromInline
     let inner: TimeoutStage
 

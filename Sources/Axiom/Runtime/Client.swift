@@ -14,9 +14,9 @@ public enum ClientLifecycle: Sendable, Hashable {
 /// the rest.
 public struct ClientStore<State: Sendable>: Sendable {
     /// The current state.
-    public internal(set) var state: State
+    package internal(set) var state: State
     /// Where the client is in its life.
-    public internal(set) var lifecycle: ClientLifecycle = .created
+    package internal(set) var lifecycle: ClientLifecycle = .created
     let broadcaster = Broadcaster<State>()
 
     /// Creates a store holding `initial`.

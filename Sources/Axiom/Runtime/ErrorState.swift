@@ -10,7 +10,7 @@ public struct ErrorState: Sendable {
     /// True when the error's descriptor has no retry policy.
     public var requiresManualRecovery: Bool
     /// The operation that failed, to run again; nil when it cannot be.
-    public let retryOperation: (@Sendable () async throws -> Void)?
+    package let retryOperation: (@Sendable () async throws -> Void)?
     /// The name of the operation that failed.
     public let operation: String
 }
@@ -18,9 +18,9 @@ public struct ErrorState: Sendable {
 /// A context's error state and its observers. Declare one as a stored property of the context actor.
 public struct ErrorStateStore: Sendable {
     /// The error shown now, if any.
-    public internal(set) var current: ErrorState?
+    package internal(set) var current: ErrorState?
     /// Whether a retry of the last operation is running.
-    public internal(set) var isRecovering = false
+    package internal(set) var isRecovering = false
     /// The clock error timestamps come from.
     package let clock: RuntimeClock
     let broadcaster = Broadcaster<ErrorState?>()

@@ -2,13 +2,13 @@
 @_documentation(visibility: internal)
 public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddleware>: OperationMiddleware {
     /// The outer stage.
-    public let first: First
+    @usableFromInline package let first: First
     /// The inner stage.
-    public let second: Second
+    @usableFromInline package let second: Second
 
     /// Nests `second` inside `first`.
     @inlinable
-    public init(_ first: First, _ second: Second) {
+    package init(_ first: First, _ second: Second) {
         self.first = first
         self.second = second
     }
@@ -28,7 +28,7 @@ public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddle
 @_documentation(visibility: internal)
 public struct OptionalMiddleware<Wrapped: OperationMiddleware>: OperationMiddleware {
     /// The stage, when present.
-    public let wrapped: Wrapped?
+    @usableFromInline package let wrapped: Wrapped?
 
     @inlinable
     init(_ wrapped: Wrapped?) { self.wrapped = wrapped }
@@ -65,7 +65,7 @@ public enum EitherMiddleware<First: OperationMiddleware, Second: OperationMiddle
 @_documentation(visibility: internal)
 public struct MiddlewareArray<Element: OperationMiddleware>: OperationMiddleware {
     /// The stages, outermost first.
-    public let stages: [Element]
+    @usableFromInline package let stages: [Element]
 
     @inlinable
     init(_ stages: [Element]) { self.stages = stages }
@@ -149,7 +149,7 @@ public enum OperationChainBuilder {
 /// A chain of stages built with ``OperationChainBuilder``; itself a stage.
 public struct OperationChain<Stages: OperationMiddleware>: OperationMiddleware {
     /// The nested stages.
-    public let stages: Stages
+    @usableFromInline package let stages: Stages
 
     /// Builds a chain, outermost stage first.
     @inlinable

@@ -7,7 +7,7 @@ public struct OperationContext: Sendable {
 
     /// Creates the context of a first attempt.
     @inlinable
-    public init(name: String, attempt: Int = 1) {
+    package init(name: String, attempt: Int = 1) {
         self.name = name
         self.attempt = attempt
     }

@@ -45,7 +45,7 @@ extension OperationMiddleware {
 public struct PassThrough: OperationMiddleware {
     /// Creates the stage.
     @inlinable
-    public init() {}
+    package init() {}
 
     @inlinable @inline(__always)
     nonisolated(nonsending) public func run<Output: Sendable>(

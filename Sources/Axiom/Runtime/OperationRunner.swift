@@ -18,9 +18,9 @@ import Synchronization
 /// ```
 public struct OperationRunner<Chain: OperationMiddleware, Handlers: ErrorHandler>: Sendable {
     /// The middleware stages.
-    public let chain: Chain
+    @usableFromInline package let chain: Chain
     /// The layer's handlers.
-    public let pipeline: ErrorPipeline<Handlers>
+    @usableFromInline package let pipeline: ErrorPipeline<Handlers>
 
     /// Pairs a chain with a layer's handlers.
     public init(chain: Chain, pipeline: ErrorPipeline<Handlers>) {

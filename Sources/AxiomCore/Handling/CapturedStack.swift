@@ -1,7 +1,7 @@
 /// Return addresses captured where an error entered the pipeline. Described for a log only when it is logged.
 ///
 /// The addresses mean something only inside the process that captured them, so they never reach a log as they
-/// are: ``logged`` (and ``description``) asks the stack's ``describer`` (set by the capturer) for frames a log can
+/// are: `logged` (and ``description``) asks the stack's `describer` (set by the capturer) for frames a log can
 /// carry: symbolicated functions, or module-relative offsets with the module's build-id.
 public struct CapturedStack: Sendable, Hashable, CustomStringConvertible {
     /// Return addresses, innermost first. The frames of the framework itself come first; a describer leaves
@@ -10,7 +10,7 @@ public struct CapturedStack: Sendable, Hashable, CustomStringConvertible {
     public var addresses: [UInt]
     /// Turns the addresses into log text. Set by the capturer (it knows what its addresses are); nil for a stack
     /// made from bare addresses. Not part of equality.
-    public var describer: (any StackDescriber)?
+    package var describer: (any StackDescriber)?
 
     /// Creates a stack from return addresses, described for logs by `describer`.
     public init(addresses: [UInt], describer: (any StackDescriber)? = nil) {
@@ -24,7 +24,7 @@ public struct CapturedStack: Sendable, Hashable, CustomStringConvertible {
 
     /// The stack as a log line carries it. Without a describer, only how many frames there are: a bare address is
     /// meaningless outside this process.
-    public var logged: LoggedStack {
+    package var logged: LoggedStack {
         if let describer { return describer.describe(self) }
         return LoggedStack(frames: ["\(addresses.count) frames, not described (the capturer set no StackDescriber)"])
     }

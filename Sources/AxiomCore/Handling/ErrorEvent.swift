@@ -119,7 +119,7 @@ public struct ErrorEvent: Sendable {
     /// The code under which the event is logged and counted: a registered code's canonical name (a numeric alias
     /// resolved to it, `acme.billing/GATEWAY_TIMEOUT`), or ``code`` itself when no catalog registers it, so that
     /// one code never splits into two series or two spellings in the logs.
-    public var canonicalCode: ErrorCode {
+    package var canonicalCode: ErrorCode {
         let descriptor = self.descriptor
         return descriptor.code == ErrorCatalog.unknownCode ? code : descriptor.code
     }
@@ -128,7 +128,7 @@ public struct ErrorEvent: Sendable {
 
     /// Creates an event for an error, reading its descriptor from a registry. An ``EscalatedError`` is
     /// unwrapped to the error it carries.
-    public init(
+    package init(
         error: any Error, layer: Layer, operation: String, attempt: Int = 1, metadata: [String: String] = [:],
         registry: ErrorRegistry = .shared
     ) {
@@ -208,7 +208,7 @@ public struct ErrorEvent: Sendable {
 
     /// Whether the error is of type `E` (exactly, or a subclass for classes).
     @inlinable
-    public func isError<E: Error>(_: E.Type) -> Bool {
+    package func isError<E: Error>(_: E.Type) -> Bool {
         ObjectIdentifier(type(of: error)) == ObjectIdentifier(E.self) || (E.self is AnyClass && error is E)
     }
 }

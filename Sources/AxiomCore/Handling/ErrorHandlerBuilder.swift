@@ -30,7 +30,7 @@ public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
 /// No handler: every event passes.
 public struct PassAll: ErrorHandler {
     /// Creates the empty handler.
-    public init() {}
+    package init() {}
     public func decide(_ event: ErrorEvent) -> ErrorDecision { .pass }
 }
 

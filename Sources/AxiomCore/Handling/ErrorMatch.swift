@@ -76,7 +76,7 @@ public struct ErrorMatch: Sendable {
     }
 
     /// This matcher with a registered code resolved to its descriptor.
-    public func bound(to registry: ErrorRegistry) -> ErrorMatch {
+    package func bound(to registry: ErrorRegistry) -> ErrorMatch {
         switch kind {
         case .code(let code, _):
             guard let descriptor = registry.descriptor(for: code) else { return self }
@@ -88,7 +88,7 @@ public struct ErrorMatch: Sendable {
 
     /// Whether the event matches.
     @inlinable
-    public func matches(_ event: ErrorEvent) -> Bool {
+    package func matches(_ event: ErrorEvent) -> Bool {
         switch fast {
         case .any: true
         // A registered code resolves to one shared descriptor, numeric aliases included, and a code never

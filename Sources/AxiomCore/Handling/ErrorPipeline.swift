@@ -28,13 +28,13 @@ import Logging
 /// observers exactly once.
 public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// The layer this pipeline decides for.
-    public let layer: Layer
+    @usableFromInline package let layer: Layer
     /// Where escalated errors go; nil for the terminal layer.
-    public let next: Layer?
+    @usableFromInline package let next: Layer?
     /// The handlers, in order.
-    public let handlers: Handlers
+    @usableFromInline package let handlers: Handlers
     /// Registry, observers, clock, limits.
-    public let configuration: PipelineConfiguration
+    @usableFromInline package let configuration: PipelineConfiguration
 
     // Facts of the configuration the hot path reads, kept as plain values: reading an optional existential
     // or an array of them to test it copies it (retain, release).

@@ -1,7 +1,7 @@
 /// Passes errors this layer cannot handle to the next one, maybe translated.
 public struct Escalate: ErrorHandler {
     /// What it takes.
-    public let match: ErrorMatch
+    @usableFromInline package let match: ErrorMatch
     let translate: (@Sendable (ErrorEvent) -> any Error)?
 
     /// Escalates matching events, translating them when `translate` is given.

@@ -8,7 +8,7 @@ import CAxiomFlightRecorder
 /// written with no atomic read-modify-write (16 threads own one at a time; threads beyond them share one more).
 /// The crash reporter (`AxiomCrash`) copies the newest 32 of all rings into its report, so a crash report shows
 /// the errors that led up to it.
-public enum FlightRecorder {
+package enum FlightRecorder {
     /// How many decided errors a report keeps (the newest of all threads).
     package static let capacity = Int(AXIOM_RECENT_ERROR_CAPACITY)
 
@@ -95,7 +95,7 @@ extension FlightRecorder {
     /// scan for a free slot (starting where the task's address points), a few atomic operations and a copy of
     /// 24 bytes; nothing is allocated. When all 256 slots are taken, the task runs unannounced. Ids of the wrong length announce nothing.
     /// `AxiomTracing`'s `CrashTrace` and `AxiomHummingbird`'s middleware call it with the active span's ids.
-    nonisolated(nonsending) public static func withActiveTrace<Value>(
+    nonisolated(nonsending) package static func withActiveTrace<Value>(
         traceID: some Collection<UInt8>, spanID: some Collection<UInt8>,
         _ operation: nonisolated(nonsending) () async throws -> Value
     ) async rethrows -> Value {
@@ -110,7 +110,7 @@ extension FlightRecorder {
 
     /// The trace announced by the task running on this thread now (``withActiveTrace(traceID:spanID:_:)``), as
     /// the crash handler would read it: 16 bytes of trace id and 8 of span id.
-    public static func currentTrace() -> (traceID: [UInt8], spanID: [UInt8])? {
+    package static func currentTrace() -> (traceID: [UInt8], spanID: [UInt8])? {
         var trace = axiom_active_trace()
         guard axiom_flight_recorder_current_trace(&trace) != 0 else { return nil }
         return (withUnsafeBytes(of: trace.trace_id) { Array($0) }, withUnsafeBytes(of: trace.span_id) { Array($0) })

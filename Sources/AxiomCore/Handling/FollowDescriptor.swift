@@ -9,7 +9,7 @@
 /// passes.
 public struct FollowDescriptor: ErrorHandler {
     /// The budget retries are taken from; nil: the descriptors' policies alone limit them.
-    public let budget: RetryBudget?
+    package let budget: RetryBudget?
 
     /// Creates the handler.
     public init(budget: RetryBudget? = nil) { self.budget = budget }

@@ -2,7 +2,7 @@
 /// fate `handle`, which ends an error as `handled`.
 public struct Handle: ErrorHandler {
     /// What it takes.
-    public let match: ErrorMatch
+    @usableFromInline package let match: ErrorMatch
     let action: (@Sendable (ErrorEvent) throws -> Void)?
     @usableFromInline let hasAction: Bool
 

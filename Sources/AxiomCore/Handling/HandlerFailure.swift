@@ -23,17 +23,17 @@ public struct HandlerFailures: Sendable {
 
     /// No failures.
     @inlinable
-    public init() { storage = nil }
+    package init() { storage = nil }
 
     /// Whether no handler threw.
     @inlinable
-    public var isEmpty: Bool { storage?.isEmpty ?? true }
+    package var isEmpty: Bool { storage?.isEmpty ?? true }
 
     /// Every failure, in the order the handlers threw.
-    public var all: [HandlerFailure] { storage ?? [] }
+    @usableFromInline package var all: [HandlerFailure] { storage ?? [] }
 
     /// Records one more.
-    public mutating func append(_ failure: HandlerFailure) {
+    @usableFromInline package mutating func append(_ failure: HandlerFailure) {
         storage = (storage ?? []) + [failure]
     }
 }

@@ -1,7 +1,7 @@
 /// Drops expected errors: a cancelled operation, a wallet the user never created.
 public struct Ignore: ErrorHandler {
     /// What it takes.
-    public let match: ErrorMatch
+    @usableFromInline package let match: ErrorMatch
 
     /// Ignores matching events.
     public init(_ match: ErrorMatch) { self.match = match }

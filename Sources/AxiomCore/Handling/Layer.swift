@@ -23,7 +23,7 @@ public struct Layer: Hashable, Sendable, CustomStringConvertible {
     let storage: Unmanaged<Name>
 
     /// The layer's name, used in logs and metrics.
-    public var name: String { storage._withUnsafeGuaranteedRef { $0.value } }
+    package var name: String { storage._withUnsafeGuaranteedRef { $0.value } }
 
     /// Creates (or finds) the layer with this name.
     public init(_ name: String) {

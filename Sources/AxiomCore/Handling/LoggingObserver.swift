@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// Logs each outcome through swift-log: one line with code, category, layer and disposition as metadata. The code is
-/// the canonical one (``ErrorEvent/canonicalCode``): a numeric alias is logged under the name it stands for.
+/// the canonical one (`ErrorEvent.canonicalCode`): a numeric alias is logged under the name it stands for.
 ///
 /// Ignored errors log at debug, recoveries at info, escalations at debug (the next layer logs the rest),
 /// defaults at the descriptor's severity. The error's own text is never logged for sensitive descriptors.
@@ -18,7 +18,7 @@ import Synchronization
 /// redacts.
 public struct LoggingObserver: ErrorObserver {
     /// The logger it writes to (behind redaction).
-    public let logger: Logger
+    package let logger: Logger
 
     /// Logs to `logger`, or by default to the framework's `axiom.errors` logger.
     public init(logger: Logger = .axiom("axiom.errors")) { self.logger = logger.redacting() }
@@ -41,7 +41,7 @@ public struct LoggingObserver: ErrorObserver {
     }
 
     /// The structured metadata of one outcome.
-    public static func metadata(_ event: ErrorEvent, _ disposition: Disposition) -> Logger.Metadata {
+    package static func metadata(_ event: ErrorEvent, _ disposition: Disposition) -> Logger.Metadata {
         let code = event.canonicalCode
         var metadata: Logger.Metadata = [
             "code": "\(code)",
@@ -74,7 +74,7 @@ public struct LoggingObserver: ErrorObserver {
 
 extension ErrorSeverity {
     /// The swift-log level of this severity.
-    public var loggerLevel: Logger.Level {
+    package var loggerLevel: Logger.Level {
         switch self {
         case .debug: .debug
         case .info: .info

@@ -14,7 +14,7 @@ import AxiomCatalog
 ///
 /// A registered code counts under its descriptor's code, so a numeric alias and its name share one series.
 /// Codes that no catalog registers (a peer's, an unknown Swift type's) collapse into one series per domain, with
-/// the code `unregistered`, and at most ``maximumUnregisteredDomains`` such domains; later ones count under the
+/// the code `unregistered`, and at most `maximumUnregisteredDomains` such domains; later ones count under the
 /// domain `other`. Whatever peers send, the number of series stays bounded; the log line keeps the exact code.
 ///
 /// Counters are created once per series and cached, so counting allocates nothing after the first event of a
@@ -28,7 +28,7 @@ import AxiomCatalog
 /// A series is counted straight into the backend's counter, so a count can be read as soon as the event is
 /// observed. A backend's counter is one shared value, though, and threads on different cores that keep
 /// incrementing the same one pass its cache line back and forth on every count. So once threads have taken turns
-/// at a series ``turnsBeforeStriping`` times, the series is *striped*: each thread counts into a stripe of its own
+/// at a series `turnsBeforeStriping` times, the series is *striped*: each thread counts into a stripe of its own
 /// (one per flight-recorder shard, so written by that shard's owner alone, and one that threads without a shard
 /// share; each on its own cache line), and the stripes' sums reach the backend's counter
 /// every `flushInterval` (one second by default), at ``flush()``, and when the observer is released. No count is
@@ -37,18 +37,18 @@ import AxiomCatalog
 /// calls ``flush()`` first.
 public final class MetricsObserver: ErrorObserver {
     /// The counter's label.
-    public static let label = "axiom_errors_total"
+    package static let label = "axiom_errors_total"
     /// The `code` of the series that counts codes no catalog registers.
-    public static let unregisteredCode = "unregistered"
+    package static let unregisteredCode = "unregistered"
     /// The `domain` of unregistered codes past ``maximumUnregisteredDomains``.
-    public static let otherDomain = "other"
+    package static let otherDomain = "other"
     /// How many domains of unregistered codes get a series of their own.
-    public static let maximumUnregisteredDomains = 64
+    package static let maximumUnregisteredDomains = 64
     /// How many times threads take turns at counting a series before it is striped.
-    public static let turnsBeforeStriping = 1024
+    package static let turnsBeforeStriping = 1024
     /// How many series may be striped (each takes about a kilobyte); later ones keep counting straight into the
     /// backend.
-    public static let maximumStripedSeries = 1024
+    package static let maximumStripedSeries = 1024
 
     private struct Key: Hashable {
         let domain: String
@@ -289,7 +289,7 @@ public final class MetricsObserver: ErrorObserver {
 
     /// Adds the counts that striped series hold per thread to the backend's counters now. Counting is otherwise
     /// immediate until a series is striped, then up to one flush interval late (see "Counting from many cores").
-    public func flush() { striping.flush() }
+    package func flush() { striping.flush() }
 
     /// ``flush()`` for every metrics observer of the process that has striped series: for a shutdown, before the
     /// metrics exporter's last export (`AxiomOpenTelemetry`'s export does it on graceful shutdown).

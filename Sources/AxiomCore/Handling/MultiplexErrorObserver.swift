@@ -5,7 +5,7 @@ import Synchronization
 /// into the one observer it bootstraps.
 public struct MultiplexErrorObserver: ErrorObserver {
     /// The observers, called in this order.
-    public let observers: [any ErrorObserver]
+    package let observers: [any ErrorObserver]
 
     /// Combines observers.
     public init(_ observers: [any ErrorObserver]) { self.observers = observers }

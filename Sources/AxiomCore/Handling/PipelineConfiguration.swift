@@ -4,22 +4,22 @@ import Logging
 /// Shared settings of error pipelines: where descriptors come from, who observes, how time passes.
 public struct PipelineConfiguration: Sendable {
     /// Where identities and descriptors come from.
-    public var registry: ErrorRegistry
+    @usableFromInline package var registry: ErrorRegistry
     /// Who sees each outcome: by default the process's observers (``ErrorObserverSystem``; logging and metrics
     /// unless bootstrapped otherwise).
-    public var observers: [any ErrorObserver]
+    @usableFromInline package var observers: [any ErrorObserver]
     /// The clock recovery waits on. Tests inject a manual one.
     @usableFromInline package var clock: RuntimeClock
     /// Captures stacks of severe errors where they enter the pipeline. None by default.
-    public var stackCapturer: (any StackCapturer)?
+    @usableFromInline package var stackCapturer: (any StackCapturer)?
     /// Errors at or above this severity carry a stack (when a capturer is set).
-    public var stackSeverity: ErrorSeverity
+    @usableFromInline package var stackSeverity: ErrorSeverity
     /// How many layers an error may cross before it is handled where it is.
-    public var maxEscalations: Int
+    @usableFromInline package var maxEscalations: Int
     /// How many attempts one operation gets in all, whatever the handlers say.
-    public var maxAttempts: Int
+    @usableFromInline package var maxAttempts: Int
     /// Runs around every episode and sees its final outcome (a tracing integration's span). None by default.
-    public var instrument: (any PipelineInstrument)?
+    @usableFromInline package var instrument: (any PipelineInstrument)?
 
     /// Creates a configuration.
     public init(

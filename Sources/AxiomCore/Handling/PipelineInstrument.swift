@@ -1,7 +1,7 @@
 /// Code that runs around every episode of a pipeline and sees how it ended: where an integration puts what must
 /// surround an operation (a tracing span) or needs its final result (a span's status, a request's status).
 ///
-/// A pipeline with an instrument (``PipelineConfiguration/instrument``) calls ``run(layer:operation:_:)``
+/// A pipeline with an instrument (`PipelineConfiguration`'s `instrument`) calls ``run(layer:operation:_:)``
 /// around each ``ErrorPipeline/run(_:metadata:_:)`` and ``decide(layer:operation:_:)`` around each
 /// ``ErrorPipeline/decide(_:operation:metadata:)``. The instrument calls `body` exactly once and returns what
 /// it returns, or lets its ``EscalatedError`` through: an escalation is not final, the next layer decides. The

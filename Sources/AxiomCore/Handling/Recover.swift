@@ -46,9 +46,9 @@ public struct Recover: ErrorHandler {
     }
 
     /// What it takes.
-    public let match: ErrorMatch
+    @usableFromInline package let match: ErrorMatch
     /// How it recovers.
-    public let strategy: Strategy
+    package let strategy: Strategy
 
     /// Recovers matching events with a strategy.
     public init(_ match: ErrorMatch, _ strategy: Strategy) {

@@ -9,7 +9,7 @@ import Synchronization
 /// - `axiom_recovery_attempts_total{domain}`: episodes in which a recovery ran (a retry, or a fallback).
 /// - `axiom_recovery_successes_total{domain}`: those that ended recovered.
 ///
-/// The success rate is successes ÷ attempts; ``recoverySuccessRate(domain:)`` gives it in-process for
+/// The success rate is successes ÷ attempts; `recoverySuccessRate(domain:)` gives it in-process for
 /// dashboards and demos without a metrics backend.
 ///
 /// The application creates it and adds it to its pipelines' observers, beside ``MetricsObserver`` (which counts
@@ -21,23 +21,23 @@ import Synchronization
 /// ```
 public final class RecoveryMetricsObserver: ErrorObserver {
     /// Counter of errors per domain.
-    public static let errorsLabel = "axiom_domain_errors_total"
+    package static let errorsLabel = "axiom_domain_errors_total"
     /// Counter of recovery attempts per domain.
-    public static let attemptsLabel = "axiom_recovery_attempts_total"
+    package static let attemptsLabel = "axiom_recovery_attempts_total"
     /// Counter of successful recoveries per domain.
-    public static let successesLabel = "axiom_recovery_successes_total"
+    package static let successesLabel = "axiom_recovery_successes_total"
 
     /// The counts of one domain.
-    public struct Tally: Sendable, Hashable {
+    package struct Tally: Sendable, Hashable {
         /// Errors that entered the system.
-        public var errors = 0
+        package var errors = 0
         /// Episodes in which a recovery ran.
-        public var recoveryAttempts = 0
+        package var recoveryAttempts = 0
         /// Episodes that ended recovered.
-        public var recoverySuccesses = 0
+        package var recoverySuccesses = 0
 
         /// Creates a tally.
-        public init(errors: Int = 0, recoveryAttempts: Int = 0, recoverySuccesses: Int = 0) {
+        package init(errors: Int = 0, recoveryAttempts: Int = 0, recoverySuccesses: Int = 0) {
             self.errors = errors
             self.recoveryAttempts = recoveryAttempts
             self.recoverySuccesses = recoverySuccesses
@@ -87,12 +87,12 @@ public final class RecoveryMetricsObserver: ErrorObserver {
     }
 
     /// The counts of a domain so far.
-    public func tally(domain: String) -> Tally {
+    package func tally(domain: String) -> Tally {
         state.withTrackedLock { $0.tallies[domain] ?? Tally() }
     }
 
     /// Successful recoveries ÷ recovery attempts in a domain, or nil before the first attempt.
-    public func recoverySuccessRate(domain: String) -> Double? {
+    package func recoverySuccessRate(domain: String) -> Double? {
         let tally = tally(domain: domain)
         guard tally.recoveryAttempts > 0 else { return nil }
         return Double(tally.recoverySuccesses) / Double(tally.recoveryAttempts)

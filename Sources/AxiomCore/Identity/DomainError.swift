@@ -28,7 +28,7 @@ public struct DomainError: IdentifiableError, Sendable, Hashable, CustomStringCo
     }
 
     /// Creates an error from a domain and a numeric code (resolved through the domain's aliases).
-    public init(
+    package init(
         domain: String, numericCode: Int, message: String = "", metadata: [String: String] = [:],
         retryAfter: Duration? = nil
     ) {
@@ -51,22 +51,22 @@ extension DomainError {
     }
 
     /// The largest payload ``decode(domain:json:)`` reads: 1 MiB. An error body is a few hundred bytes.
-    public static let maximumPayloadSize = 1 << 20
+    package static let maximumPayloadSize = 1 << 20
     /// The longest code ``decode(domain:json:)`` accepts, in UTF-8 bytes.
-    public static let maximumCodeLength = 128
+    package static let maximumCodeLength = 128
     /// The longest `Retry-After` ``decode(domain:json:)`` keeps: one day. A longer one is cut to it.
     public static let maximumRetryAfter: Duration = .seconds(86_400)
     /// The metadata key under which ``decode(domain:json:)`` says why it dropped a `retry_after`.
-    public static let invalidRetryAfterKey = "invalid_retry_after"
+    package static let invalidRetryAfterKey = "invalid_retry_after"
 
     /// Reads an error response: a JSON object with an `error` member (or the error object itself) whose
     /// `code` is a string or an integer, with an optional `message` and `retry_after` seconds.
     ///
     /// Anything a peer sends is answered: with an error, or with `DecodingFailure`, never a trap. A code must be
-    /// at most ``maximumCodeLength`` bytes without control characters (it reaches log lines and metrics). A
+    /// at most `maximumCodeLength` bytes without control characters (it reaches log lines and metrics). A
     /// `retry_after` must be a finite, non-negative number of seconds (or a string of one); a longer one than
     /// ``maximumRetryAfter`` is cut to it, and an invalid one is dropped with its reason in the metadata under
-    /// ``invalidRetryAfterKey``, so the error keeps its identity either way.
+    /// `invalidRetryAfterKey`, so the error keeps its identity either way.
     ///
     /// - Throws: `DecodingFailure` naming what is missing; the payload is never echoed, it may hold secrets.
     public static func decode(domain: String, json: Data) throws(DecodingFailure) -> DomainError {

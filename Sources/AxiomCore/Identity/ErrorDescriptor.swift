@@ -9,7 +9,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     /// The identity this descriptor describes.
     public let code: ErrorCode
     /// A numeric alias within the same domain (a JSON-RPC code, a SIP cause), if any.
-    public let numericCode: Int?
+    package let numericCode: Int?
     /// Every numeric alias within the domain (a cause code and a SIP status, say), `numericCode` first.
     /// Each one resolves to this descriptor.
     public let numericAliases: [Int]
@@ -31,7 +31,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     public let escalation: ErrorCode?
     /// Whether the error's payload may hold secrets and must never be logged verbatim.
     public let isSensitive: Bool
-    /// The HTTP status a server answers with when this error ends a request, in ``httpStatusRange``; `nil` leaves
+    /// The HTTP status a server answers with when this error ends a request, in `httpStatusRange`; `nil` leaves
     /// it to the category's default, which the server integration chooses.
     public let httpStatus: Int?
     /// Who registered it: `builtin`, or a plugin id.
@@ -42,7 +42,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     let recordedName: RecordedName
 
     /// Creates a descriptor. `source` is assigned by the registry when the catalog is registered.
-    public init(
+    package init(
         code: ErrorCode,
         numericCode: Int? = nil,
         numericAliases: [Int] = [],
@@ -78,7 +78,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
 
     /// The descriptor of a declared code, with its keys as ``CodeDefinition/messageKeys`` derives them. `source` is
     /// assigned by the registry when the catalog is registered.
-    public convenience init(_ definition: CodeDefinition, source: String = "builtin") {
+    package convenience init(_ definition: CodeDefinition, source: String = "builtin") {
         let keys = definition.messageKeys
         self.init(
             code: definition.identity, numericAliases: definition.numericAliases, category: definition.category,
@@ -91,7 +91,7 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     deinit { recordedName.pointer.deallocate() }
 
     /// The statuses a descriptor may name: client and server errors. The registry refuses a catalog with any other.
-    public static let httpStatusRange = 400...599
+    package static let httpStatusRange = 400...599
 
     /// A copy owned by another source.
     func owned(by source: String) -> ErrorDescriptor {

@@ -14,9 +14,9 @@ import Synchronization
 /// a failing dependency sees at most a fraction more load, not `maxAttempts` times the load: the guard against
 /// retry storms across a fleet (gRPC's retry throttling, Finagle's `RetryBudget`, Envoy's retry budget).
 ///
-/// Each call deposits ``ratio`` of a retry; each retry or hedge takes a whole one, and is not made when the
-/// balance is below one. Deposits and withdrawals count for ``window``; on top of them a reserve of
-/// ``minRetriesPerSecond`` × ``window`` lets a service that makes few calls still retry now and then. With the
+/// Each call deposits `ratio` of a retry; each retry or hedge takes a whole one, and is not made when the
+/// balance is below one. Deposits and withdrawals count for `window`; on top of them a reserve of
+/// `minRetriesPerSecond` × `window` lets a service that makes few calls still retry now and then. With the
 /// defaults (20 % over 10 s, at least 10 retries a second) a service making 1,000 calls a second retries at
 /// most about 200 of them a second, however many attempts its policies allow.
 ///
@@ -27,11 +27,11 @@ import Synchronization
 /// injected clock.
 public final class RetryBudget: Sendable {
     /// The retries a call earns: 0.2 allows one retry for every five calls.
-    public let ratio: Double
+    package let ratio: Double
     /// The retries allowed each second whatever the calls, as a reserve of `minRetriesPerSecond × window`.
-    public let minRetriesPerSecond: Int
+    package let minRetriesPerSecond: Int
     /// How long a deposit or a withdrawal counts.
-    public let window: Duration
+    package let window: Duration
     /// The clock the window slides on.
     package let clock: RuntimeClock
 
@@ -108,7 +108,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Notes a call: it earns ``ratio`` of a retry for the next ``window``.
-    public func recordCall() {
+    @usableFromInline package func recordCall() {
         guard deposit > 0 else { return }
         let now = clock.now().wholeNanoseconds
         state.withTrackedLock { state in
@@ -118,7 +118,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Takes one retry (or hedge) from the budget; false, and nothing taken, when less than one is left.
-    public func tryRetry() -> Bool {
+    @usableFromInline package func tryRetry() -> Bool {
         let now = clock.now().wholeNanoseconds
         return state.withTrackedLock { state in
             advance(&state, to: now)
@@ -132,7 +132,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// How many whole retries the budget would allow now.
-    public var available: Int {
+    package var available: Int {
         let now = clock.now().wholeNanoseconds
         return state.withTrackedLock { state in
             advance(&state, to: now)
@@ -141,7 +141,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// How many retries and hedges the budget has refused since it was made.
-    public var refusals: Int { state.withTrackedLock { $0.refused } }
+    package var refusals: Int { state.withTrackedLock { $0.refused } }
 
     private func balance(_ state: State) -> Int64 {
         var sum = reserve

@@ -105,14 +105,14 @@ extension RetryPolicy {
     /// Identical to ``wait(forRetry:retryAfter:state:random:)`` except for jittered exponential backoff, where the
     /// previous random point is drawn afresh: each wait has the same distribution as Polly's, but two waits of
     /// one operation are not linked.
-    public func wait(forRetry retry: Int, retryAfter: Duration? = nil, random: RandomSource = .shared) -> Duration {
+    package func wait(forRetry retry: Int, retryAfter: Duration? = nil, random: RandomSource = .shared) -> Duration {
         var state = RetryBackoffState()
         return wait(forRetry: retry, retryAfter: retryAfter, state: &state, random: random)
     }
 
     /// Where a constant or linear jittered wait falls (±25 % of the backoff, capped at ``maxDelay``); for an
     /// exponential backoff, from zero to the cap, since decorrelated jitter has no fixed band.
-    public func jitterRange(forRetry retry: Int) -> ClosedRange<Duration> {
+    package func jitterRange(forRetry retry: Int) -> ClosedRange<Duration> {
         let cap = max(maxDelay, .zero)
         guard jitter else { return delay(forRetry: retry)...delay(forRetry: retry) }
         let nominal = Self.nanoseconds(delay) * Double(backoff == .linear ? max(1, retry) : 1)

@@ -197,7 +197,7 @@ extension Logger {
     /// A logger of the framework: its lines go to the backend of the latest
     /// ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)`` (or swift-log's current one), redacted,
     /// whenever it was made. See ``FrameworkLogHandler``.
-    public static func axiom(_ label: String) -> Logger {
+    @usableFromInline package static func axiom(_ label: String) -> Logger {
         Logger(label: label) { label in FrameworkLogHandler(label: label) }
     }
 
@@ -205,7 +205,7 @@ extension Logger {
     ///
     /// The framework's types call it on a logger they are given, so a logger made before the bootstrap, or
     /// with a handler of its own, still writes no secret.
-    public func redacting(with redactor: Redactor = Redactor()) -> Logger {
+    package func redacting(with redactor: Redactor = Redactor()) -> Logger {
         if handler is RedactingLogHandler || handler is FrameworkLogHandler { return self }
         var logger = self
         logger.handler = RedactingLogHandler(wrapping: handler, redactor: redactor)

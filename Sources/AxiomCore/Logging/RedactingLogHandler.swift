@@ -15,9 +15,9 @@ import Logging
 /// metadata and provider are taken over at creation for the same reason.
 public struct RedactingLogHandler: LogHandler {
     /// The handler that receives redacted events.
-    public private(set) var wrapped: any LogHandler
+    package private(set) var wrapped: any LogHandler
     /// What redacts.
-    public let redactor: Redactor
+    package let redactor: Redactor
     /// Logger-level metadata, redacted when logged.
     public var metadata: Logger.Metadata
     /// Contextual metadata, redacted when logged.

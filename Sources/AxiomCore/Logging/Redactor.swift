@@ -36,7 +36,7 @@ public struct Redactor: Sendable {
     public static let marker = "[REDACTED]"
 
     /// How many leading characters of an invoice or a 64-hex value are kept for correlation (16: enough to find the invoice in a wallet's history, too little to pay it).
-    public var prefixLength: Int
+    package var prefixLength: Int
 
     /// Creates a redactor keeping `prefixLength` characters of invoices and hex secrets.
     public init(prefixLength: Int = 16) {
@@ -67,7 +67,7 @@ public struct Redactor: Sendable {
     static let maximumPasses = 8
 
     /// The value with every string in it redacted, recursively.
-    public func redact(_ value: Logger.MetadataValue) -> Logger.MetadataValue {
+    package func redact(_ value: Logger.MetadataValue) -> Logger.MetadataValue {
         switch value {
         case .string(let text):
             let redacted = redact(text)
@@ -84,7 +84,7 @@ public struct Redactor: Sendable {
 
     /// The metadata with every value redacted; a value under a sensitive key (`password`, `api_key`,
     /// `authorization`, …) is replaced whole, whatever it looks like.
-    public func redact(_ metadata: Logger.Metadata) -> Logger.Metadata {
+    package func redact(_ metadata: Logger.Metadata) -> Logger.Metadata {
         var result = metadata
         for (key, value) in metadata {
             if Self.isSensitiveKey(key) {
@@ -106,7 +106,7 @@ public struct Redactor: Sendable {
     /// `token`, `api_key`/`apikey`/`api-key`/`api.key`, `authorization`, `access_key`, `credential`, `cookie`,
     /// `private`, `signature` or `mnemonic` (any case); ends in `session`, `session_id` or `sessid` (`PHPSESSID`,
     /// `JSESSIONID`; not `session_count`); or is `auth`, `pwd`, `pin` or `sig`.
-    public static func isSensitiveKey(_ key: String) -> Bool {
+    package static func isSensitiveKey(_ key: String) -> Bool {
         var key = key
         return key.withUTF8 { isSensitiveKey($0[...]) }
     }

@@ -14,17 +14,17 @@ import Logging
 /// It does not redact: put it behind ``RedactingLogHandler`` (see ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)``).
 public struct StructuredLogHandler: LogHandler {
     /// The logger's label, written as `label=` when it is not empty.
-    public let label: String
+    package let label: String
     /// Where lines go.
-    public let sink: any LogLineSink
+    package let sink: any LogLineSink
     /// The time stamp of a line; UTC ISO 8601 with milliseconds by default. Tests inject a fixed one.
-    public let timestamp: @Sendable () -> String
+    package let timestamp: @Sendable () -> String
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     public var logLevel: Logger.Level = .info
 
     /// The fields written first, in this order, when present.
-    public static let leadingFields = ["category", "key", "code", "layer", "disposition"]
+    package static let leadingFields = ["category", "key", "code", "layer", "disposition"]
 
     /// Creates a handler writing to `sink` (standard error by default).
     public init(
@@ -50,7 +50,7 @@ public struct StructuredLogHandler: LogHandler {
     }
 
     /// One line for an event. Public so other sinks (a file, a ring buffer) can share the format.
-    public static func format(
+    package static func format(
         level: Logger.Level, timestamp: String, message: String, metadata: Logger.Metadata, label: String = ""
     ) -> String {
         // Built as bytes and decoded once: appending to a String piece by piece cost more than the rest.
@@ -76,7 +76,7 @@ public struct StructuredLogHandler: LogHandler {
 
     /// The current time as `2026-11-21T20:31:07.412Z`.
     @Sendable
-    public static func utcTimestamp() -> String {
+    @usableFromInline package static func utcTimestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var seconds = now.tv_sec
@@ -174,7 +174,7 @@ private struct LineBuilder {
 
 extension Logger.Level {
     /// The upper-case tag of a structured line: `ERROR`, `WARNING`, …
-    public var tag: String {
+    package var tag: String {
         switch self {
         case .trace: "TRACE"
         case .debug: "DEBUG"

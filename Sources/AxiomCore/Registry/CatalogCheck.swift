@@ -11,7 +11,7 @@ public enum CatalogCheck {
     /// One finding.
     public struct Issue: Sendable, Hashable, CustomStringConvertible {
         /// What is wrong.
-        public enum Kind: String, Sendable, Hashable {
+        package enum Kind: String, Sendable, Hashable {
             /// A descriptor's message key has no English text. An error.
             case missingMessage
             /// A descriptor's recovery suggestion key has no English text. An error.
@@ -25,18 +25,18 @@ public enum CatalogCheck {
         }
 
         /// What is wrong.
-        public let kind: Kind
+        package let kind: Kind
         /// The catalog's source.
-        public let source: String
+        package let source: String
         /// The key concerned.
-        public let key: String
+        package let key: String
         /// The locale concerned, when it is one locale's problem.
-        public let locale: String?
+        package let locale: String?
         /// The code whose descriptor references the key, when there is one.
-        public let code: ErrorCode?
+        package let code: ErrorCode?
 
         /// Whether the catalog must be refused for it.
-        public var isError: Bool {
+        package var isError: Bool {
             switch kind {
             case .missingMessage, .missingRecoverySuggestion, .emptyText: true
             case .missingTitle, .missingTranslation: false
@@ -62,14 +62,14 @@ public enum CatalogCheck {
     /// The findings for one catalog.
     public struct Report: Sendable, Hashable {
         /// The catalog's source.
-        public let source: String
+        package let source: String
         /// Everything found, errors first.
-        public let issues: [Issue]
+        package let issues: [Issue]
 
         /// Findings that make the catalog unacceptable.
         public var errors: [Issue] { issues.filter(\.isError) }
         /// Findings the fallback covers.
-        public var warnings: [Issue] { issues.filter { !$0.isError } }
+        package var warnings: [Issue] { issues.filter { !$0.isError } }
         /// Whether the catalog may be loaded: no errors.
         public var passes: Bool { !issues.contains(where: \.isError) }
     }
@@ -86,7 +86,7 @@ public enum CatalogCheck {
     /// Checks a catalog's messages, taking a key the catalog lacks from the English texts of only those registered
     /// catalogs that `englishFrom` accepts. A plugin host passes the framework's own catalogs, so that whether a
     /// plugin passes does not depend on which other plugins were loaded before it.
-    public static func check(
+    package static func check(
         _ catalog: ErrorCatalog, in registry: ErrorRegistry, englishFrom: (ErrorCatalog) -> Bool
     ) -> Report {
         let tables = registry.catalogs.filter(englishFrom).compactMap { $0.messages[ErrorCatalog.baseLocale] }
@@ -147,7 +147,7 @@ public enum CatalogCheck {
     }
 
     /// Checks every catalog registered in `registry`, against the registry's messages.
-    public static func check(_ registry: ErrorRegistry) -> [Report] {
+    package static func check(_ registry: ErrorRegistry) -> [Report] {
         registry.catalogs.map { check($0, in: registry) }
     }
 }
@@ -155,9 +155,9 @@ public enum CatalogCheck {
 /// A catalog refused at load: its registration failed, or its messages did not pass ``CatalogCheck``.
 public struct CatalogLoadError: Error, Sendable, CustomStringConvertible {
     /// The registration failure, if the registry refused it.
-    public let registration: RegistrationError?
+    package let registration: RegistrationError?
     /// The message check's errors, if the check refused it.
-    public let issues: [CatalogCheck.Issue]
+    package let issues: [CatalogCheck.Issue]
 
     public var description: String {
         if let registration { return registration.description }
@@ -183,7 +183,7 @@ extension ErrorRegistry {
     /// `englishFrom` accepts (see ``CatalogCheck/check(_:in:englishFrom:)``): the answer does not depend on what
     /// else was registered before.
     @discardableResult
-    public func registerChecked(
+    package func registerChecked(
         _ catalog: ErrorCatalog, englishFrom: (ErrorCatalog) -> Bool
     ) throws(CatalogLoadError) -> CatalogCheck.Report {
         try registerChecked(catalog, report: CatalogCheck.check(catalog, in: self, englishFrom: englishFrom))

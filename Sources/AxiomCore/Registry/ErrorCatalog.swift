@@ -5,21 +5,21 @@ import AxiomCatalog
 /// A catalog is taken whole or not at all: see ``ErrorRegistry/register(_:)``.
 public struct ErrorCatalog: Sendable {
     /// Who provides it: `builtin`, or a plugin's reverse-DNS id.
-    public var source: String
+    package var source: String
     /// The provider's version, for diagnostics.
-    public var version: String
+    package var version: String
     /// The domains it owns. Every descriptor's domain must be one of them.
-    public var domains: [String]
+    package var domains: [String]
     /// The descriptors.
-    public var descriptors: [ErrorDescriptor]
+    package var descriptors: [ErrorDescriptor]
     /// Messages per locale: `messages["en"]["error.nwc.RATE_LIMITED"]`.
-    public var messages: [String: [String: String]]
+    package var messages: [String: [String: String]]
 
     /// The locale every catalog must cover, and the last fallback of every other: `en`.
-    public static let baseLocale = "en"
+    package static let baseLocale = "en"
 
     /// Creates a catalog.
-    public init(
+    package init(
         source: String, version: String = "1.0.0", domains: [String], descriptors: [ErrorDescriptor],
         messages: [String: [String: String]] = [:]
     ) {

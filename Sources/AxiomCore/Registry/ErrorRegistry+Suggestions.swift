@@ -4,7 +4,7 @@ extension ErrorRegistry {
     /// The known codes closest to an unknown domain and code, nearest first: for "did you mean" messages.
     ///
     /// Codes of the same domain come first when the domain is known; otherwise the closest domains' codes.
-    public func suggestions(domain: String, code: String, limit: Int = 3) -> [ErrorCode] {
+    package func suggestions(domain: String, code: String, limit: Int = 3) -> [ErrorCode] {
         let all = descriptors.map(\.code)
         let sameDomain = all.filter { $0.domain == domain }
         let pool = sameDomain.isEmpty ? all : sameDomain

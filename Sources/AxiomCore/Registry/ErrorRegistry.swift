@@ -102,7 +102,7 @@ public final class ErrorRegistry: Sendable {
     }
 
     /// The descriptor registered under a numeric alias of a domain.
-    public func descriptor(domain: String, numericCode: Int) -> ErrorDescriptor? {
+    package func descriptor(domain: String, numericCode: Int) -> ErrorDescriptor? {
         snapshot.byAlias[AliasKey(domain: domain, number: numericCode)]
     }
 
@@ -116,7 +116,7 @@ public final class ErrorRegistry: Sendable {
     /// ``registerIdentity(of:_:)``, or, for a type it does not know, `swift/<TypeName>`.
     ///
     /// The first sight of a type costs a protocol cast; later ones a table lookup.
-    public func identity(of error: any Error) -> ErrorIdentity {
+    package func identity(of error: any Error) -> ErrorIdentity {
         var error = unboxed(error)
         while true {
             let extractor = extractor(for: error)
@@ -214,7 +214,7 @@ public final class ErrorRegistry: Sendable {
     }
 
     /// The descriptor of errors the registry cannot identify.
-    public var unknownDescriptor: ErrorDescriptor { snapshot.unknown }
+    package var unknownDescriptor: ErrorDescriptor { snapshot.unknown }
 
     @inline(__always)
     private func extractor(for error: any Error) -> Unmanaged<TypeExtractor> {
@@ -223,27 +223,27 @@ public final class ErrorRegistry: Sendable {
     }
 
     /// All registered catalogs, the built-in one first, in registration order.
-    public var catalogs: [ErrorCatalog] { snapshot.catalogs }
+    package var catalogs: [ErrorCatalog] { snapshot.catalogs }
 
     /// Every registered descriptor, sorted by domain and code.
-    public var descriptors: [ErrorDescriptor] {
+    package var descriptors: [ErrorDescriptor] {
         snapshot.descriptorsSorted
     }
 
     /// Which source owns a domain, or nil if nobody does.
-    public func source(ofDomain domain: String) -> String? { snapshot.domainOwners[domain] }
+    package func source(ofDomain domain: String) -> String? { snapshot.domainOwners[domain] }
 
     /// A message for a localization key in a locale, if a catalog provides it.
-    public func message(forKey key: String, locale: String) -> String? {
+    package func message(forKey key: String, locale: String) -> String? {
         snapshot.message(forKey: key, locale: locale)
     }
 
     /// The locales some catalog provides messages for.
-    public var locales: [String] { snapshot.locales }
+    package var locales: [String] { snapshot.locales }
 
     /// A number that grows whenever a catalog is registered, and stays the same otherwise: what a cache of texts
     /// or descriptors taken from this registry is valid for.
-    public var revision: Int { snapshot.revision }
+    package var revision: Int { snapshot.revision }
 
     // MARK: Writing
 
@@ -274,7 +274,7 @@ public final class ErrorRegistry: Sendable {
     ///   registry the identity of a foreign type once (``registerIdentity(of:_:)`` makes an extractor each time).
     /// - Throws: ``RegistrationError`` when another source already owns the domain's name.
     @discardableResult
-    public func registerFrameworkDomain(_ domain: BuiltinDomain) throws(RegistrationError) -> Bool {
+    package func registerFrameworkDomain(_ domain: BuiltinDomain) throws(RegistrationError) -> Bool {
         if source(ofDomain: domain.name) == domain.name { return false }
         do {
             try register(domain.catalog)
@@ -287,7 +287,7 @@ public final class ErrorRegistry: Sendable {
 
     /// Teaches the registry the identity of a foreign error type that does not conform to
     /// ``IdentifiableError`` (an error of a library you do not own).
-    public func registerIdentity<E: Error>(of type: E.Type, _ extract: @escaping @Sendable (E) -> ErrorCode) {
+    package func registerIdentity<E: Error>(of type: E.Type, _ extract: @escaping @Sendable (E) -> ErrorCode) {
         install(
             TypeExtractor.immortal(ClosureExtractor<E> { ErrorIdentity(code: extract($0)) }),
             for: ObjectIdentifier(E.self))

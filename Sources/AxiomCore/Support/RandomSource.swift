@@ -30,23 +30,23 @@ public final class RandomSource: Sendable {
 
     /// A source whose ``nextUnit()`` returns `units` in order (each clamped to `0 ..< 1`), then starts over: for
     /// tests that need exact draws, such as reproducing another library's documented jitter.
-    public init(replaying units: [Double]) {
+    package init(replaying units: [Double]) {
         let clamped = units.map { min(max($0, 0), 1.0.nextDown) }
         generator = Mutex(.replaying(clamped.isEmpty ? [0] : clamped, next: 0))
     }
 
     /// A source seeded from the system's generator.
-    public convenience init() {
+    @usableFromInline package convenience init() {
         var system = SystemRandomNumberGenerator()
         self.init(seed: system.next())
     }
 
     /// A source seeded from the system's generator, shared by the callers that are given none (the pipeline's
     /// retry handlers).
-    public static let shared = RandomSource()
+    @usableFromInline package static let shared = RandomSource()
 
     /// A uniform value in `range`.
-    public func next(in range: ClosedRange<Int64>) -> Int64 {
+    package func next(in range: ClosedRange<Int64>) -> Int64 {
         generator.withTrackedLock { generator in
             switch generator {
             case .seeded(var random):
@@ -62,7 +62,7 @@ public final class RandomSource: Sendable {
     }
 
     /// A uniform value in `0 ..< 1`.
-    public func nextUnit() -> Double {
+    package func nextUnit() -> Double {
         generator.withTrackedLock { generator in
             switch generator {
             case .seeded(var random):

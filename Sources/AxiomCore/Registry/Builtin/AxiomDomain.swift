@@ -11,7 +11,7 @@ public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
     case unknownError(underlying: any Error)
 
     /// The domain of these errors.
-    public static let domain = "axiom"
+    package static let domain = "axiom"
 
     public var errorCode: ErrorCode {
         switch self {

@@ -5,18 +5,18 @@ import AxiomCatalog
 /// file.
 ///
 /// The core's domain files (`AxiomDomain.swift`, `ClientDomain.swift`, …) each hold an error type and its
-/// ``BuiltinDomain``; `ErrorCatalog+Builtin.swift` lists the domains that make up ``ErrorCatalog/builtin``. The
+/// ``BuiltinDomain``; `ErrorCatalog+Builtin.swift` lists the domains that make up `ErrorCatalog.builtin`. The
 /// modules above the core declare theirs the same way (`axiom.plugins`, `axiom.crash`, `axiom.symbolication`) and
-/// register them with ``ErrorRegistry/registerFrameworkDomain(_:)`` when they are first used.
+/// register them with `ErrorRegistry.registerFrameworkDomain(_:)` when they are first used.
 public struct BuiltinDomain: Sendable {
     /// The domain's name: `axiom.client`.
-    public let name: String
+    package let name: String
     /// Its codes, in the order they are documented; each one's domain is ``name``.
-    public let codes: [CodeDefinition]
+    package let codes: [CodeDefinition]
 
     /// Declares a domain. Every code must be declared in it: a code of another domain is a mistake in the
     /// declaration, and stops the program.
-    public init(name: String, codes: [CodeDefinition]) {
+    package init(name: String, codes: [CodeDefinition]) {
         for code in codes {
             precondition(code.domain == name, "\(code.identity) is declared in the domain \(name)")
         }
@@ -25,14 +25,14 @@ public struct BuiltinDomain: Sendable {
     }
 
     /// The domain as a catalog of its own, registered under the domain's name as its source.
-    public var catalog: ErrorCatalog {
+    package var catalog: ErrorCatalog {
         ErrorCatalog(source: name, version: "1.0.0", domains: [name], definitions: codes)
     }
 
     /// What is wrong between the domain and the errors its type throws, as registered in `registry`: a sample
     /// outside the domain, a declared code no sample reaches, a code without its texts. Empty when they agree.
     /// For the tests of each module that declares a domain.
-    public func problems(samples: [any Error], in registry: ErrorRegistry) -> [String] {
+    package func problems(samples: [any Error], in registry: ErrorRegistry) -> [String] {
         var problems: [String] = []
         var reached: Set<String> = []
         for sample in samples {

@@ -26,7 +26,7 @@ public enum CapabilityError: IdentifiableError, LocalizedError, Sendable {
     case fallbackUnavailable
 
     /// The domain of these errors.
-    public static let domain = "axiom.capability"
+    package static let domain = "axiom.capability"
 
     public var errorCode: ErrorCode {
         switch self {

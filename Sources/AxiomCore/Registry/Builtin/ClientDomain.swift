@@ -15,7 +15,7 @@ public enum ClientError: IdentifiableError, LocalizedError, Sendable {
     case actorDeallocation
 
     /// The domain of these errors.
-    public static let domain = "axiom.client"
+    package static let domain = "axiom.client"
 
     public var errorCode: ErrorCode {
         switch self {

@@ -9,7 +9,7 @@ public enum ContextError: IdentifiableError, LocalizedError, Sendable {
     case uiUpdateFailed(underlying: any Error)
 
     /// The domain of these errors.
-    public static let domain = "axiom.context"
+    package static let domain = "axiom.context"
 
     public var errorCode: ErrorCode {
         switch self {

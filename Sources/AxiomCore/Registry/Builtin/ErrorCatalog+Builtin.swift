@@ -2,19 +2,19 @@ import AxiomCatalog
 
 extension ErrorCatalog {
     /// The source name of the framework's own catalog.
-    public static let builtinSource = "builtin"
+    package static let builtinSource = "builtin"
 
     /// The code used for errors whose type the registry cannot identify.
-    public static let unknownCode = ErrorCode(AxiomError.domain, "unknownError")
+    package static let unknownCode = ErrorCode(AxiomError.domain, "unknownError")
 
     /// The code of Swift's `CancellationError`.
-    public static let cancellationCode = ErrorCode(SwiftDomain.name, "CancellationError")
+    package static let cancellationCode = ErrorCode(SwiftDomain.name, "CancellationError")
 
     /// The framework's own domains, present in every registry from the start: `axiom`, `axiom.client`,
     /// `axiom.context`, `axiom.capability`, `axiom.resilience`, `axiom.registry`, `axiom.decoding`, and `swift`
     /// for `CancellationError`. Each
     /// domain is declared whole in its own file (`Sources/AxiomCore/Registry/Builtin`).
-    public static let builtin: ErrorCatalog = {
+    package static let builtin: ErrorCatalog = {
         let domains = builtinDomains.map(\.domain)
         return ErrorCatalog(
             source: builtinSource, version: "1.0.0", domains: domains.map(\.name),

@@ -4,7 +4,7 @@ import AxiomCatalog
 /// catalog and hands the refusal to a pipeline gets its fate and texts from here.
 extension RegistrationError: IdentifiableError {
     /// The domain of registration failures.
-    public static let domain = "axiom.registry"
+    package static let domain = "axiom.registry"
 
     /// `axiom.registry/<kind>`.
     public var errorCode: ErrorCode { ErrorCode(Self.domain, kind.rawValue) }
@@ -79,9 +79,9 @@ extension CatalogLoadError: IdentifiableError {
 /// The domain `axiom.decoding`: payloads that are not error responses.
 extension DomainError.DecodingFailure: IdentifiableError {
     /// The domain of decoding failures.
-    public static let domain = "axiom.decoding"
+    package static let domain = "axiom.decoding"
     /// The identity of every decoding failure.
-    public static let code = ErrorCode(domain, "notAnErrorResponse")
+    package static let code = ErrorCode(domain, "notAnErrorResponse")
 
     public var errorCode: ErrorCode { Self.code }
 

@@ -22,9 +22,9 @@ public enum CircuitState: String, Sendable, Hashable, CustomStringConvertible {
 /// compares the fields.
 public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// The domain of the runtime's resilience errors.
-    public static let domain = "axiom.resilience"
+    package static let domain = "axiom.resilience"
     /// The identity of every refusal.
-    public static let code = ErrorCode(domain, "circuitOpen")
+    package static let code = ErrorCode(domain, "circuitOpen")
 
     /// The breaker's key.
     public let key: String
@@ -66,7 +66,7 @@ public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStr
 /// `TimeoutStage`) has spent its time, and its descriptor has no retry policy.
 ///
 /// ``Scope`` stays an enum: two cases without payloads, a closed set a handler switches on, and each names its
-/// code (``code`` or ``attemptCode``). ``file`` and ``line`` are the throw site; equality compares the fields.
+/// code (`timeout` or `attemptTimeout`). ``throwSite`` is the throw site; equality compares the fields.
 public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// What the limit bounded.
     public enum Scope: String, Sendable, Hashable {
@@ -77,9 +77,9 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
     }
 
     /// The identity of a whole operation's timeout.
-    public static let code = ErrorCode(CircuitOpenError.domain, "timeout")
+    package static let code = ErrorCode(CircuitOpenError.domain, "timeout")
     /// The identity of one attempt's timeout.
-    public static let attemptCode = ErrorCode(CircuitOpenError.domain, "attemptTimeout")
+    package static let attemptCode = ErrorCode(CircuitOpenError.domain, "attemptTimeout")
 
     /// The operation that timed out.
     public let operation: String
@@ -118,7 +118,7 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
 /// compares the sequence.
 public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of injected faults.
-    public static let code = ErrorCode(CircuitOpenError.domain, "injectedFault")
+    package static let code = ErrorCode(CircuitOpenError.domain, "injectedFault")
 
     /// Which injected failure this is, from 1, across the injector's life.
     public let sequence: Int
@@ -148,7 +148,7 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
 /// `Code` type, the fields are the payload.
 public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// The identity of every refused configuration.
-    public static let code = ErrorCode(CircuitOpenError.domain, "invalidConfiguration")
+    package static let code = ErrorCode(CircuitOpenError.domain, "invalidConfiguration")
 
     /// What was being made: `circuit breaker 'wallet'`.
     public let component: String
@@ -182,7 +182,7 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
 /// compares the fields.
 public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of every refusal.
-    public static let code = ErrorCode(CircuitOpenError.domain, "concurrencyLimited")
+    package static let code = ErrorCode(CircuitOpenError.domain, "concurrencyLimited")
 
     /// The limiter's key.
     public let key: String
@@ -219,7 +219,7 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
 /// compares the fields.
 public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of every refusal.
-    public static let code = ErrorCode(CircuitOpenError.domain, "rateLimited")
+    package static let code = ErrorCode(CircuitOpenError.domain, "rateLimited")
 
     /// The limiter's key.
     public let key: String
