@@ -155,7 +155,7 @@ public struct PluginLoadReport: Sendable {
     public var rejected: [PluginRejection] = []
     /// How many scanner processes the host started during this pass (loads other threads made on the same host
     /// meanwhile included): zero when every verdict came from the cache.
-    package var scannerLaunches = 0
+    public var scannerLaunches = 0
 
     /// Creates an empty report.
     package init() {}
