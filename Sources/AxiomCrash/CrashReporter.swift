@@ -123,20 +123,28 @@ public enum CrashReporter {
     /// subfolders are left out (``CrashReportProcessor/processPendingReports()`` also reports the `.tmp` files
     /// whose writer is gone, as incomplete). A missing directory has no pending reports.
     public static func pendingReports(in directory: String) throws(CrashReporterError) -> [String] {
-        guard let handle = opendir(directory) else {
+        guard let paths = regularFiles(in: directory, suffix: rawReportSuffix) else {
             if errno == ENOENT { return [] }
             throw CrashReporterError.cannotUseDirectory(path: directory, errno: errno)
         }
+        return paths
+    }
+
+    /// The regular files of `directory` whose names end in `suffix` and do not start with a dot, as full paths,
+    /// by name; nil (with `errno` set) when the directory cannot be opened.
+    private static func regularFiles(
+        in directory: String, suffix: String, where keep: (String) -> Bool = { _ in true }
+    ) -> [String]? {
+        guard let handle = opendir(directory) else { return nil }
         defer { closedir(handle) }
         var names: [String] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            guard name.hasSuffix(rawReportSuffix), !name.hasPrefix(".") else { continue }
-            let path = directory + "/" + name
+            guard name.hasSuffix(suffix), !name.hasPrefix("."), keep(name) else { continue }
             var info = stat()
-            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard lstat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             names.append(name)
         }
         return names.sorted().map { directory + "/" + $0 }
@@ -151,21 +159,10 @@ public enum CrashReporter {
     /// a restarted container's pid 1, say). A `.tmp` whose name says neither, or whose writer may still be
     /// writing, is left alone.
     static func abandonedReports(in directory: String) -> [String] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard name.hasSuffix(rawReportSuffix + ".tmp"), !name.hasPrefix("."),
-                let writer = temporaryReportWriter(name: name)
-            else { continue }
-            var info = stat()
-            guard lstat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            if !processIsAlive(pid: writer.pid, startedBy: writer.seconds) { names.append(name) }
-        }
-        return names.sorted().map { directory + "/" + $0 }
+        regularFiles(in: directory, suffix: rawReportSuffix + ".tmp") { name in
+            guard let writer = temporaryReportWriter(name: name) else { return false }
+            return !processIsAlive(pid: writer.pid, startedBy: writer.seconds)
+        } ?? []
     }
 
     /// The pid and crash time (seconds since the epoch) in a report's name,
