@@ -1,5 +1,6 @@
 import Axiom
 import AxiomTesting
+import Synchronization
 import Testing
 
 /// Errors of a test domain with one code per disposition.
@@ -234,6 +235,65 @@ struct HandlerTests {
         #expect((event.error as? ShopError) == .broken)
         #expect(event.handlerFailures.count == 1)
         #expect(event.handlerFailures.first?.error is Boom)
+    }
+
+    @Test(
+        "a combinator written by an application keeps what its handlers throw and binds their code matchers")
+    func applicationCombinator() throws {
+        struct Boom: Error {}
+        /// Asks its handlers only for errors of one domain: a combinator as an application would write one.
+        struct OnlyDomain<Wrapped: ErrorHandler>: ErrorHandler {
+            let domain: String
+            let wrapped: Wrapped
+            init(_ domain: String, @ErrorHandlerBuilder _ wrapped: () -> Wrapped) {
+                self.domain = domain
+                self.wrapped = wrapped()
+            }
+            func decide(_ event: ErrorEvent) throws -> ErrorDecision {
+                event.descriptor.code.domain == domain ? try wrapped.decide(event) : .pass
+            }
+            func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+                event.descriptor.code.domain == domain ? wrapped.decide(event, failures: &failures) : .pass
+            }
+            func bound(to registry: ErrorRegistry) -> Self {
+                OnlyDomain(domain: domain, wrapped: wrapped.bound(to: registry))
+            }
+            private init(domain: String, wrapped: Wrapped) {
+                self.domain = domain
+                self.wrapped = wrapped
+            }
+        }
+        /// Remembers whether the pipeline bound it.
+        final class Count: Sendable { let value = Mutex(0) }
+        struct BindSpy: ErrorHandler {
+            let bindings = Count()
+            func decide(_ event: ErrorEvent) -> ErrorDecision { .pass }
+            func bound(to registry: ErrorRegistry) -> Self {
+                bindings.value.withLock { $0 += 1 }
+                return self
+            }
+        }
+        let spy = BindSpy()
+        let harness = try Harness()
+        let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
+            OnlyDomain(ShopError.domain) {
+                spy
+                Handle(.any) { _ in throw Boom() }
+                Ignore(.code(ShopError.busy.errorCode))
+            }
+        }
+        #expect(spy.bindings.value.withLock { $0 } == 1)
+
+        let busy = try pipeline.decide(ShopError.busy, operation: "x")
+        #expect(busy.disposition == .ignore)
+        let event = try #require(busy.event)
+        #expect(event.handlerFailures.count == 1)
+        #expect(event.handlerFailures.first?.error is Boom)
+
+        // Outside its domain the combinator passes; the terminal layer handles what nobody decided.
+        let other = try pipeline.decide(ClientError.isolationBreach, operation: "x")
+        #expect(other.disposition == .handle)
+        #expect(try #require(other.event).handlerFailures.isEmpty)
     }
 
     @Test("the generic handler follows each descriptor, including a domain registered after it was built")

@@ -5,12 +5,12 @@ public struct AnyErrorHandler: ErrorHandler {
     public init(_ base: some ErrorHandler) { self.base = base }
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try base.decide(event) }
     @_documentation(visibility: internal)
-    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
-        base._dispatch(event, failures: &failures)
+    public func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        base.decide(event, failures: &failures)
     }
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Self {
-        func bind<H: ErrorHandler>(_ handler: H) -> AnyErrorHandler { AnyErrorHandler(handler._bound(to: registry)) }
+    public func bound(to registry: ErrorRegistry) -> Self {
+        func bind<H: ErrorHandler>(_ handler: H) -> AnyErrorHandler { AnyErrorHandler(handler.bound(to: registry)) }
         return bind(base)
     }
 }

@@ -14,16 +14,16 @@ public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
 
     @_documentation(visibility: internal)
     @inlinable @inline(__always)
-    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
-        switch first._dispatch(event, failures: &failures) {
-        case .pass: second._dispatch(event, failures: &failures)
+    public func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        switch first.decide(event, failures: &failures) {
+        case .pass: second.decide(event, failures: &failures)
         case let decision: decision
         }
     }
 
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Self {
-        HandlerPair(first._bound(to: registry), second._bound(to: registry))
+    public func bound(to registry: ErrorRegistry) -> Self {
+        HandlerPair(first.bound(to: registry), second.bound(to: registry))
     }
 }
 
@@ -40,11 +40,11 @@ public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
     let wrapped: Wrapped?
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
     @_documentation(visibility: internal)
-    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
-        wrapped?._dispatch(event, failures: &failures) ?? .pass
+    public func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+        wrapped?.decide(event, failures: &failures) ?? .pass
     }
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?._bound(to: registry)) }
+    public func bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?.bound(to: registry)) }
 }
 
 /// One of two handlers (from an `if`/`else` in a builder).
@@ -54,17 +54,17 @@ public enum EitherHandler<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
     case second(Second)
     public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
     @_documentation(visibility: internal)
-    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+    public func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         switch self {
-        case .first(let handler): handler._dispatch(event, failures: &failures)
-        case .second(let handler): handler._dispatch(event, failures: &failures)
+        case .first(let handler): handler.decide(event, failures: &failures)
+        case .second(let handler): handler.decide(event, failures: &failures)
         }
     }
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Self {
+    public func bound(to registry: ErrorRegistry) -> Self {
         switch self {
-        case .first(let handler): .first(handler._bound(to: registry))
-        case .second(let handler): .second(handler._bound(to: registry))
+        case .first(let handler): .first(handler.bound(to: registry))
+        case .second(let handler): .second(handler.bound(to: registry))
         }
     }
 }
@@ -81,9 +81,9 @@ public struct HandlerArray<Element: ErrorHandler>: ErrorHandler {
 
     @_documentation(visibility: internal)
     @inlinable
-    public func _dispatch(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+    public func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         for handler in handlers {
-            switch handler._dispatch(event, failures: &failures) {
+            switch handler.decide(event, failures: &failures) {
             case .pass: continue
             case let decision: return decision
             }
@@ -92,7 +92,7 @@ public struct HandlerArray<Element: ErrorHandler>: ErrorHandler {
     }
 
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Self { HandlerArray(handlers.map { $0._bound(to: registry) }) }
+    public func bound(to registry: ErrorRegistry) -> Self { HandlerArray(handlers.map { $0.bound(to: registry) }) }
 }
 
 /// Composes handlers in order into one statically typed chain: no existential per handler. `if`, `if`/`else`

@@ -53,7 +53,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     ) {
         self.layer = layer
         self.next = next
-        self.handlers = handlers()._bound(to: configuration.registry)
+        self.handlers = handlers().bound(to: configuration.registry)
         self.configuration = configuration
         self.hasObservers = !configuration.observers.isEmpty
         self.capturesStacks = configuration.stackCapturer != nil
@@ -297,7 +297,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             return .handle
         }
         var failures = HandlerFailures()
-        let decision = handlers._dispatch(event, failures: &failures)
+        let decision = handlers.decide(event, failures: &failures)
         if !failures.isEmpty { event.recordFailures(failures.all) }
         switch consume decision {
         case .pass:

@@ -25,7 +25,7 @@ public struct Escalate: ErrorHandler {
     func escalation(_ event: ErrorEvent) -> ErrorDecision { .escalate(translatedTo: translate?(event)) }
 
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Escalate {
+    public func bound(to registry: ErrorRegistry) -> Escalate {
         Escalate(match.bound(to: registry), translate: translate)
     }
 }

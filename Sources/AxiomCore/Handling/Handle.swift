@@ -24,5 +24,5 @@ public struct Handle: ErrorHandler {
     func act(_ event: ErrorEvent) throws { try action?(event) }
 
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Handle { Handle(match.bound(to: registry), action: action) }
+    public func bound(to registry: ErrorRegistry) -> Handle { Handle(match.bound(to: registry), action: action) }
 }

@@ -14,5 +14,5 @@ public struct Ignore: ErrorHandler {
     }
 
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Ignore { Ignore(match.bound(to: registry)) }
+    public func bound(to registry: ErrorRegistry) -> Ignore { Ignore(match.bound(to: registry)) }
 }

@@ -69,7 +69,7 @@ public struct Recover: ErrorHandler {
     }
 
     @_documentation(visibility: internal)
-    public func _bound(to registry: ErrorRegistry) -> Recover { Recover(match.bound(to: registry), strategy) }
+    public func bound(to registry: ErrorRegistry) -> Recover { Recover(match.bound(to: registry), strategy) }
 
     /// The wait before retrying `event`: the retry engine's, with the error's `Retry-After` (capped at the
     /// policy's `maxDelay`) and the policy's jitter.

@@ -13,24 +13,11 @@ public protocol IdentifiableError: Error {
     var errorCode: ErrorCode { get }
     /// How long the remote side asked us to wait before retrying, if it said so.
     var retryAfter: Duration? { get }
-
-    /// The identity of the value `pointer` points at, which is a `Self`. The registry calls it through its
-    /// per-type cache; do not implement it: the default reads ``errorCode`` and ``retryAfter``, and is
-    /// specialized for each conforming type, so reading an identity costs no cast and no generic code.
-    static func _axiomIdentity(at pointer: UnsafeRawPointer) -> ErrorIdentity
 }
 
 extension IdentifiableError {
     /// No `Retry-After` by default.
     public var retryAfter: Duration? { nil }
-
-    /// Reads `errorCode` and `retryAfter` in place. `@inlinable`, so each conforming module gets a copy
-    /// specialized for its own type.
-    @inlinable
-    public static func _axiomIdentity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
-        let value = pointer.assumingMemoryBound(to: Self.self)
-        return ErrorIdentity(code: value.pointee.errorCode, retryAfter: value.pointee.retryAfter)
-    }
 }
 
 /// What the registry extracts from an error value: its identity and a `Retry-After`, if any.

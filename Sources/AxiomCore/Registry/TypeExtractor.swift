@@ -68,7 +68,10 @@ class TypeExtractor: @unchecked Sendable {
             if type(of: error) is any ErrorEnvelope.Type {
                 extractor = EnvelopeExtractor()
             } else if let identifiable = type(of: error) as? any IdentifiableError.Type {
-                extractor = IdentifiableExtractor(identifiable, valueKeyBytes: plainValueSize(identifiable))
+                func make<E: IdentifiableError>(_ type: E.Type) -> TypeExtractor {
+                    IdentifiableExtractor<E>(valueKeyBytes: plainValueSize(type))
+                }
+                extractor = make(identifiable)
             } else {
                 extractor = FixedExtractor(ErrorCode("swift", String(describing: type(of: error))))
             }
@@ -79,15 +82,15 @@ class TypeExtractor: @unchecked Sendable {
     }
 }
 
-/// Reads `errorCode` and `retryAfter` of an `IdentifiableError`, through the type's own specialized
-/// `_axiomIdentity(of:)`.
-final class IdentifiableExtractor: TypeExtractor, @unchecked Sendable {
-    let type: any IdentifiableError.Type
-    init(_ type: any IdentifiableError.Type, valueKeyBytes: Int?) {
-        self.type = type
-        super.init(valueKeyBytes: valueKeyBytes)
+/// Reads `errorCode` and `retryAfter` of an `IdentifiableError` of type `E`, in place: the value is read
+/// through `pointer`, never copied, and each property is one call to the conformance's own (specialized)
+/// getter.
+final class IdentifiableExtractor<E: IdentifiableError>: TypeExtractor, @unchecked Sendable {
+    // @unchecked: see TypeExtractor; this subclass adds no stored property.
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
+        let value = pointer.assumingMemoryBound(to: E.self)
+        return ErrorIdentity(code: value.pointee.errorCode, retryAfter: value.pointee.retryAfter)
     }
-    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity { type._axiomIdentity(at: pointer) }
 }
 
 /// One code for every value of a type the registry does not know (and for `CancellationError`).
