@@ -59,17 +59,29 @@ public enum CrashReporter {
     }
 
     /// What happens once a crash's report is written.
-    public enum AfterReport: Sendable, Hashable {
+    public struct AfterReport: Sendable, Hashable {
+        /// The cases a 1.x release may add to; a struct, so that adding one breaks no `switch`.
+        package enum Kind: Sendable, Hashable {
+            case runPreviousHandlers
+            case dieAtOnce
+        }
+
+        /// Which of them this is.
+        package let kind: Kind
+
+        package init(_ kind: Kind) { self.kind = kind }
+
         /// The signal handlers installed before ``install(directory:afterReport:)`` run next, then the process
         /// dies by its signal. On Linux that is the Swift runtime's backtracer whenever `SWIFT_BACKTRACE` enables
         /// it (its default): it symbolicates the crash in the dying process before it prints, which for a large
         /// executable takes tens of seconds, during which the process is neither serving nor restarted. The
         /// default here, for a program whose crash a person reads on a terminal.
-        case runPreviousHandlers
+        public static let runPreviousHandlers = AfterReport(.runPreviousHandlers)
+
         /// The process dies by its signal as soon as the report is written: no earlier handler runs, so a
         /// supervisor (systemd, Kubernetes) restarts it at once. The report is the crash's record; symbolicate it
         /// later, as `AxiomService` does at the next start. The default of `AxiomService`.
-        case dieAtOnce
+        public static let dieAtOnce = AfterReport(.dieAtOnce)
     }
 
     /// Whether threads created after ``install(directory:afterReport:)`` get an alternate signal stack by themselves: true

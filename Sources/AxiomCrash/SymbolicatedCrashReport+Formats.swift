@@ -131,7 +131,7 @@ extension SymbolicatedCrashReport {
 
     private func writeFrame(_ frame: Frame, to json: inout JSONWriter) {
         json.beginObject()
-        json.field("kind", frame.kind.rawValue)
+        json.field("kind", frame.kind.name)
         json.field("address", hex(frame.address))
         json.field("inlined", frame.isInlined)
         // As the Swift backtracer, these are written only when true.

@@ -42,11 +42,19 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
     /// One frame of the crashed thread.
     public struct Frame: Sendable, Hashable {
         /// How the address was obtained: the faulting pc, or a return address.
-        public enum Kind: String, Sendable, Hashable {
-            case programCounter
-            case returnAddress
+        public struct Kind: Hashable, Sendable, CustomStringConvertible {
+            /// The code's name.
+            public let name: String
+            public var description: String { name }
+
+            package init(name: String) { self.name = name }
+
+            public static let programCounter = Kind(name: "programCounter")
+
+            public static let returnAddress = Kind(name: "returnAddress")
+
             /// Where an async function's caller resumes when it returns (the async caller chain).
-            case asyncResumePoint
+            public static let asyncResumePoint = Kind(name: "asyncResumePoint")
         }
 
         public var kind: Kind

@@ -7,23 +7,30 @@ import Axiom
 /// Its ``reason`` says what was wrong, never what the body held: a body may carry secrets.
 public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// What kind of answer it was.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public let name: String
+        public var description: String { name }
+
+        package init(name: String) { self.name = name }
+
         /// Not problem details: another content type, or a status below 400 (a success with a problem body).
-        case notProblemDetails
+        public static let notProblemDetails = Code(name: "notProblemDetails")
+
         /// Problem details that could not be read: too large, nested too deep, not JSON, a member of the wrong type.
-        case unreadableProblem
+        public static let unreadableProblem = Code(name: "unreadableProblem")
     }
 
     /// What kind of answer it was: also its code in ``domain``.
-    public let kind: Kind
+    public let code: Code
     /// What was wrong with it, in a few words.
     public let reason: String
     /// The answer's status.
     public let status: Int
 
     /// An unreadable answer.
-    package init(_ kind: Kind, reason: String, status: Int) {
-        self.kind = kind
+    package init(_ code: Code, reason: String, status: Int) {
+        self.code = code
         self.reason = reason
         self.status = status
     }
@@ -31,7 +38,7 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
     /// The domain's name.
     public static let domain = "axiom.http.peer"
 
-    public var errorCode: ErrorCode { ErrorCode(Self.domain, kind.rawValue) }
+    public var errorCode: ErrorCode { ErrorCode(Self.domain, code.name) }
 
     public var description: String { "\(errorCode) (status \(status)): \(reason)" }
 
@@ -41,7 +48,7 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
         name: domain,
         codes: [
             CodeDefinition(
-                domain, Kind.notProblemDetails.rawValue, category: .api, severity: .error, disposition: .handle,
+                domain, Code.notProblemDetails.name, category: .api, severity: .error, disposition: .handle,
                 texts: [
                     "en": .init(
                         title: "Unexpected answer",
@@ -52,7 +59,7 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
                         message: "Bu hizmetin bağlı olduğu bir hizmet, hata açıklaması yerine başka bir yanıt verdi."),
                 ]),
             CodeDefinition(
-                domain, Kind.unreadableProblem.rawValue, category: .api, severity: .error, disposition: .handle,
+                domain, Code.unreadableProblem.name, category: .api, severity: .error, disposition: .handle,
                 texts: [
                     "en": .init(
                         title: "Unreadable answer",

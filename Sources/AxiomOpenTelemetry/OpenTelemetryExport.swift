@@ -103,11 +103,24 @@ public struct OpenTelemetryExport: Service {
     private let logger: Logger
 
     /// One of the three kinds of telemetry the export sends.
-    public enum Signal: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        case logs, metrics, traces
+    ///
+    /// A struct, so that a 1.x release may add a signal without breaking a `switch`.
+    public struct Signal: Sendable, Hashable, CustomStringConvertible {
+        /// The signal's name in OpenTelemetry: `logs`, `metrics` or `traces`.
+        public let name: String
+        /// The signal's name.
+        public var description: String { name }
 
-        /// `logs`, `metrics` or `traces`.
-        public var description: String { rawValue }
+        package init(name: String) { self.name = name }
+
+        /// Log records.
+        public static let logs = Signal(name: "logs")
+        /// Metrics.
+        public static let metrics = Signal(name: "metrics")
+        /// Spans.
+        public static let traces = Signal(name: "traces")
+        /// The three, in the order the export shuts them down.
+        package static let all: [Signal] = [.logs, .metrics, .traces]
     }
 
     /// The signals whose last export graceful shutdown cut off at ``Configuration/shutdownTimeout`` (or that were
@@ -200,7 +213,7 @@ public struct OpenTelemetryExport: Service {
                 logger.warning(
                     "OpenTelemetry export: shutdown dropped what was not sent within its deadline",
                     metadata: [
-                        "dropped_signals": "\(dropped.map(\.rawValue).joined(separator: ","))",
+                        "dropped_signals": "\(dropped.map(\.name).joined(separator: ","))",
                         "dropped_count": "\(dropped.count)",
                         "shutdown_timeout": "\(configuration.shutdownTimeout)",
                     ])
@@ -244,7 +257,7 @@ final class ShutdownDrops: Sendable {
 
     var signals: [OpenTelemetryExport.Signal] {
         let dropped = dropped.withTrackedLock { $0 }
-        return OpenTelemetryExport.Signal.allCases.filter(dropped.contains)
+        return OpenTelemetryExport.Signal.all.filter(dropped.contains)
     }
 }
 

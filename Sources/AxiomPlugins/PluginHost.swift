@@ -168,7 +168,7 @@ public final class PluginHost: Sendable {
             // 5. The plugin's code runs: in the scanner (or a cached verdict of it), or here when asked to.
             var entry: UnsafeRawPointer?
             let verdict: PluginVerdict
-            switch vetting.mode {
+            switch vetting.mode.kind {
             case .inProcess:
                 (verdict, entry) = PluginScanner.read(path: resolved)
             case .scanner:
@@ -191,7 +191,7 @@ public final class PluginHost: Sendable {
                 try registry.registerChecked(accepted.catalog, englishFrom: TextOwnership.isFramework)
             } catch {
                 guard let refusal = error.registration else { return refuse(.invalidCatalog, "\(error)") }
-                guard refusal.kind == .domainClash else { return refuse(.registrationRefused, refusal.description) }
+                guard refusal.code == .domainClash else { return refuse(.registrationRefused, refusal.description) }
                 let precedence =
                     state.shipped.contains(refusal.existingSource ?? "")
                     ? "; \(refusal.existingSource ?? "") is shipped with the application, which takes precedence over "

@@ -22,12 +22,24 @@ import Glibc
 /// constructor in its executable, and needs the separate scanner.
 public struct PluginVetting: Sendable {
     /// Where the plugin's code runs.
-    public enum Mode: Sendable, Hashable {
+    public struct Mode: Sendable, Hashable {
+        /// The cases a 1.x release may add to; a struct, so that adding one breaks no `switch`.
+        package enum Kind: Sendable, Hashable {
+            case scanner
+            case inProcess
+        }
+
+        /// Which of them this is.
+        package let kind: Kind
+
+        package init(_ kind: Kind) { self.kind = kind }
+
         /// In the scanner: a plugin that crashes, hangs or exits is refused and the host goes on.
-        case scanner
+        public static let scanner = Mode(.scanner)
+
         /// In the host, as `dlopen` and a call of the entry: a crashing plugin takes the host down. For tests and
         /// benchmarks that measure or check the loader itself, and for hosts that cannot ship the scanner.
-        case inProcess
+        public static let inProcess = Mode(.inProcess)
     }
 
     /// Where the plugin's code runs.

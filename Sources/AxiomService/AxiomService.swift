@@ -72,11 +72,18 @@ public struct AxiomService: Service {
     /// Why the service could not start: the step, and what failed in it.
     public struct StartupError: Error, Sendable, CustomStringConvertible {
         /// The step that failed.
-        public enum Step: String, Sendable {
+        public struct Step: Hashable, Sendable, CustomStringConvertible {
+            /// The code's name.
+            public let name: String
+            public var description: String { name }
+
+            package init(name: String) { self.name = name }
+
             /// Installing the crash reporter.
-            case installCrashReporter
+            public static let installCrashReporter = Step(name: "installCrashReporter")
+
             /// Reading the crash directory for reports of earlier runs.
-            case readCrashReports
+            public static let readCrashReports = Step(name: "readCrashReports")
         }
 
         /// The step that failed.
@@ -84,7 +91,7 @@ public struct AxiomService: Service {
         /// What failed.
         public let underlying: any Error
 
-        public var description: String { "AxiomService could not start: \(step.rawValue) failed: \(underlying)" }
+        public var description: String { "AxiomService could not start: \(step.name) failed: \(underlying)" }
     }
 
     /// What the service starts.

@@ -197,7 +197,7 @@ struct ClientErrorInterceptorTests {
         }
         #expect(error.code == .aborted)
         let unreadable = try #require(error.cause as? UnreadableAnswer)
-        #expect(unreadable.kind == .unreadableProblem)
+        #expect(unreadable.code == .unreadableProblem)
         #expect(unreadable.status == 409)
         #expect(caller.identity(of: error).code == ErrorCode("axiom.http.peer", "unreadableProblem"))
     }

@@ -193,7 +193,7 @@ struct HostileAnswerTests {
         ]
         for response in cases {
             let refusal = refusal(response, body)
-            #expect(refusal?.kind == .notProblemDetails, "\(response)")
+            #expect(refusal?.code == .notProblemDetails, "\(response)")
             #expect(refusal?.errorCode == ErrorCode("axiom.http.peer", "notProblemDetails"))
             #expect(refusal?.status == response.status.code)
         }
@@ -209,14 +209,16 @@ struct HostileAnswerTests {
     func unreadable(name: String) throws {
         let body = try #require(unreadableBodies[name])
         let refusal = refusal(problemResponse(502), body)
-        #expect(refusal?.kind == .unreadableProblem, "\(name)")
+        #expect(refusal?.code == .unreadableProblem, "\(name)")
         #expect(refusal?.errorCode == ErrorCode("axiom.http.peer", "unreadableProblem"))
         #expect(refusal.map { !$0.description.contains("fake line") } ?? true, "the body is never echoed")
     }
 
     @Test("the framework's own refusals are registered, with their fate and texts")
     func refusalsAreRegistered() {
-        let samples = UnreadableAnswer.Kind.allCases.map { UnreadableAnswer($0, reason: "r", status: 200) }
+        let samples = [UnreadableAnswer.Code.notProblemDetails, .unreadableProblem].map {
+            UnreadableAnswer($0, reason: "r", status: 200)
+        }
         #expect(UnreadableAnswer.builtinDomain.problems(samples: samples, in: reader.registry).isEmpty)
         #expect(reader.registry.descriptor(for: samples[0]).category == .api)
     }

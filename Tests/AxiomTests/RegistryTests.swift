@@ -116,7 +116,7 @@ struct RegistryTests {
         clashing.domains.append("other")
         clashing.descriptors.append(ErrorDescriptor(code: ErrorCode("other", "X"), category: .general))
         let error = #expect(throws: RegistrationError.self) { try registry.register(clashing) }
-        #expect(error?.kind == .domainClash)
+        #expect(error?.code == .domainClash)
         #expect(error?.description.contains("com.example.payments") == true)
         #expect(error?.description.contains("org.other.plugin") == true)
         #expect(registry.descriptor(for: ErrorCode("other", "X")) == nil)
@@ -172,7 +172,7 @@ struct RegistryTests {
         let undeclared = ErrorCatalog(
             source: "c", domains: ["f"], descriptors: [ErrorDescriptor(code: ErrorCode("g", "X"), category: .general)])
         let duplicate = #expect(throws: RegistrationError.self) { try registry.register(duplicateCode) }
-        #expect(duplicate?.kind == .duplicateCode && duplicate?.subject == "d/X")
+        #expect(duplicate?.code == .duplicateCode && duplicate?.subject == "d/X")
         #expect(throws: RegistrationError.self) { try registry.register(duplicateAlias) }
         #expect(throws: RegistrationError.self) { try registry.register(undeclared) }
         #expect(registry.catalogs.count == 1)

@@ -40,9 +40,23 @@ import Synchronization
 /// (45 s into probing with 60 s breaks, it is told 15 s).
 public final class CircuitBreaker: Sendable {
     /// When a breaker opens.
-    public enum Mode: Sendable, Hashable {
+    public struct Mode: Sendable, Hashable {
+        /// The cases a 1.x release may add to; a struct, so that adding one breaks no `switch`.
+        package enum Kind: Sendable, Hashable {
+            case consecutiveFailures(threshold: Int)
+            case failureRatio(threshold: Double, window: Duration, minimumThroughput: Int)
+        }
+
+        /// Which of them this is.
+        package let kind: Kind
+
+        package init(_ kind: Kind) { self.kind = kind }
+
         /// After `threshold` (at least 1) failures in a row.
-        case consecutiveFailures(threshold: Int)
+        public static func consecutiveFailures(threshold: Int) -> Mode {
+            Mode(.consecutiveFailures(threshold: threshold))
+        }
+
         /// When at least `minimumThroughput` (at least 1) calls ended within the last `window` and at least
         /// `threshold` (more than 0, at most 1) of them failed. The rates are checked after every call, a success
         /// too.
@@ -50,7 +64,9 @@ public final class CircuitBreaker: Sendable {
         /// The window is ten buckets that start with the calls, not with the clock: every outcome of the last
         /// `window` counts (a failure 9.1 s old in a 10 s window does), and none older than `window` plus one
         /// bucket (a tenth of it).
-        case failureRatio(threshold: Double, window: Duration, minimumThroughput: Int)
+        public static func failureRatio(threshold: Double, window: Duration, minimumThroughput: Int) -> Mode {
+            Mode(.failureRatio(threshold: threshold, window: window, minimumThroughput: minimumThroughput))
+        }
     }
 
     /// Calls slow enough to count against the dependency, as resilience4j's slow-call rate.
@@ -112,7 +128,7 @@ public final class CircuitBreaker: Sendable {
             func refuse(_ option: String, _ reason: String) -> ResilienceConfigurationError {
                 ResilienceConfigurationError(component: component, option: option, reason: reason)
             }
-            switch mode {
+            switch mode.kind {
             case .consecutiveFailures(let threshold):
                 guard threshold >= 1 else {
                     throw refuse("consecutiveFailures.threshold", "must be at least 1, got \(threshold)")
@@ -274,7 +290,7 @@ public final class CircuitBreaker: Sendable {
     /// configured.
     @usableFromInline package func recordSuccess(_ permit: Permit, duration: Duration? = nil) {
         let slow = isSlow(duration)
-        if !slow, !permit.isProbe, case .consecutiveFailures = configuration.mode {
+        if !slow, !permit.isProbe, case .consecutiveFailures = configuration.mode.kind {
             // The closed path: clear the failure count only when there is one.
             guard hasFailures.load(ordering: .acquiring) else { return }
             let done = machine.withTrackedLock { machine -> Bool in
@@ -329,7 +345,7 @@ public final class CircuitBreaker: Sendable {
                 return machine.move(to: .closed, key: key, at: now)
             }
             guard machine.state == .closed else { return nil }
-            switch configuration.mode {
+            switch configuration.mode.kind {
             case .consecutiveFailures(let threshold):
                 guard failure || slow else { return nil }
                 machine.consecutiveFailures += 1
@@ -432,7 +448,7 @@ extension CircuitBreaker {
 
         init(configuration: Configuration) {
             breakLength = configuration.openDuration
-            switch configuration.mode {
+            switch configuration.mode.kind {
             case .consecutiveFailures: window = RollingWindow(span: .seconds(1))
             case .failureRatio(_, let span, _): window = RollingWindow(span: span)
             }

@@ -28,12 +28,28 @@ import Synchronization
 /// One lock per call; the clock is read once per call (the rate is a matter of time).
 public final class RateLimiter: Sendable {
     /// How the rate is kept.
-    public enum Algorithm: Sendable, Hashable {
+    public struct Algorithm: Sendable, Hashable {
+        /// The cases a 1.x release may add to; a struct, so that adding one breaks no `switch`.
+        package enum Kind: Sendable, Hashable {
+            case tokenBucket(capacity: Int, tokensPerPeriod: Int, period: Duration)
+            case slidingWindow(limit: Int, window: Duration, segments: Int)
+        }
+
+        /// Which of them this is.
+        package let kind: Kind
+
+        package init(_ kind: Kind) { self.kind = kind }
+
         /// A bucket of `capacity` tokens, refilled by `tokensPerPeriod` tokens every `period`.
-        case tokenBucket(capacity: Int, tokensPerPeriod: Int, period: Duration)
+        public static func tokenBucket(capacity: Int, tokensPerPeriod: Int, period: Duration) -> Algorithm {
+            Algorithm(.tokenBucket(capacity: capacity, tokensPerPeriod: tokensPerPeriod, period: period))
+        }
+
         /// `limit` permits per `window`, kept in `segments` segments: held to within one segment (see the type's
         /// discussion).
-        case slidingWindow(limit: Int, window: Duration, segments: Int)
+        public static func slidingWindow(limit: Int, window: Duration, segments: Int) -> Algorithm {
+            Algorithm(.slidingWindow(limit: limit, window: window, segments: segments))
+        }
     }
 
     private struct Segment {
@@ -68,7 +84,7 @@ public final class RateLimiter: Sendable {
         func refuse(_ option: String, _ reason: String) -> ResilienceConfigurationError {
             ResilienceConfigurationError(component: component, option: option, reason: reason)
         }
-        switch algorithm {
+        switch algorithm.kind {
         case .tokenBucket(let capacity, let tokensPerPeriod, let period):
             guard capacity >= 1 else { throw refuse("tokenBucket.capacity", "must be at least 1, got \(capacity)") }
             guard tokensPerPeriod >= 1 else {
@@ -85,9 +101,9 @@ public final class RateLimiter: Sendable {
         let runtimeClock = RuntimeClock(clock)
         self.clock = runtimeClock
         let capacity: Int
-        if case .tokenBucket(let full, _, _) = algorithm { capacity = full } else { capacity = 0 }
+        if case .tokenBucket(let full, _, _) = algorithm.kind { capacity = full } else { capacity = 0 }
         var initial = State(tokens: Double(capacity), refilledAt: runtimeClock.now())
-        if case .slidingWindow(_, _, let segments) = algorithm { initial.segments.reserveCapacity(segments + 1) }
+        if case .slidingWindow(_, _, let segments) = algorithm.kind { initial.segments.reserveCapacity(segments + 1) }
         state = Mutex(initial)
         rejections = Counter(label: "axiom_rate_limiter_rejections_total", dimensions: [("key", key)], factory: metrics)
     }
@@ -100,7 +116,7 @@ public final class RateLimiter: Sendable {
         let now = clock.now()
         let algorithm = algorithm
         let refusal = state.withTrackedLock { state -> Duration? in
-            switch algorithm {
+            switch algorithm.kind {
             case .tokenBucket(let capacity, let tokensPerPeriod, let period):
                 let perNanosecond = Double(tokensPerPeriod) / Self.nanoseconds(period)
                 let elapsed = Self.nanoseconds(now - state.refilledAt)

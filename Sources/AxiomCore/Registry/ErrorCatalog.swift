@@ -46,24 +46,35 @@ public struct ErrorCatalog: Sendable {
 
 /// Why a catalog was refused. Nothing of a refused catalog is registered.
 public struct RegistrationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The kind of problem.
-    public enum Kind: String, Sendable, Hashable {
+    /// What the problem is. A struct, so that a 1.x release may add codes without breaking a `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public let name: String
+        public var description: String { name }
+
+        package init(name: String) { self.name = name }
+
         /// A domain is already owned by another source.
-        case domainClash
+        public static let domainClash = Code(name: "domainClash")
+
         /// A code appears twice.
-        case duplicateCode
+        public static let duplicateCode = Code(name: "duplicateCode")
+
         /// A numeric alias appears twice in one domain.
-        case duplicateAlias
+        public static let duplicateAlias = Code(name: "duplicateAlias")
+
         /// A descriptor's domain is not among the catalog's domains.
-        case undeclaredDomain
+        public static let undeclaredDomain = Code(name: "undeclaredDomain")
+
         /// The source is already registered.
-        case duplicateSource
+        public static let duplicateSource = Code(name: "duplicateSource")
+
         /// The catalog is malformed (empty source, empty domain name, …).
-        case invalidCatalog
+        public static let invalidCatalog = Code(name: "invalidCatalog")
     }
 
-    /// The kind of problem.
-    public let kind: Kind
+    /// What the problem is.
+    public let code: Code
     /// The source that tried to register.
     public let source: String
     /// The source that already holds the clashing item, when there is one.
@@ -72,7 +83,7 @@ public struct RegistrationError: Error, Sendable, Hashable, CustomStringConverti
     public let subject: String
 
     public var description: String {
-        switch kind {
+        switch code {
         case .domainClash:
             "domain '\(subject)' from \(source) clashes with the same domain from \(existingSource ?? "?")"
         case .duplicateCode:
@@ -85,6 +96,8 @@ public struct RegistrationError: Error, Sendable, Hashable, CustomStringConverti
             "source \(source) is already registered"
         case .invalidCatalog:
             "catalog from \(source) is malformed: \(subject)"
+        default:
+            "catalog from \(source) refused (\(code)): \(subject)"
         }
     }
 }

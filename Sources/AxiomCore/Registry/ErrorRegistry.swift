@@ -279,7 +279,7 @@ public final class ErrorRegistry: Sendable {
         do {
             try register(domain.catalog)
             return true
-        } catch  where error.kind == .duplicateSource && source(ofDomain: domain.name) == domain.name {
+        } catch  where error.code == .duplicateSource && source(ofDomain: domain.name) == domain.name {
             // Another thread registered it first.
             return false
         }

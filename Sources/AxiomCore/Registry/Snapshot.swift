@@ -60,8 +60,8 @@ final class Snapshot: Sendable {
     /// A new snapshot with the catalog added, or the first reason it cannot be.
     func adding(_ catalog: ErrorCatalog) throws(RegistrationError) -> Snapshot {
         let source = catalog.source
-        func refuse(_ kind: RegistrationError.Kind, _ subject: String, existing: String? = nil) -> RegistrationError {
-            RegistrationError(kind: kind, source: source, existingSource: existing, subject: subject)
+        func refuse(_ kind: RegistrationError.Code, _ subject: String, existing: String? = nil) -> RegistrationError {
+            RegistrationError(code: kind, source: source, existingSource: existing, subject: subject)
         }
         guard !source.isEmpty else { throw refuse(.invalidCatalog, "empty source id") }
         if catalogs.contains(where: { $0.source == source }) {

@@ -6,8 +6,8 @@ extension RegistrationError: IdentifiableError {
     /// The domain of registration failures.
     package static let domain = "axiom.registry"
 
-    /// `axiom.registry/<kind>`.
-    public var errorCode: ErrorCode { ErrorCode(Self.domain, kind.rawValue) }
+    /// `axiom.registry/<code>`.
+    public var errorCode: ErrorCode { ErrorCode(Self.domain, code.name) }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,
@@ -63,9 +63,9 @@ extension RegistrationError: IdentifiableError {
     /// One refusal of every kind, and a catalog refused for its texts.
     static let samples: [any Error] =
         [
-            RegistrationError.Kind.domainClash, .duplicateCode, .duplicateAlias, .undeclaredDomain, .duplicateSource,
+            RegistrationError.Code.domainClash, .duplicateCode, .duplicateAlias, .undeclaredDomain, .duplicateSource,
             .invalidCatalog,
-        ].map { RegistrationError(kind: $0, source: "x", existingSource: nil, subject: "x") }
+        ].map { RegistrationError(code: $0, source: "x", existingSource: nil, subject: "x") }
         + [CatalogLoadError(registration: nil, issues: [])]
 }
 
