@@ -51,7 +51,7 @@ let benchmarks: @Sendable () -> Void = {
     let chain = OperationChain {
         CapabilityStage(validator, requiring: ["network"])
         CircuitBreakerStage(breaker)
-        RetryStage(registry: registry, clock: clock)
+        RetryStage(configuration: .init(registry: registry), clock: clock)
     }
     let handlers = ErrorPipeline(layer: .client, escalatesTo: .context) {
         Ignore(CancellationError.self)
@@ -88,7 +88,7 @@ let benchmarks: @Sendable () -> Void = {
         chain: OperationChain {
             CapabilityStage(validator, requiring: ["network"])
             TimeoutStage(.seconds(30), clock: clock)
-            RetryStage(registry: registry, clock: clock)
+            RetryStage(configuration: .init(registry: registry), clock: clock)
             CircuitBreakerStage(breaker)
         },
         pipeline: handlers)
@@ -170,7 +170,7 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(try? await capabilityOnly.run("bench") { try await work(index) })
             }
         }, setup: warm)
-    let retryOnly = RetryStage(registry: registry, clock: clock)
+    let retryOnly = RetryStage(configuration: .init(registry: registry), clock: clock)
     Benchmark("part: retry stage") { benchmark in
         await measure(benchmark) { index in blackHole(try? await retryOnly.run("bench") { try await work(index) }) }
     }

@@ -155,8 +155,10 @@ let payments = OperationRunner(
     chain: OperationChain {
         TimeoutStage(.seconds(20), telemetry: resilience)
         RetryStage(
-            registry: .shared, shouldRetry: { ($0.policy?.delay(forRetry: $0.attempt) ?? .zero) <= .seconds(5) },
-            telemetry: resilience)
+            configuration: .init(
+                registry: .shared, shouldRetry: { ($0.policy?.delay(forRetry: $0.attempt) ?? .zero) <= .seconds(5) },
+                telemetry: resilience)
+        )
         CircuitBreakerStage(breaker, telemetry: resilience)
         AttemptTimeoutStage(.seconds(5), telemetry: resilience)
     },

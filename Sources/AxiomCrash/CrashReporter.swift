@@ -134,7 +134,7 @@ public enum CrashReporter {
     /// Files still being written (`.tmp`), or cut short, and the `processed`, `rejected` and `incomplete`
     /// subfolders are left out (``CrashReportProcessor/processPendingReports()`` also reports the `.tmp` files
     /// whose writer is gone, as incomplete). A missing directory has no pending reports.
-    public static func pendingReports(in directory: String) throws(CrashReporterError) -> [String] {
+    package static func pendingReports(in directory: String) throws(CrashReporterError) -> [String] {
         guard let paths = regularFiles(in: directory, suffix: rawReportSuffix) else {
             if errno == ENOENT { return [] }
             throw CrashReporterError.cannotUseDirectory(path: directory, errno: errno)

@@ -48,7 +48,7 @@ public struct ModuleStackDescriber: StackDescriber {
     }
 
     /// The symbolicator describers use unless given one: local debug info only, caches kept for the process.
-    public static let sharedSymbolicator = Symbolicator()
+    @usableFromInline package static let sharedSymbolicator = Symbolicator()
 
     public func describe(_ stack: CapturedStack) -> LoggedStack {
         var frames: [String] = []

@@ -35,7 +35,7 @@ public struct ClientErrorInterceptor: ClientInterceptor {
     }
 
     /// The identity of an `RPCError`, as the type's discussion says.
-    public static func identity(of error: RPCError) -> ErrorIdentity {
+    package static func identity(of error: RPCError) -> ErrorIdentity {
         if let peer = error.cause as? any IdentifiableError {
             return ErrorIdentity(code: peer.errorCode, retryAfter: peer.retryAfter)
         }

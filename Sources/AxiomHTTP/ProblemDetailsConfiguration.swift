@@ -34,14 +34,14 @@ public struct ProblemDetailsConfiguration: Sendable {
 
     /// The status of an error with `descriptor`: an override, else the descriptor's own, else its category's; the
     /// registry's unknown code is always 500.
-    public func status(for descriptor: ErrorDescriptor) -> Int {
+    package func status(for descriptor: ErrorDescriptor) -> Int {
         if let status = overrides[descriptor.code] { return status }
         if descriptor.code == ErrorCatalog.unknownCode { return 500 }
         return descriptor.httpStatus ?? statusByCategory[descriptor.category] ?? 500
     }
 
     /// The `type` URI of a code: `about:blank` without a ``typeBase``.
-    public func type(of code: ErrorCode) -> String {
+    package func type(of code: ErrorCode) -> String {
         guard let typeBase else { return "about:blank" }
         return typeBase + code.domain + "/" + code.code
     }

@@ -252,7 +252,7 @@ public struct ProblemReader: Sendable {
     }
 
     /// Whether a `Content-Type` value names `application/problem+json`, with any parameters.
-    public static func isProblemMediaType(_ value: String?) -> Bool {
+    package static func isProblemMediaType(_ value: String?) -> Bool {
         guard let value else { return false }
         let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return type.trimmingCharacters(in: .whitespaces).lowercased() == ProblemDetails.mediaType

@@ -15,7 +15,7 @@ extension HTTPClient {
     ///
     /// ```swift
     /// let reader = ProblemReader(registry: registry)
-    /// let chain = OperationChain { RetryStage(registry: registry, clock: clock) }
+    /// let chain = OperationChain { RetryStage(configuration: .init(registry: registry), clock: clock) }
     /// let response = try await chain.run("GET /rates") {
     ///     try await HTTPClient.shared.execute(request, timeout: .seconds(5), reading: reader)
     /// }

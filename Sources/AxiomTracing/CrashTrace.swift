@@ -54,8 +54,8 @@ public enum CrashTrace {
 
 extension TraceIdentifiers {
     /// The trace id's 16 bytes, when it is 32 hex digits (a W3C trace id).
-    public var traceIDBytes: [UInt8]? { CrashTrace.bytes(hex: traceID, count: 16) }
+    package var traceIDBytes: [UInt8]? { CrashTrace.bytes(hex: traceID, count: 16) }
     /// The span id's 8 bytes, when it is 16 hex digits (a W3C span id).
-    public var spanIDBytes: [UInt8]? { CrashTrace.bytes(hex: spanID, count: 8) }
+    package var spanIDBytes: [UInt8]? { CrashTrace.bytes(hex: spanID, count: 8) }
 }
 #endif

@@ -9,7 +9,7 @@ import Tracing
 /// let telemetry = ResilienceTelemetry(pipeline: "payments", onEvent: ResilienceSpanEvents().record)
 /// let chain = OperationChain {
 ///     TimeoutStage(.seconds(180), telemetry: telemetry)
-///     RetryStage(registry: .shared, telemetry: telemetry)
+///     RetryStage(configuration: .init(registry: .shared, telemetry: telemetry))
 /// }
 /// ```
 ///

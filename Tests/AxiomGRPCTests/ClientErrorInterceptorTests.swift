@@ -75,7 +75,7 @@ struct ClientErrorInterceptorTests {
             }
             return value
         } _: { client in
-            let retry = RetryStage(registry: caller, clock: clock)
+            let retry = RetryStage(configuration: .init(registry: caller), clock: clock)
             let call = Task { try await retry.run("echo") { try await client.get("again") } }
             await clock.waitForSleepers(1)
             clock.advanceToNextDeadline()

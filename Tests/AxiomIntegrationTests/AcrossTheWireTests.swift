@@ -172,9 +172,10 @@ struct AcrossTheWireTests {
                 return String(buffer: try await response.body.collect(upTo: 1 << 16))
             }
             guard retrying else { return try await call() }
-            return try await OperationChain { RetryStage(registry: callerRegistry, clock: clock) }.run("GET /limited") {
-                try await call()
-            }
+            return try await OperationChain { RetryStage(configuration: .init(registry: callerRegistry), clock: clock) }
+                .run("GET /limited") {
+                    try await call()
+                }
         }
         let limitedOnce = { @Sendable () throws -> String in
             guard calls.next() > 1 else {

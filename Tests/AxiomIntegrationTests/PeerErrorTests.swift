@@ -73,7 +73,9 @@ struct PeerErrorTests {
             let clock = ManualClock()
             let waits = Mutex<[Duration]>([])
             let chain = OperationChain {
-                RetryStage(registry: registry, clock: clock, onRetry: { _, wait in waits.withLock { $0.append(wait) } })
+                RetryStage(
+                    configuration: .init(
+                        registry: registry, onRetry: { _, wait in waits.withLock { $0.append(wait) } }), clock: clock)
             }
             let result = Task {
                 try await chain.run("GET /rates") { try await Self.call(port, "/rates", reader: reader) }

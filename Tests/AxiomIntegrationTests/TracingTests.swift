@@ -129,8 +129,10 @@ struct TracingTests {
         let telemetry = ResilienceTelemetry(pipeline: "payments", onEvent: ResilienceSpanEvents().record)
         let chain = OperationChain {
             RetryStage(
-                policy: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(2), jitter: false),
-                clock: clock, telemetry: telemetry)
+                configuration: .init(
+                    fixedPolicy: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(2), jitter: false),
+                    telemetry: telemetry), clock: clock
+            )
         }
         let run = Task {
             try await withSpan("trace.retries") { _ in

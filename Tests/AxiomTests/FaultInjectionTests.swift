@@ -57,7 +57,7 @@ struct FaultInjectionTests {
         let injector = FaultInjector()
         injector.failNext(2, with: nwc("INTERNAL"))
         let chain = OperationChain {
-            RetryStage(registry: try! nwcRegistry(), clock: clock)
+            RetryStage(configuration: .init(registry: try! nwcRegistry()), clock: clock)
             FaultInjectionStage(injector, clock: clock)
         }
         let task = Task { try await chain.run("op") { "ok" } }
@@ -101,7 +101,7 @@ struct RegistryFaultInjectionTests {
         let injector = FaultInjector(seed: 1)
         try injector.failRatio(1, code: rateLimited, retryAfter: .seconds(5), registry: registry)
         let chain = OperationChain {
-            RetryStage(registry: registry, clock: clock)
+            RetryStage(configuration: .init(registry: registry), clock: clock)
             FaultInjectionStage(injector, clock: clock)
         }
         let task = Task { try await chain.run("pay") { 1 } }

@@ -31,7 +31,7 @@ struct HonestWaitTests {
     func stageCapsRetryAfter() async throws {
         let clock = ManualClock()
         let calls = CallCounter()
-        let retry = RetryStage(registry: try cappedRegistry(), clock: clock)
+        let retry = RetryStage(configuration: .init(registry: try cappedRegistry()), clock: clock)
         let task = Task {
             try await retry.run("pay") { () async throws -> Int in
                 if calls.next() == 1 { throw busy(retryAfter: .seconds(3600)) }
@@ -79,7 +79,7 @@ struct HonestWaitTests {
     func negativeRetryAfterIgnored() async throws {
         let clock = ManualClock()
         let calls = CallCounter()
-        let retry = RetryStage(registry: try cappedRegistry(), clock: clock)
+        let retry = RetryStage(configuration: .init(registry: try cappedRegistry()), clock: clock)
         let task = Task {
             try await retry.run("pay") { () async throws -> Int in
                 if calls.next() == 1 { throw busy(retryAfter: .seconds(-30)) }
@@ -104,7 +104,9 @@ struct HonestWaitTests {
     func sleeps(_ policy: RetryPolicy, draws: [Double] = [0.5]) async throws -> [Duration] {
         let clock = ManualClock()
         let retry = RetryStage(
-            registry: ErrorRegistry(), clock: clock, defaultPolicy: policy, random: RandomSource(replaying: draws))
+            configuration: .init(
+                registry: ErrorRegistry(), defaultPolicy: policy, random: RandomSource(replaying: draws)), clock: clock
+        )
         let task = Task { try await retry.run("sync") { () async throws -> Int in throw Flaky() } }
         await clock.drive(5)
         await #expect(throws: Flaky.self) { try await task.value }

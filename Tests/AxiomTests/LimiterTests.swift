@@ -160,7 +160,9 @@ struct RateLimiterTests {
             key: "api", algorithm: .tokenBucket(capacity: 1, tokensPerPeriod: 1, period: .seconds(2)), clock: clock)
         let calls = CallCounter()
         let chain = OperationChain {
-            RetryStage(policy: RetryPolicy(maxAttempts: 2, backoff: .constant, delay: .seconds(30)), clock: clock)
+            RetryStage(
+                configuration: .init(fixedPolicy: RetryPolicy(maxAttempts: 2, backoff: .constant, delay: .seconds(30))),
+                clock: clock)
             RateLimiterStage(limiter)
         }
         #expect(try await chain.run("send") { () async throws -> Int in calls.next() } == 1)

@@ -93,7 +93,7 @@ struct MiddlewareChainTests {
         let injector = FaultInjector()
         injector.failNext(2, with: nwc("INTERNAL"))
         let chain = OperationChain {
-            RetryStage(registry: try! nwcRegistry(), clock: clock)
+            RetryStage(configuration: .init(registry: try! nwcRegistry()), clock: clock)
             Recorder { attempt in attempts.withLock { $0.append(attempt) } }
             FaultInjectionStage(injector, clock: clock)
         }
@@ -115,7 +115,7 @@ struct MiddlewareChainTests {
             CapabilityStage(validator, requiring: ["network"])
             CircuitBreakerStage(breaker)
             TimeoutStage(.seconds(300), clock: clock)
-            RetryStage(registry: registry, clock: clock)
+            RetryStage(configuration: .init(registry: registry), clock: clock)
         }
         let observer = RecordingObserver()
         let runner = OperationRunner(
@@ -153,7 +153,9 @@ struct MiddlewareChainTests {
         let ran = CallCounter()
         let chain = OperationChain {
             CircuitBreakerStage(breaker)
-            RetryStage(registry: try! nwcRegistry(), clock: clock, defaultPolicy: RetryPolicy(maxAttempts: 5))
+            RetryStage(
+                configuration: .init(registry: try! nwcRegistry(), defaultPolicy: RetryPolicy(maxAttempts: 5)),
+                clock: clock)
         }
         await #expect(throws: CircuitOpenError.self) { try await chain.run("pay") { ran.next() } }
         #expect(ran.count == 0)

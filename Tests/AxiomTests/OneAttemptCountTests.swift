@@ -37,7 +37,7 @@ struct OneAttemptCountTests {
         let seen = AttemptLog()
         let runner = OperationRunner(
             chain: OperationChain {
-                RetryStage(registry: registry, clock: clock)
+                RetryStage(configuration: .init(registry: registry), clock: clock)
                 AttemptNoter(seen: seen)
             },
             pipeline: ErrorPipeline(
@@ -90,7 +90,7 @@ struct OneAttemptCountTests {
         let runner = OperationRunner(
             chain: OperationChain {
                 // The stage retries only the first failure of each run of the chain.
-                RetryStage(registry: registry, clock: clock, shouldRetry: { $0.attempt == 1 })
+                RetryStage(configuration: .init(registry: registry, shouldRetry: { $0.attempt == 1 }), clock: clock)
                 AttemptNoter(seen: seen)
             },
             pipeline: ErrorPipeline(
@@ -115,7 +115,7 @@ struct OneAttemptCountTests {
         let seen = AttemptLog()
         let runner = OperationRunner(
             chain: OperationChain {
-                RetryStage(registry: registry, clock: clock)
+                RetryStage(configuration: .init(registry: registry), clock: clock)
                 AttemptNoter(seen: seen)
             },
             pipeline: ErrorPipeline(

@@ -23,7 +23,7 @@ struct ResilienceTelemetryTests {
         let registry = try nwcRegistry()
         let chain = OperationChain {
             ResilienceTelemetryStage(telemetry, clock: clock, registry: registry)
-            RetryStage(registry: registry, clock: clock, telemetry: telemetry)
+            RetryStage(configuration: .init(registry: registry, telemetry: telemetry), clock: clock)
         }
         let task = Task {
             try await chain.run("pay") { () async throws -> Int in

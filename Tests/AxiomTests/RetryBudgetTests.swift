@@ -21,7 +21,7 @@ struct RetryBudgetTests {
         let clock = ManualClock()
         // No ratio: a reserve of 1 retry a second over 2 s, so 2 retries a window.
         let budget = try RetryBudget(ratio: 0, minRetriesPerSecond: 1, window: .seconds(2), clock: clock)
-        let retry = RetryStage(policy: Self.threeCalls, clock: clock, budget: budget)
+        let retry = RetryStage(configuration: .init(fixedPolicy: Self.threeCalls, budget: budget), clock: clock)
         func callsOfAFailingOperation() async -> Int {
             let calls = CallCounter()
             await #expect(throws: Flaky.self) {
@@ -46,7 +46,7 @@ struct RetryBudgetTests {
     func callsEarnRetries() async throws {
         let clock = ManualClock()
         let budget = try RetryBudget(ratio: 0.5, minRetriesPerSecond: 0, window: .seconds(10), clock: clock)
-        let retry = RetryStage(policy: Self.threeCalls, clock: clock, budget: budget)
+        let retry = RetryStage(configuration: .init(fixedPolicy: Self.threeCalls, budget: budget), clock: clock)
         #expect(budget.available == 0)
         for _ in 0..<4 { #expect(try await retry.run("read") { 1 } == 1) }
         #expect(budget.available == 2, "four calls earned two retries")
@@ -67,7 +67,7 @@ struct RetryBudgetTests {
     func hedgingAndRetryShareThePool() async throws {
         let clock = ManualClock()
         let budget = try RetryBudget(ratio: 0, minRetriesPerSecond: 1, window: .seconds(1), clock: clock)
-        let retry = RetryStage(policy: Self.threeCalls, clock: clock, budget: budget)
+        let retry = RetryStage(configuration: .init(fixedPolicy: Self.threeCalls, budget: budget), clock: clock)
         let hedging = try HedgingStage(maxHedges: 2, delay: .seconds(60), clock: clock, budget: budget)
 
         // The retry stage takes the one retry of the window.
@@ -144,7 +144,8 @@ struct RetryBudgetTests {
         let events = EventLog()
         let telemetry = ResilienceTelemetry(pipeline: "payments", onEvent: { events.append($0) })
         let retry = RetryStage(
-            registry: try nwcRegistry(), clock: clock, telemetry: telemetry, budget: budget)
+            configuration: .init(registry: try nwcRegistry(), telemetry: telemetry, budget: budget), clock: clock
+        )
         await #expect(throws: DomainError.self) {
             try await retry.run("pay") { () async throws -> Int in throw nwc("INTERNAL") }
         }

@@ -8,7 +8,7 @@ struct RetryTests {
     func exponentialDelays() async throws {
         let clock = ManualClock()
         let calls = CallCounter()
-        let retry = RetryStage(registry: try nwcRegistry(), clock: clock)
+        let retry = RetryStage(configuration: .init(registry: try nwcRegistry()), clock: clock)
         let task = Task {
             try await retry.run("pay") { () async throws -> String in
                 if calls.next() <= 3 { throw nwc("INTERNAL") }
@@ -26,7 +26,7 @@ struct RetryTests {
         let clock = ManualClock()
         let registry = try nwcRegistry()
         let policy = try #require(registry.descriptor(for: ErrorCode("nwc", "PAYMENT_FAILED"))?.retry)
-        let retry = RetryStage(registry: registry, clock: clock, random: RandomSource(seed: 42))
+        let retry = RetryStage(configuration: .init(registry: registry, random: RandomSource(seed: 42)), clock: clock)
         let task = Task {
             try await retry.run("pay") { () async throws -> Int in throw nwc("PAYMENT_FAILED") }
         }
@@ -47,7 +47,9 @@ struct RetryTests {
         let clock = ManualClock()
         let policy = RetryPolicy(maxAttempts: 11, backoff: .constant, delay: .seconds(2), jitter: true)
         let retry = RetryStage(
-            registry: try nwcRegistry(), clock: clock, defaultPolicy: policy, random: RandomSource(seed: 7))
+            configuration: .init(registry: try nwcRegistry(), defaultPolicy: policy, random: RandomSource(seed: 7)),
+            clock: clock
+        )
         let task = Task { try await retry.run("sync") { () async throws -> Int in throw Flaky() } }
         await clock.drive(10)
         await #expect(throws: Flaky.self) { try await task.value }
@@ -63,7 +65,7 @@ struct RetryTests {
     func rateLimitedWaitsSixtySeconds() async throws {
         let clock = ManualClock()
         let calls = CallCounter()
-        let retry = RetryStage(registry: try nwcRegistry(), clock: clock)
+        let retry = RetryStage(configuration: .init(registry: try nwcRegistry()), clock: clock)
         let task = Task {
             try await retry.run("pay") { () async throws -> String in
                 if calls.next() == 1 { throw nwc("RATE_LIMITED") }
@@ -85,7 +87,8 @@ struct RetryTests {
     func nonRetryableCodes(code: String) async throws {
         let clock = ManualClock()
         let calls = CallCounter()
-        let retry = RetryStage(registry: try nwcRegistry(), clock: clock, defaultPolicy: RetryPolicy(maxAttempts: 5))
+        let retry = RetryStage(
+            configuration: .init(registry: try nwcRegistry(), defaultPolicy: RetryPolicy(maxAttempts: 5)), clock: clock)
         await #expect(throws: DomainError.self) {
             try await retry.run("pay") { () async throws -> Int in
                 calls.next()
@@ -100,7 +103,7 @@ struct RetryTests {
     func honoursRetryAfter() async throws {
         let clock = ManualClock()
         let calls = CallCounter()
-        let retry = RetryStage(registry: try nwcRegistry(), clock: clock)
+        let retry = RetryStage(configuration: .init(registry: try nwcRegistry()), clock: clock)
         let task = Task {
             try await retry.run("pay") { () async throws -> Int in
                 if calls.next() == 1 { throw nwc("INTERNAL", retryAfter: .seconds(7)) }
@@ -116,7 +119,7 @@ struct RetryTests {
     func cancellationStopsRetry() async throws {
         let clock = ManualClock()
         let calls = CallCounter()
-        let retry = RetryStage(registry: try nwcRegistry(), clock: clock)
+        let retry = RetryStage(configuration: .init(registry: try nwcRegistry()), clock: clock)
         let task = Task {
             try await retry.run("pay") { () async throws -> Int in
                 calls.next()
@@ -136,8 +139,10 @@ struct RetryTests {
         let clock = ManualClock()
         let calls = CallCounter()
         let retry = RetryStage(
-            registry: try nwcRegistry(), clock: clock,
-            defaultPolicy: RetryPolicy(maxAttempts: 3, backoff: .linear, delay: .seconds(2)))
+            configuration: .init(
+                registry: try nwcRegistry(),
+                defaultPolicy: RetryPolicy(maxAttempts: 3, backoff: .linear, delay: .seconds(2))), clock: clock
+        )
         let task = Task {
             try await retry.run("sync") { () async throws -> Int in
                 calls.next()
@@ -151,8 +156,10 @@ struct RetryTests {
 
         let vetoed = CallCounter()
         let strict = RetryStage(
-            registry: try nwcRegistry(), clock: clock, defaultPolicy: RetryPolicy(maxAttempts: 3),
-            shouldRetry: { $0.attempt < 1 })
+            configuration: .init(
+                registry: try nwcRegistry(), defaultPolicy: RetryPolicy(maxAttempts: 3), shouldRetry: { $0.attempt < 1 }
+            ), clock: clock
+        )
         await #expect(throws: Flaky.self) {
             try await strict.run("sync") { () async throws -> Int in
                 vetoed.next()

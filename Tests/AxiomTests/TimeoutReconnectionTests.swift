@@ -156,7 +156,9 @@ struct TimeoutStageTests {
         let clock = ManualClock()
         let calls = CallCounter()
         let chain = OperationChain {
-            RetryStage(policy: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(1)), clock: clock)
+            RetryStage(
+                configuration: .init(fixedPolicy: RetryPolicy(maxAttempts: 3, backoff: .constant, delay: .seconds(1))),
+                clock: clock)
             AttemptTimeoutStage(.seconds(5), clock: clock)
         }
         let task = Task {

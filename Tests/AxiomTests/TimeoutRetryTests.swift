@@ -23,7 +23,8 @@ struct TimeoutRetryTests {
         arguments: [(TimeoutError.Scope.attempt, 3), (.operation, 1)])
     func registryDrivenRetry(scope: TimeoutError.Scope, calls expected: Int) async throws {
         let clock = ManualClock()
-        let retry = RetryStage(registry: ErrorRegistry(), clock: clock, random: RandomSource(seed: 3))
+        let retry = RetryStage(
+            configuration: .init(registry: ErrorRegistry(), random: RandomSource(seed: 3)), clock: clock)
         let calls = CallCounter()
         let task = Task {
             try await retry.run("read") { () async throws -> Int in
@@ -45,8 +46,10 @@ struct TimeoutRetryTests {
         let waits = WaitLog()
         let chain = OperationChain {
             RetryStage(
-                registry: ErrorRegistry(), clock: clock, random: RandomSource(seed: 1),
-                onRetry: { failed, wait in waits.append(failed.identity.code, wait) })
+                configuration: .init(
+                    registry: ErrorRegistry(), random: RandomSource(seed: 1),
+                    onRetry: { failed, wait in waits.append(failed.identity.code, wait) }), clock: clock
+            )
             AttemptTimeoutStage(.seconds(5), clock: clock)
         }
         let task = Task {
@@ -73,7 +76,7 @@ struct TimeoutRetryTests {
         let calls = CallCounter()
         let chain = OperationChain {
             TimeoutStage(.seconds(5), clock: clock)
-            RetryStage(registry: ErrorRegistry(), clock: clock)
+            RetryStage(configuration: .init(registry: ErrorRegistry()), clock: clock)
         }
         let task = Task {
             try await chain.run("register") { () async throws -> Int in

@@ -74,8 +74,10 @@ public struct ReconnectionPolicy: Sendable {
         _ connect: @escaping @Sendable (_ attempt: Int) async throws -> T
     ) async throws -> T {
         let stage = RetryStage(
-            policy: policy, clock: clock, random: random,
-            onRetry: { failed, wait in onState?(.waiting(attempt: failed.attempt, delay: wait)) })
+            configuration: .init(
+                fixedPolicy: policy, random: random,
+                onRetry: { failed, wait in onState?(.waiting(attempt: failed.attempt, delay: wait)) }), clock: clock
+        )
         let reached = Atomic<Int>(1)
         do {
             try Task.checkCancellation()

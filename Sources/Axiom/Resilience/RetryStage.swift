@@ -31,8 +31,8 @@ public struct RetryAttempt: Sendable {
 /// A ``RetryBudget`` given to the stage caps retries across calls: when it is spent, a retry the policy allows
 /// is not made and the error passes on as it is (counted as a `budgetExhausted` event by the telemetry).
 ///
-/// ``init(policy:clock:random:metrics:shouldRetry:onRetry:telemetry:budget:)`` makes a stage that applies one
-/// policy to every error, whatever the registry says: ``ReconnectionPolicy`` runs its tries through such a stage.
+/// A ``Configuration`` with a `fixedPolicy` makes a stage that applies one policy to every error, whatever the
+/// registry says: ``ReconnectionPolicy`` runs its tries through such a stage.
 ///
 /// In a chain, the standard order (Microsoft's resilience pipeline) puts the retry inside a total timeout and
 /// outside the breaker and a per-attempt timeout: limiter → total timeout → retry → breaker → attempt timeout.
@@ -63,47 +63,76 @@ public struct RetryStage: OperationMiddleware {
     @usableFromInline
     let retries: Counter
 
-    /// Creates the stage.
-    public init(
-        registry: ErrorRegistry = .shared, clock: some Clock<Duration> = ContinuousClock(),
-        defaultPolicy: RetryPolicy? = nil, random: RandomSource = RandomSource(),
-        metrics: any MetricsFactory = MetricsSystem.factory,
-        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil,
-        budget: RetryBudget? = nil
-    ) {
-        self.init(
-            registry: registry, runtimeClock: RuntimeClock(clock), defaultPolicy: defaultPolicy, random: random,
-            metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry, telemetry: telemetry, budget: budget)
+    /// How a retry stage decides and reports: where its policies come from, who may veto a retry, what hears of
+    /// each one, the budget it draws from. The stage's one configuration value; its clock is the stage's own
+    /// parameter.
+    public struct Configuration: Sendable {
+        /// Where policies come from.
+        package var registry: ErrorRegistry
+        /// The policy of errors whose code is not registered; nil means they are not retried.
+        package var defaultPolicy: RetryPolicy?
+        /// The policy of every error when set, the registry's notwithstanding.
+        package var fixedPolicy: RetryPolicy?
+        /// Random source for jittered policies.
+        package var random: RandomSource
+        /// Where the retry counter goes.
+        package var metrics: any MetricsFactory
+        /// A veto per error.
+        package var shouldRetry: (@Sendable (RetryAttempt) -> Bool)?
+        /// Hears of each retry.
+        package var onRetry: (@Sendable (RetryAttempt, Duration) -> Void)?
+        /// Where retries, attempt durations and failed attempts are reported.
+        package var telemetry: ResilienceTelemetry?
+        /// The retry budget the stage draws from.
+        package var budget: RetryBudget?
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - registry: where each error's policy comes from: a registered code follows its descriptor's `retry`.
+        ///   - defaultPolicy: the policy of an error the registry does not know; nil: such an error is not retried.
+        ///   - fixedPolicy: one policy for every error but cancellation, whatever the registry says (a reconnection
+        ///     loop's tries); `registry` and `defaultPolicy` are then not read. `maxAttempts` counts every call,
+        ///     the first included.
+        ///   - random: the random source of jittered waits (seed it for repeatable tests).
+        ///   - metrics: where the `axiom_retries_total` counter goes.
+        ///   - shouldRetry: a veto per failed attempt: return false to stop retrying it.
+        ///   - onRetry: hears of each retry, with the failed attempt and the wait before the next one.
+        ///   - telemetry: where retries, attempt durations and failed attempts are reported; nil: nowhere, and no
+        ///     clock is read.
+        ///   - budget: caps retries across calls, shared with the other stages and handlers given it; nil: retries
+        ///     are limited by their policies alone. Each call the stage starts (attempt 1) deposits in it.
+        public init(
+            registry: ErrorRegistry = .shared, defaultPolicy: RetryPolicy? = nil, fixedPolicy: RetryPolicy? = nil,
+            random: RandomSource = RandomSource(), metrics: any MetricsFactory = MetricsSystem.factory,
+            shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
+            onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil,
+            budget: RetryBudget? = nil
+        ) {
+            self.registry = registry
+            self.defaultPolicy = fixedPolicy ?? defaultPolicy
+            self.fixedPolicy = fixedPolicy
+            self.random = random
+            self.metrics = metrics
+            self.shouldRetry = shouldRetry
+            self.onRetry = onRetry
+            self.telemetry = telemetry
+            self.budget = budget
+        }
     }
 
-    /// Creates a stage that applies `policy` to every error but cancellation, whatever the registry says.
-    /// `policy.maxAttempts` counts every call, the first included.
-    public init(
-        policy: RetryPolicy, clock: some Clock<Duration> = ContinuousClock(), random: RandomSource = RandomSource(),
-        metrics: any MetricsFactory = MetricsSystem.factory,
-        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil,
-        budget: RetryBudget? = nil
-    ) {
-        self.init(
-            registry: ErrorRegistry.shared, runtimeClock: RuntimeClock(clock), defaultPolicy: policy,
-            fixedPolicy: policy, random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry,
-            telemetry: telemetry, budget: budget)
+    /// Creates the stage; its waits happen on `clock`.
+    public init(configuration: Configuration = Configuration(), clock: some Clock<Duration> = ContinuousClock()) {
+        self.init(configuration: configuration, runtimeClock: RuntimeClock(clock))
     }
 
     /// Creates the stage on an already wrapped clock.
-    package init(
-        registry: ErrorRegistry = .shared, runtimeClock: RuntimeClock, defaultPolicy: RetryPolicy? = nil,
-        random: RandomSource = RandomSource(), metrics: any MetricsFactory = MetricsSystem.factory,
-        shouldRetry: (@Sendable (RetryAttempt) -> Bool)? = nil,
-        onRetry: (@Sendable (RetryAttempt, Duration) -> Void)? = nil, telemetry: ResilienceTelemetry? = nil,
-        budget: RetryBudget? = nil
-    ) {
+    package init(configuration: Configuration = Configuration(), runtimeClock: RuntimeClock) {
         self.init(
-            registry: registry, runtimeClock: runtimeClock, defaultPolicy: defaultPolicy, fixedPolicy: nil,
-            random: random, metrics: metrics, shouldRetry: shouldRetry, onRetry: onRetry, telemetry: telemetry,
-            budget: budget)
+            registry: configuration.registry, runtimeClock: runtimeClock, defaultPolicy: configuration.defaultPolicy,
+            fixedPolicy: configuration.fixedPolicy, random: configuration.random, metrics: configuration.metrics,
+            shouldRetry: configuration.shouldRetry, onRetry: configuration.onRetry,
+            telemetry: configuration.telemetry, budget: configuration.budget)
     }
 
     init(

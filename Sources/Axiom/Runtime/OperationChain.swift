@@ -97,7 +97,7 @@ public struct MiddlewareArray<Element: OperationMiddleware>: OperationMiddleware
 /// let chain = OperationChain {
 ///     CapabilityStage(validator, requiring: ["network"])
 ///     TimeoutStage(.seconds(180), clock: clock)  // total: longer than every wait the retry may make
-///     RetryStage(registry: registry, clock: clock)
+///     RetryStage(configuration: .init(registry: registry), clock: clock)
 ///     CircuitBreakerStage(breakers.breaker(for: "wallet"))
 ///     AttemptTimeoutStage(.seconds(10), clock: clock)  // per attempt
 /// }
