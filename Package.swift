@@ -34,6 +34,7 @@ let package = Package(
     products: [
         .library(name: "Axiom", targets: ["Axiom"]),
         .library(name: "AxiomCore", targets: ["AxiomCore"]),
+        .library(name: "AxiomPresentation", targets: ["AxiomPresentation"]),
         .library(name: "AxiomTesting", targets: ["AxiomTesting"]),
         .executable(name: "axiom", targets: ["axiom"]),
         // Runs a plugin's code for the first time, in a child process of the host, when shipped beside it (else
@@ -139,12 +140,12 @@ let package = Package(
     targets: [
         // The flight recorder: recent decided errors and loaded plugins, kept where the crash handler can read
         // them without a lock. Plain C with no dependencies; the core writes it, the crash reporter reads it.
-        .target(name: "CAxiomFlightRecorder"),
+        .target(name: "CAxiomFlightRecorder", path: "Sources/CrashReports/CAxiomFlightRecorder"),
         // The catalog model: the words a code is described in (category, severity, disposition, retry policy,
         // presentation) and the one type that declares a code with its texts per locale (`CodeDefinition`), for the
         // core's own domains, an application's and a plugin's alike. Value types without state and without
         // dependencies, so a plugin links it without linking the core.
-        .target(name: "AxiomCatalog"),
+        .target(name: "AxiomCatalog", path: "Sources/Identity/AxiomCatalog"),
         // The core: identity (codes, descriptors, the registry and its built-in domains), fate (events, handlers,
         // the pipeline, observers) and trace (redacted logging, the flight recorder). Depends on no other target
         // of the package but the catalog model, which it re-exports, and the flight recorder's C ring.
@@ -155,18 +156,31 @@ let package = Package(
                 "CAxiomFlightRecorder",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-            ]
+            ],
+            path: "Sources/Identity/AxiomCore"
         ),
-        // The runtime on top of the core: clients, contexts and the operation middleware, resilience stages,
-        // capabilities and feature levels, presentation. Re-exports AxiomCore, so `import Axiom` is all an
-        // application needs.
+        // Presentation: what a person is shown of an error (the mapper, localized texts, the queue of what is on
+        // screen), on the core alone.
+        .target(
+            name: "AxiomPresentation",
+            dependencies: [
+                "AxiomCore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            path: "Sources/Presentation/AxiomPresentation"
+        ),
+        // The runtime and resilience on top of the core: clients, contexts and the operation middleware, the
+        // resilience stages, capabilities and feature levels. Re-exports AxiomCore and AxiomPresentation, so
+        // `import Axiom` is all an application needs.
         .target(
             name: "Axiom",
             dependencies: [
                 "AxiomCore",
+                "AxiomPresentation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-            ]
+            ],
+            path: "Sources/Runtime/Axiom"
         ),
         .target(
             name: "AxiomTesting",
@@ -177,27 +191,29 @@ let package = Package(
                 // The process's one in-memory tracer, for the suites that trace.
                 product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
                 product("InMemoryTracing", "swift-distributed-tracing", trait: "Tracing"),
-            ]
+            ],
+            path: "Sources/Testing/AxiomTesting"
         ),
         // The plugin ABI: one C header, the only thing a plugin and the host share.
-        .target(name: "CAxiomPluginABI"),
+        .target(name: "CAxiomPluginABI", path: "Sources/Plugins/CAxiomPluginABI"),
         // Helpers for Swift plugin authors: the catalog model (re-exported) turned into the C descriptor. Never
         // depends on the core, whose registry and state must have one copy per process, the host's.
-        .target(name: "AxiomPluginKit", dependencies: ["AxiomCatalog", "CAxiomPluginABI"]),
+        .target(name: "AxiomPluginKit", dependencies: ["AxiomCatalog", "CAxiomPluginABI"], path: "Sources/Plugins/AxiomPluginKit"),
         // The GNU extensions the host and its scanner call (secure_getenv, pipe2, dladdr), which Glibc's module hides,
         // and the constructor that makes every executable linking AxiomPlugins its own scanner.
-        .target(name: "CAxiomPluginScan"),
+        .target(name: "CAxiomPluginScan", path: "Sources/Plugins/CAxiomPluginScan"),
         // The ELF reader of the plugin host's checks before dlopen and of the symbolicator: headers, sections,
         // symbols, build-id, from bytes the caller maps or reads from its descriptor. Depends on nothing, so the
         // symbolicator stays free of the core.
-        .target(name: "AxiomELF"),
+        .target(name: "AxiomELF", path: "Sources/CrashReports/AxiomELF"),
         // The host: discovery, checks before dlopen, the scanner and its verdict cache, loading, diagnostics.
         .target(
             name: "AxiomPlugins",
             dependencies: [
                 "AxiomCore", "AxiomELF", "CAxiomPluginABI", "CAxiomFlightRecorder", "AxiomPluginKit",
                 "CAxiomPluginScan",
-            ]
+            ],
+            path: "Sources/Plugins/AxiomPlugins"
         ),
         .target(name: "AxiomPluginNWC", dependencies: ["AxiomPluginKit"], path: "Plugins/NWC"),
         .target(name: "AxiomPluginTelnyx", dependencies: ["AxiomPluginKit"], path: "Plugins/Telnyx"),
@@ -215,11 +231,12 @@ let package = Package(
                 "AxiomCrash",
                 "AxiomSymbolication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/Tools/axiom"
         ),
         // The plugin scanner: the child process in which a plugin's entry runs before the host takes its catalog; the
         // smaller choice (by default the host's own executable is the scanner).
-        .executableTarget(name: "axiom-plugin-scanner", dependencies: ["AxiomPlugins"]),
+        .executableTarget(name: "axiom-plugin-scanner", dependencies: ["AxiomPlugins"], path: "Sources/Tools/axiom-plugin-scanner"),
         // The demo of the README's quick start, an example like the example service: under Examples/.
         .executableTarget(
             name: "AxiomDemo",
@@ -243,6 +260,7 @@ let package = Package(
         .target(
             name: "CAxiomCrash",
             dependencies: ["CAxiomFlightRecorder"],
+            path: "Sources/CrashReports/CAxiomCrash",
             cSettings: [
                 .define("UNW_LOCAL_ONLY"),
                 .define("AXIOM_CRASH_WRAPS_PTHREAD_CREATE", .when(traits: ["ThreadWrapper"])),
@@ -255,7 +273,8 @@ let package = Package(
                 "AxiomCore", "CAxiomCrash", "CAxiomFlightRecorder", "AxiomSymbolication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-            ]
+            ],
+            path: "Sources/CrashReports/AxiomCrash"
         ),
         // A child process that installs the reporter and crashes on request.
         .target(name: "CAxiomCrashProbeSupport", path: "Tests/CAxiomCrashProbeSupport"),
@@ -281,11 +300,13 @@ let package = Package(
         // shim (no libunwind here: linking it interposes _Unwind_* for the whole process; only the crash module may).
         .target(
             name: "CAxiomDwarf",
+            path: "Sources/CrashReports/CAxiomDwarf",
             linkerSettings: [.linkedLibrary("dwarf"), .linkedLibrary("debuginfod")]
         ),
         .target(
             name: "AxiomSymbolication",
-            dependencies: ["AxiomCatalog", "AxiomELF", "CAxiomDwarf"]
+            dependencies: ["AxiomCatalog", "AxiomELF", "CAxiomDwarf"],
+            path: "Sources/CrashReports/AxiomSymbolication"
         ),
         .target(
             name: "CAxiomSymbolicationFixtures",
@@ -303,7 +324,8 @@ let package = Package(
         // answer read back as its error.
         .target(
             name: "AxiomHTTP",
-            dependencies: ["Axiom", product("HTTPTypes", "swift-http-types", trait: "HTTP")]
+            dependencies: ["Axiom", product("HTTPTypes", "swift-http-types", trait: "HTTP")],
+            path: "Sources/Integrations/AxiomHTTP"
         ),
         // The small shop the server adapters' tests answer for: one catalog for the HTTP, Vapor and gRPC tests.
         .target(name: "AxiomShopFixture", dependencies: ["Axiom"], path: "Tests/AxiomShopFixture"),
@@ -321,7 +343,8 @@ let package = Package(
                 "Axiom", "AxiomHTTP", "AxiomTracing",
                 product("Hummingbird", "hummingbird", trait: "Hummingbird"),
                 product("Tracing", "swift-distributed-tracing", trait: "Hummingbird"),
-            ]
+            ],
+            path: "Sources/Integrations/AxiomHummingbird"
         ),
         // A peer's error answer read back as its error by async-http-client calls, the caller's trace sent along.
         .target(
@@ -332,7 +355,8 @@ let package = Package(
                 product("NIOCore", "swift-nio", trait: "HTTPClient"),
                 product("NIOHTTP1", "swift-nio", trait: "HTTPClient"),
                 product("Tracing", "swift-distributed-tracing", trait: "HTTPClient"),
-            ]
+            ],
+            path: "Sources/Integrations/AxiomHTTPClient"
         ),
         // An error's identity across a gRPC call: the server's status code and google.rpc.Status details from the
         // decided answer of AxiomHTTP, read back by the client as the peer's error; no transport.
@@ -344,7 +368,8 @@ let package = Package(
                 product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
                 product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
                 product("Tracing", "swift-distributed-tracing", trait: "GRPC"),
-            ]
+            ],
+            path: "Sources/Integrations/AxiomGRPC"
         ),
         // A real gRPC server and client over HTTP/2 on loopback; without the GRPC trait one disabled test.
         .testTarget(
@@ -366,7 +391,8 @@ let package = Package(
                 "Axiom", "AxiomHTTP", "AxiomTracing",
                 product("Vapor", "vapor", trait: "Vapor"),
                 product("Tracing", "swift-distributed-tracing", trait: "Vapor"),
-            ]
+            ],
+            path: "Sources/Integrations/AxiomVapor"
         ),
         // A real Vapor application on loopback, called by AsyncHTTPClient (Vapor trait); without the trait it holds
         // one disabled test that says so.
@@ -387,7 +413,8 @@ let package = Package(
                 "AxiomCore", "Axiom",
                 product("Tracing", "swift-distributed-tracing", trait: "Tracing"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Sources/Integrations/AxiomTracing"
         ),
         // The framework's start and stop in a ServiceGroup: crash reporter, earlier crash reports, plugins.
         .target(
@@ -397,7 +424,8 @@ let package = Package(
                 product("ServiceLifecycle", "swift-service-lifecycle", trait: "ServiceLifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-            ]
+            ],
+            path: "Sources/Integrations/AxiomService"
         ),
         // The framework's logs (redacted), metrics and traces, and its crash reports, to an OpenTelemetry collector.
         .target(
@@ -410,7 +438,8 @@ let package = Package(
                 product("Tracing", "swift-distributed-tracing", trait: "OpenTelemetry"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-            ]
+            ],
+            path: "Sources/Integrations/AxiomOpenTelemetry"
         ),
         // The example service: every integration in one Hummingbird server (Hummingbird and OpenTelemetry traits).
         .executableTarget(

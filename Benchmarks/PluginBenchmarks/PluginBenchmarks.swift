@@ -125,7 +125,7 @@ final class Fixtures: Sendable {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments =
-                ["cc", "-shared", "-fPIC", "-O2", "-I", repository + "/Sources/CAxiomPluginABI/include"]
+                ["cc", "-shared", "-fPIC", "-O2", "-I", repository + "/Sources/Plugins/CAxiomPluginABI/include"]
                 + defines.map { "-D" + $0 } + [repository + "/Tests/PluginFixtures/fixture_plugin.c", "-o", output]
             try process.run()
             process.waitUntilExit()

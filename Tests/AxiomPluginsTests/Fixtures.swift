@@ -10,7 +10,7 @@ struct FixtureDirectory {
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-    static let abiInclude = repository + "/Sources/CAxiomPluginABI/include"
+    static let abiInclude = repository + "/Sources/Plugins/CAxiomPluginABI/include"
     /// The first revision of the ABI header, kept as it shipped: plugins built against it must keep loading.
     static let abiRevision1Include = repository + "/Tests/PluginFixtures/abi-revision-1"
     static let source = repository + "/Tests/PluginFixtures/fixture_plugin.c"

@@ -1,5 +1,5 @@
 // A C-level check of the crash reporter's capture, built for another architecture and run under
-// qemu-user (Tests/CrossArch/run-aarch64): a forked child installs the reporter, starts two named threads (one
+// qemu-user (scripts/check-aarch64): a forked child installs the reporter, starts two named threads (one
 // blocked in read(2)), records three decided errors in the flight recorder and crashes with a null
 // write; the parent checks that it died by SIGSEGV and reads the raw report byte by byte, from the
 // layout in axiom_crash_format.h: header, the architecture's registers, frames that name the crashing
