@@ -49,7 +49,7 @@ struct PaymentMethodsFlow: Sendable {
     let shown = RecordingObserver()
 
     // Repositories cannot decide anything: whatever fails goes to the use case.
-    var repositories: ErrorPipeline<PassAll> {
+    var repositories: ErrorPipeline<some ErrorHandler> {
         ErrorPipeline(layer: .client, escalatesTo: .context, configuration: configuration) {}
     }
 

@@ -1,6 +1,6 @@
 /// Two handlers in order: the second is asked only when the first passes.
-@_documentation(visibility: internal)
-public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
+@usableFromInline
+struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandler {
     @usableFromInline let first: First
     @usableFromInline let second: Second
 
@@ -10,41 +10,46 @@ public struct HandlerPair<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
         self.second = second
     }
 
-    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+    @usableFromInline func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
 
-    @_documentation(visibility: internal)
     @inlinable @inline(__always)
-    public func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+    func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         switch first.decide(event, failures: &failures) {
         case .pass: second.decide(event, failures: &failures)
         case let decision: decision
         }
     }
 
-    @_documentation(visibility: internal)
-    public func bound(to registry: ErrorRegistry) -> Self {
+    @usableFromInline func bound(to registry: ErrorRegistry) -> Self {
         HandlerPair(first.bound(to: registry), second.bound(to: registry))
     }
 }
 
 /// No handler: every event passes.
-public struct PassAll: ErrorHandler {
+@usableFromInline
+struct PassAll: ErrorHandler {
     /// Creates the empty handler.
-    package init() {}
-    public func decide(_ event: ErrorEvent) -> ErrorDecision { .pass }
+    @inlinable
+    init() {}
+    @inlinable
+    func decide(_ event: ErrorEvent) -> ErrorDecision { .pass }
 }
 
 /// A handler present or not (from an `if` in a builder).
-@_documentation(visibility: internal)
-public struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
-    let wrapped: Wrapped?
-    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
-    @_documentation(visibility: internal)
-    public func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+@usableFromInline
+struct OptionalHandler<Wrapped: ErrorHandler>: ErrorHandler {
+    @usableFromInline let wrapped: Wrapped?
+
+    @inlinable
+    init(wrapped: Wrapped?) { self.wrapped = wrapped }
+
+    @usableFromInline func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+    @usableFromInline func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         wrapped?.decide(event, failures: &failures) ?? .pass
     }
-    @_documentation(visibility: internal)
-    public func bound(to registry: ErrorRegistry) -> Self { OptionalHandler(wrapped: wrapped?.bound(to: registry)) }
+    @usableFromInline func bound(to registry: ErrorRegistry) -> Self {
+        OptionalHandler(wrapped: wrapped?.bound(to: registry))
+    }
 }
 
 /// One of two handlers (from an `if`/`else` in a builder).
@@ -70,18 +75,17 @@ public enum EitherHandler<First: ErrorHandler, Second: ErrorHandler>: ErrorHandl
 }
 
 /// Handlers from a `for` loop in a builder, asked in order; the first that does not pass decides.
-@_documentation(visibility: internal)
-public struct HandlerArray<Element: ErrorHandler>: ErrorHandler {
+@usableFromInline
+struct HandlerArray<Element: ErrorHandler>: ErrorHandler {
     @usableFromInline let handlers: [Element]
 
     @inlinable
     init(_ handlers: [Element]) { self.handlers = handlers }
 
-    public func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
+    @usableFromInline func decide(_ event: ErrorEvent) throws -> ErrorDecision { try decideThroughDispatch(event) }
 
-    @_documentation(visibility: internal)
     @inlinable
-    public func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
+    func decide(_ event: ErrorEvent, failures: inout HandlerFailures) -> ErrorDecision {
         for handler in handlers {
             switch handler.decide(event, failures: &failures) {
             case .pass: continue
@@ -91,8 +95,9 @@ public struct HandlerArray<Element: ErrorHandler>: ErrorHandler {
         return .pass
     }
 
-    @_documentation(visibility: internal)
-    public func bound(to registry: ErrorRegistry) -> Self { HandlerArray(handlers.map { $0.bound(to: registry) }) }
+    @usableFromInline func bound(to registry: ErrorRegistry) -> Self {
+        HandlerArray(handlers.map { $0.bound(to: registry) })
+    }
 }
 
 /// Composes handlers in order into one statically typed chain: no existential per handler. `if`, `if`/`else`
@@ -104,14 +109,17 @@ public enum ErrorHandlerBuilder {
     @_documentation(visibility: internal)
     public static func buildPartialBlock<H: ErrorHandler>(first: H) -> H { first }
     @_documentation(visibility: internal)
-    public static func buildPartialBlock<A: ErrorHandler, B: ErrorHandler>(accumulated: A, next: B) -> HandlerPair<A, B>
+    @inlinable
+    public static func buildPartialBlock<A: ErrorHandler, B: ErrorHandler>(accumulated: A, next: B) -> some ErrorHandler
     {
         HandlerPair(accumulated, next)
     }
     @_documentation(visibility: internal)
-    public static func buildBlock() -> PassAll { PassAll() }
+    @inlinable
+    public static func buildBlock() -> some ErrorHandler { PassAll() }
     @_documentation(visibility: internal)
-    public static func buildOptional<H: ErrorHandler>(_ handler: H?) -> OptionalHandler<H> {
+    @inlinable
+    public static func buildOptional<H: ErrorHandler>(_ handler: H?) -> some ErrorHandler {
         OptionalHandler(wrapped: handler)
     }
     @_documentation(visibility: internal)
@@ -121,5 +129,6 @@ public enum ErrorHandlerBuilder {
         .second(second)
     }
     @_documentation(visibility: internal)
-    public static func buildArray<H: ErrorHandler>(_ handlers: [H]) -> HandlerArray<H> { HandlerArray(handlers) }
+    @inlinable
+    public static func buildArray<H: ErrorHandler>(_ handlers: [H]) -> some ErrorHandler { HandlerArray(handlers) }
 }

@@ -1,20 +1,20 @@
 /// Two stages in order: the first one's `next` is the second one.
-@_documentation(visibility: internal)
-public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddleware>: OperationMiddleware {
+@usableFromInline
+struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddleware>: OperationMiddleware {
     /// The outer stage.
-    @usableFromInline package let first: First
+    @usableFromInline let first: First
     /// The inner stage.
-    @usableFromInline package let second: Second
+    @usableFromInline let second: Second
 
     /// Nests `second` inside `first`.
     @inlinable
-    package init(_ first: First, _ second: Second) {
+    init(_ first: First, _ second: Second) {
         self.first = first
         self.second = second
     }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func run<Output: Sendable>(
+    nonisolated(nonsending) func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -25,16 +25,16 @@ public struct MiddlewarePair<First: OperationMiddleware, Second: OperationMiddle
 }
 
 /// A stage present or not (from an `if` in a chain builder).
-@_documentation(visibility: internal)
-public struct OptionalMiddleware<Wrapped: OperationMiddleware>: OperationMiddleware {
+@usableFromInline
+struct OptionalMiddleware<Wrapped: OperationMiddleware>: OperationMiddleware {
     /// The stage, when present.
-    @usableFromInline package let wrapped: Wrapped?
+    @usableFromInline let wrapped: Wrapped?
 
     @inlinable
     init(_ wrapped: Wrapped?) { self.wrapped = wrapped }
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func run<Output: Sendable>(
+    nonisolated(nonsending) func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -62,16 +62,16 @@ public enum EitherMiddleware<First: OperationMiddleware, Second: OperationMiddle
 }
 
 /// Stages from a `for` loop in a chain builder, the first one outermost.
-@_documentation(visibility: internal)
-public struct MiddlewareArray<Element: OperationMiddleware>: OperationMiddleware {
+@usableFromInline
+struct MiddlewareArray<Element: OperationMiddleware>: OperationMiddleware {
     /// The stages, outermost first.
-    @usableFromInline package let stages: [Element]
+    @usableFromInline let stages: [Element]
 
     @inlinable
     init(_ stages: [Element]) { self.stages = stages }
 
     @inlinable
-    nonisolated(nonsending) public func run<Output: Sendable>(
+    nonisolated(nonsending) func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
@@ -117,15 +117,15 @@ public enum OperationChainBuilder {
     @inlinable
     public static func buildPartialBlock<A: OperationMiddleware, B: OperationMiddleware>(
         accumulated: A, next: B
-    ) -> MiddlewarePair<A, B> {
+    ) -> some OperationMiddleware {
         MiddlewarePair(accumulated, next)
     }
     @_documentation(visibility: internal)
     @inlinable
-    public static func buildBlock() -> PassThrough { PassThrough() }
+    public static func buildBlock() -> some OperationMiddleware { PassThrough() }
     @_documentation(visibility: internal)
     @inlinable
-    public static func buildOptional<M: OperationMiddleware>(_ stage: M?) -> OptionalMiddleware<M> {
+    public static func buildOptional<M: OperationMiddleware>(_ stage: M?) -> some OperationMiddleware {
         OptionalMiddleware(stage)
     }
     @_documentation(visibility: internal)
@@ -141,7 +141,7 @@ public enum OperationChainBuilder {
     }
     @_documentation(visibility: internal)
     @inlinable
-    public static func buildArray<M: OperationMiddleware>(_ stages: [M]) -> MiddlewareArray<M> {
+    public static func buildArray<M: OperationMiddleware>(_ stages: [M]) -> some OperationMiddleware {
         MiddlewareArray(stages)
     }
 }

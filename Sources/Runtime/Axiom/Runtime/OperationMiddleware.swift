@@ -42,13 +42,14 @@ extension OperationMiddleware {
 }
 
 /// A stage that passes every call straight on: the empty chain.
-public struct PassThrough: OperationMiddleware {
+@usableFromInline
+struct PassThrough: OperationMiddleware {
     /// Creates the stage.
     @inlinable
-    package init() {}
+    init() {}
 
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func run<Output: Sendable>(
+    nonisolated(nonsending) func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {
