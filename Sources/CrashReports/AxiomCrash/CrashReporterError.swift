@@ -10,20 +10,7 @@ import Glibc
 /// ``code`` to match, and the identity `axiom.crash/<code>`.
 public struct CrashReporterError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// Which step failed.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's name, as in `axiom.crash/<name>`.
-        public let name: String
-        public var description: String { name }
-
-        /// The report directory could not be created.
-        public static let cannotCreateDirectory = Code(name: "cannotCreateDirectory")
-        /// The report directory exists but cannot be opened or written.
-        public static let cannotUseDirectory = Code(name: "cannotUseDirectory")
-        /// The current thread could not get an alternate signal stack.
-        public static let cannotPrepareThread = Code(name: "cannotPrepareThread")
-        /// A step of installing the handler failed.
-        public static let installFailed = Code(name: "installFailed")
-    }
+    public typealias Code = NamedCase<CrashReporterError>
 
     private enum Backing: Hashable, Sendable {
         case cannotCreateDirectory(path: String, errno: Int32)
@@ -104,4 +91,15 @@ public struct CrashReporterError: IdentifiableError, Hashable, Sendable, CustomS
 func errorText(_ errno: Int32) -> String {
     guard let text = strerror(errno) else { return "errno \(errno)" }
     return String(cString: text) + " (errno \(errno))"
+}
+
+extension NamedCase where Owner == CrashReporterError {
+    /// The report directory could not be created.
+    public static var cannotCreateDirectory: Self { Self(name: "cannotCreateDirectory") }
+    /// The report directory exists but cannot be opened or written.
+    public static var cannotUseDirectory: Self { Self(name: "cannotUseDirectory") }
+    /// The current thread could not get an alternate signal stack.
+    public static var cannotPrepareThread: Self { Self(name: "cannotPrepareThread") }
+    /// A step of installing the handler failed.
+    public static var installFailed: Self { Self(name: "installFailed") }
 }

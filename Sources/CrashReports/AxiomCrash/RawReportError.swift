@@ -9,38 +9,7 @@ import AxiomCore
 /// identifies it as `axiom.crash/<code>`.
 public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// Which check refused the report.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's name, as in `axiom.crash/<name>`.
-        public let name: String
-        public var description: String { name }
-
-        /// The file could not be opened or read.
-        public static let unreadable = Code(name: "unreadable")
-        /// The file has no bytes at all.
-        public static let empty = Code(name: "empty")
-        /// The file is larger than any report the writer produces.
-        public static let tooLarge = Code(name: "tooLarge")
-        /// The file ends before `expected` bytes.
-        public static let truncated = Code(name: "truncated")
-        /// The file does not start with the raw report magic.
-        public static let badMagic = Code(name: "badMagic")
-        /// The format version is not one this reader knows.
-        public static let unsupportedVersion = Code(name: "unsupportedVersion")
-        /// The header length is smaller than the header of the version it claims.
-        public static let badHeaderLength = Code(name: "badHeaderLength")
-        /// The file is longer than the length its header declares.
-        public static let trailingBytes = Code(name: "trailingBytes")
-        /// A count in the header is above what the writer ever writes.
-        public static let countOutOfRange = Code(name: "countOutOfRange")
-        /// The sections the header counts do not add up to the declared length.
-        public static let countsBeyondFile = Code(name: "countsBeyondFile")
-        /// The end marker is missing: the file was cut or overwritten.
-        public static let missingTrailer = Code(name: "missingTrailer")
-        /// A module record does not fit in the module section.
-        public static let malformedModule = Code(name: "malformedModule")
-        /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
-        public static let malformedRecord = Code(name: "malformedRecord")
-    }
+    public typealias Code = NamedCase<RawReportError>
 
     private enum Backing: Hashable, Sendable {
         case unreadable(path: String, errno: Int32)
@@ -196,4 +165,33 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
             return "raw crash report record \(index) is malformed: \(reason)"
         }
     }
+}
+
+extension NamedCase where Owner == RawReportError {
+    /// The file could not be opened or read.
+    public static var unreadable: Self { Self(name: "unreadable") }
+    /// The file has no bytes at all.
+    public static var empty: Self { Self(name: "empty") }
+    /// The file is larger than any report the writer produces.
+    public static var tooLarge: Self { Self(name: "tooLarge") }
+    /// The file ends before `expected` bytes.
+    public static var truncated: Self { Self(name: "truncated") }
+    /// The file does not start with the raw report magic.
+    public static var badMagic: Self { Self(name: "badMagic") }
+    /// The format version is not one this reader knows.
+    public static var unsupportedVersion: Self { Self(name: "unsupportedVersion") }
+    /// The header length is smaller than the header of the version it claims.
+    public static var badHeaderLength: Self { Self(name: "badHeaderLength") }
+    /// The file is longer than the length its header declares.
+    public static var trailingBytes: Self { Self(name: "trailingBytes") }
+    /// A count in the header is above what the writer ever writes.
+    public static var countOutOfRange: Self { Self(name: "countOutOfRange") }
+    /// The sections the header counts do not add up to the declared length.
+    public static var countsBeyondFile: Self { Self(name: "countsBeyondFile") }
+    /// The end marker is missing: the file was cut or overwritten.
+    public static var missingTrailer: Self { Self(name: "missingTrailer") }
+    /// A module record does not fit in the module section.
+    public static var malformedModule: Self { Self(name: "malformedModule") }
+    /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
+    public static var malformedRecord: Self { Self(name: "malformedRecord") }
 }

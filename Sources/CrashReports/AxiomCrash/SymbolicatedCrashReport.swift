@@ -1,3 +1,4 @@
+import AxiomCore
 import AxiomSymbolication
 
 #if canImport(Glibc)
@@ -42,20 +43,7 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
     /// One frame of the crashed thread.
     public struct Frame: Sendable, Hashable {
         /// How the address was obtained: the faulting pc, or a return address.
-        public struct Kind: Hashable, Sendable, CustomStringConvertible {
-            /// The code's name.
-            public let name: String
-            public var description: String { name }
-
-            package init(name: String) { self.name = name }
-
-            public static let programCounter = Kind(name: "programCounter")
-
-            public static let returnAddress = Kind(name: "returnAddress")
-
-            /// Where an async function's caller resumes when it returns (the async caller chain).
-            public static let asyncResumePoint = Kind(name: "asyncResumePoint")
-        }
+        public typealias Kind = NamedCase<SymbolicatedCrashReport.Frame>
 
         public var kind: Kind
         /// Position of the captured address in `raw.frames`; inlined frames share
@@ -272,4 +260,11 @@ extension SymbolicatedCrashReport.Frame {
             return frame
         }
     }
+}
+
+extension NamedCase where Owner == SymbolicatedCrashReport.Frame {
+    public static var programCounter: Self { Self(name: "programCounter") }
+    public static var returnAddress: Self { Self(name: "returnAddress") }
+    /// Where an async function's caller resumes when it returns (the async caller chain).
+    public static var asyncResumePoint: Self { Self(name: "asyncResumePoint") }
 }

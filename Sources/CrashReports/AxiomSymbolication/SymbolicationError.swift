@@ -11,35 +11,7 @@ import AxiomCatalog
 /// teaches a registry its identity.
 public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hashable {
     /// Why it failed: what to match on.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's name, as in `axiom.symbolication/<name>`.
-        public let name: String
-        public var description: String { name }
-
-        /// The module file does not exist.
-        public static let fileNotFound = Code(name: "fileNotFound")
-        /// The module file exists but cannot be opened or read (permissions, a directory, …).
-        public static let unreadableFile = Code(name: "unreadableFile")
-        /// The file is not an ELF file.
-        public static let notELF = Code(name: "notELF")
-        /// The ELF file is of a class or byte order this reader does not handle (only 64-bit little-endian).
-        public static let unsupportedELF = Code(name: "unsupportedELF")
-        /// The ELF headers point outside the file: a truncated or corrupt file.
-        public static let malformedELF = Code(name: "malformedELF")
-        /// Neither DWARF nor the symbol tables cover the address.
-        public static let noSymbolInformation = Code(name: "noSymbolInformation")
-        /// libdwarf reported an error; the message carries libdwarf's text.
-        public static let dwarfError = Code(name: "dwarfError")
-        /// The module file's build-id differs from the one recorded at crash time (rebuilt or replaced since),
-        /// and no debug file with the recorded build-id was found: its lines would be wrong, so it is not read.
-        public static let buildIDMismatch = Code(name: "buildIDMismatch")
-
-        /// Every code, in declaration order.
-        package static let all: [Code] = [
-            .fileNotFound, .unreadableFile, .notELF, .unsupportedELF, .malformedELF, .noSymbolInformation,
-            .dwarfError, .buildIDMismatch,
-        ]
-    }
+    public typealias Code = NamedCase<SymbolicationError>
 
     private enum Backing: Hashable, Sendable {
         case fileNotFound
@@ -177,5 +149,32 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
     /// The same failure about `path`, with `searched` added to its message, thrown from the caller.
     func searched(_ searched: String, path: String, file: String = #fileID, line: UInt = #line) -> Self {
         Self(backing, modulePath: path, searched: self.searched + searched, file: file, line: line)
+    }
+}
+
+extension NamedCase where Owner == SymbolicationError {
+    /// The module file does not exist.
+    public static var fileNotFound: Self { Self(name: "fileNotFound") }
+    /// The module file exists but cannot be opened or read (permissions, a directory, …).
+    public static var unreadableFile: Self { Self(name: "unreadableFile") }
+    /// The file is not an ELF file.
+    public static var notELF: Self { Self(name: "notELF") }
+    /// The ELF file is of a class or byte order this reader does not handle (only 64-bit little-endian).
+    public static var unsupportedELF: Self { Self(name: "unsupportedELF") }
+    /// The ELF headers point outside the file: a truncated or corrupt file.
+    public static var malformedELF: Self { Self(name: "malformedELF") }
+    /// Neither DWARF nor the symbol tables cover the address.
+    public static var noSymbolInformation: Self { Self(name: "noSymbolInformation") }
+    /// libdwarf reported an error; the message carries libdwarf's text.
+    public static var dwarfError: Self { Self(name: "dwarfError") }
+    /// The module file's build-id differs from the one recorded at crash time (rebuilt or replaced since),
+    /// and no debug file with the recorded build-id was found: its lines would be wrong, so it is not read.
+    public static var buildIDMismatch: Self { Self(name: "buildIDMismatch") }
+    /// Every code, in declaration order.
+    package static var all: [Self] {
+        [
+            .fileNotFound, .unreadableFile, .notELF, .unsupportedELF, .malformedELF, .noSymbolInformation, .dwarfError,
+            .buildIDMismatch,
+        ]
     }
 }

@@ -7,19 +7,7 @@ import Axiom
 /// Its ``reason`` says what was wrong, never what the body held: a body may carry secrets.
 public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// What kind of answer it was.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's name.
-        public let name: String
-        public var description: String { name }
-
-        package init(name: String) { self.name = name }
-
-        /// Not problem details: another content type, or a status below 400 (a success with a problem body).
-        public static let notProblemDetails = Code(name: "notProblemDetails")
-
-        /// Problem details that could not be read: too large, nested too deep, not JSON, a member of the wrong type.
-        public static let unreadableProblem = Code(name: "unreadableProblem")
-    }
+    public typealias Code = NamedCase<UnreadableAnswer>
 
     /// What kind of answer it was: also its code in ``domain``.
     public let code: Code
@@ -77,3 +65,10 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
     }
 }
 #endif
+
+extension NamedCase where Owner == UnreadableAnswer {
+    /// Not problem details: another content type, or a status below 400 (a success with a problem body).
+    public static var notProblemDetails: Self { Self(name: "notProblemDetails") }
+    /// Problem details that could not be read: too large, nested too deep, not JSON, a member of the wrong type.
+    public static var unreadableProblem: Self { Self(name: "unreadableProblem") }
+}

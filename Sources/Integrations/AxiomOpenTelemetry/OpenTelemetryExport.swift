@@ -105,23 +105,7 @@ public struct OpenTelemetryExport: Service {
     /// One of the three kinds of telemetry the export sends.
     ///
     /// A struct, so that a 1.x release may add a signal without breaking a `switch`.
-    public struct Signal: Sendable, Hashable, CustomStringConvertible {
-        /// The signal's name in OpenTelemetry: `logs`, `metrics` or `traces`.
-        public let name: String
-        /// The signal's name.
-        public var description: String { name }
-
-        package init(name: String) { self.name = name }
-
-        /// Log records.
-        public static let logs = Signal(name: "logs")
-        /// Metrics.
-        public static let metrics = Signal(name: "metrics")
-        /// Spans.
-        public static let traces = Signal(name: "traces")
-        /// The three, in the order the export shuts them down.
-        package static let all: [Signal] = [.logs, .metrics, .traces]
-    }
+    public typealias Signal = NamedCase<OpenTelemetryExport>
 
     /// The signals whose last export graceful shutdown cut off at ``Configuration/shutdownTimeout`` (or that were
     /// cancelled while exporting), in `logs`, `metrics`, `traces` order; empty until then, and after a shutdown
@@ -270,3 +254,14 @@ struct StripedCountsFlush: Service {
     }
 }
 #endif
+
+extension NamedCase where Owner == OpenTelemetryExport {
+    /// Log records.
+    public static var logs: Self { Self(name: "logs") }
+    /// Metrics.
+    public static var metrics: Self { Self(name: "metrics") }
+    /// Spans.
+    public static var traces: Self { Self(name: "traces") }
+    /// The three, in the order the export shuts them down.
+    package static var all: [Self] { [.logs, .metrics, .traces] }
+}

@@ -72,19 +72,7 @@ public struct AxiomService: Service {
     /// Why the service could not start: the step, and what failed in it.
     public struct StartupError: Error, Sendable, CustomStringConvertible {
         /// The step that failed.
-        public struct Step: Hashable, Sendable, CustomStringConvertible {
-            /// The code's name.
-            public let name: String
-            public var description: String { name }
-
-            package init(name: String) { self.name = name }
-
-            /// Installing the crash reporter.
-            public static let installCrashReporter = Step(name: "installCrashReporter")
-
-            /// Reading the crash directory for reports of earlier runs.
-            public static let readCrashReports = Step(name: "readCrashReports")
-        }
+        public typealias Step = NamedCase<AxiomService.StartupError>
 
         /// The step that failed.
         public let step: Step
@@ -245,3 +233,10 @@ final class StartOnce: Sendable {
     let task = Mutex<Task<Result<AxiomService.StartReport, AxiomService.StartupError>, Never>?>(nil)
 }
 #endif
+
+extension NamedCase where Owner == AxiomService.StartupError {
+    /// Installing the crash reporter.
+    public static var installCrashReporter: Self { Self(name: "installCrashReporter") }
+    /// Reading the crash directory for reports of earlier runs.
+    public static var readCrashReports: Self { Self(name: "readCrashReports") }
+}

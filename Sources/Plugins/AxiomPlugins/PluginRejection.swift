@@ -6,93 +6,7 @@ import AxiomCore
 /// the identity `axiom.plugins/<code>`.
 public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why it was refused, one code per check the loader makes, in the order it makes them.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's name, as in `axiom.plugins/<name>`.
-        public let name: String
-        public var description: String { name }
-
-        /// Nothing exists at the path.
-        public static let notFound = Code(name: "notFound")
-        /// The path exists but cannot be opened or read.
-        public static let unreadable = Code(name: "unreadable")
-        /// The path is a directory, a socket, a device: not a regular file.
-        public static let notRegularFile = Code(name: "notRegularFile")
-        /// The file does not start with the ELF magic.
-        public static let notELF = Code(name: "notELF")
-        /// ELF of the other word size (ELF32 on a 64-bit host).
-        public static let wrongClass = Code(name: "wrongClass")
-        /// ELF of the other byte order.
-        public static let wrongByteOrder = Code(name: "wrongByteOrder")
-        /// ELF for another machine (aarch64 on x86_64).
-        public static let wrongArchitecture = Code(name: "wrongArchitecture")
-        /// ELF, but an executable or an object file, not a shared object.
-        public static let notSharedObject = Code(name: "notSharedObject")
-        /// ELF headers that point outside the file or do not add up.
-        public static let malformedELF = Code(name: "malformedELF")
-        /// A shared object whose dynamic symbol table does not define `axiom_plugin_entry_v1`.
-        public static let missingEntrySymbol = Code(name: "missingEntrySymbol")
-        /// The file is writable by its group or by everyone.
-        public static let fileWritableByOthers = Code(name: "fileWritableByOthers")
-        /// The directory holding the file is writable by its group or by everyone.
-        public static let directoryWritableByOthers = Code(name: "directoryWritableByOthers")
-        /// The same file (device and inode) is already loaded, through another path or link.
-        public static let duplicateFile = Code(name: "duplicateFile")
-        /// No scanner, which runs a plugin's code before the host takes its catalog, could be started: the
-        /// ``PluginVetting/scannerPath`` named is missing, the host's own executable cannot be its scanner (a
-        /// set-user-ID host without a separate `axiom-plugin-scanner`, no `/proc`), or the process did not start.
-        public static let scannerUnavailable = Code(name: "scannerUnavailable")
-        /// The plugin crashed in the scanner (the detail names the signal and where); the host is unharmed.
-        public static let crashedInScanner = Code(name: "crashedInScanner")
-        /// The plugin did not return its catalog in the scanner's time limit; the scanner was killed.
-        public static let timedOutInScanner = Code(name: "timedOutInScanner")
-        /// The plugin ended the scanner process (`exit`) before it returned its catalog.
-        public static let exitedInScanner = Code(name: "exitedInScanner")
-        /// `dlopen` failed; the detail holds `dlerror()`.
-        public static let dlopenFailed = Code(name: "dlopenFailed")
-        /// `dlsym` did not find the entry after loading; the detail holds `dlerror()`.
-        public static let entryUnresolved = Code(name: "entryUnresolved")
-        /// The entry returned a null descriptor.
-        public static let nullDescriptor = Code(name: "nullDescriptor")
-        /// The descriptor's ABI version is not one this host speaks.
-        public static let abiVersionMismatch = Code(name: "abiVersionMismatch")
-        /// The descriptor is smaller than this ABI version's.
-        public static let structSizeMismatch = Code(name: "structSizeMismatch")
-        /// Built against another ABI header, or by another Swift toolchain.
-        public static let fingerprintMismatch = Code(name: "fingerprintMismatch")
-        /// The plugin's init reported failure; the detail holds its message.
-        public static let initFailed = Code(name: "initFailed")
-        /// The plugin id is malformed.
-        public static let invalidPluginID = Code(name: "invalidPluginID")
-        /// A plugin with the same id is already loaded.
-        public static let duplicatePluginID = Code(name: "duplicatePluginID")
-        /// The catalog holds a null where a value is required, a value the host does not know, or bad text.
-        public static let invalidCatalog = Code(name: "invalidCatalog")
-        /// The catalog ships texts for message keys that are not the plugin's own (see the host's text ownership).
-        public static let foreignMessageKey = Code(name: "foreignMessageKey")
-        /// A domain of the catalog is already owned by another source; nothing of the catalog is registered.
-        /// Plugins shipped with the application load first, so a plugin found elsewhere is the one refused.
-        public static let domainClash = Code(name: "domainClash")
-        /// The registry refused the catalog for another reason (a duplicate code or alias).
-        public static let registrationRefused = Code(name: "registrationRefused")
-
-        /// Every code, in the order the loader checks them.
-        package static let all: [Code] = [
-            .notFound, .unreadable, .notRegularFile, .notELF, .wrongClass, .wrongByteOrder, .wrongArchitecture,
-            .notSharedObject, .malformedELF, .missingEntrySymbol, .fileWritableByOthers, .directoryWritableByOthers,
-            .duplicateFile, .scannerUnavailable, .crashedInScanner, .timedOutInScanner, .exitedInScanner, .dlopenFailed,
-            .entryUnresolved, .nullDescriptor, .abiVersionMismatch, .structSizeMismatch, .fingerprintMismatch,
-            .initFailed, .invalidPluginID, .duplicatePluginID, .invalidCatalog, .foreignMessageKey, .domainClash,
-            .registrationRefused,
-        ]
-
-        /// The code named `name`, or nil when there is none.
-        init?(named name: String) {
-            guard let code = Self.all.first(where: { $0.name == name }) else { return nil }
-            self = code
-        }
-
-        private init(name: String) { self.name = name }
-    }
+    public typealias Code = NamedCase<PluginRejection>
 
     /// What is refused; every code carries the same payload, so the backing is the code.
     private let backing: Code
@@ -159,4 +73,87 @@ public struct PluginLoadReport: Sendable {
 
     /// Creates an empty report.
     package init() {}
+}
+
+extension NamedCase where Owner == PluginRejection {
+    /// Nothing exists at the path.
+    public static var notFound: Self { Self(name: "notFound") }
+    /// The path exists but cannot be opened or read.
+    public static var unreadable: Self { Self(name: "unreadable") }
+    /// The path is a directory, a socket, a device: not a regular file.
+    public static var notRegularFile: Self { Self(name: "notRegularFile") }
+    /// The file does not start with the ELF magic.
+    public static var notELF: Self { Self(name: "notELF") }
+    /// ELF of the other word size (ELF32 on a 64-bit host).
+    public static var wrongClass: Self { Self(name: "wrongClass") }
+    /// ELF of the other byte order.
+    public static var wrongByteOrder: Self { Self(name: "wrongByteOrder") }
+    /// ELF for another machine (aarch64 on x86_64).
+    public static var wrongArchitecture: Self { Self(name: "wrongArchitecture") }
+    /// ELF, but an executable or an object file, not a shared object.
+    public static var notSharedObject: Self { Self(name: "notSharedObject") }
+    /// ELF headers that point outside the file or do not add up.
+    public static var malformedELF: Self { Self(name: "malformedELF") }
+    /// A shared object whose dynamic symbol table does not define `axiom_plugin_entry_v1`.
+    public static var missingEntrySymbol: Self { Self(name: "missingEntrySymbol") }
+    /// The file is writable by its group or by everyone.
+    public static var fileWritableByOthers: Self { Self(name: "fileWritableByOthers") }
+    /// The directory holding the file is writable by its group or by everyone.
+    public static var directoryWritableByOthers: Self { Self(name: "directoryWritableByOthers") }
+    /// The same file (device and inode) is already loaded, through another path or link.
+    public static var duplicateFile: Self { Self(name: "duplicateFile") }
+    /// No scanner, which runs a plugin's code before the host takes its catalog, could be started: the
+    /// ``PluginVetting/scannerPath`` named is missing, the host's own executable cannot be its scanner (a
+    /// set-user-ID host without a separate `axiom-plugin-scanner`, no `/proc`), or the process did not start.
+    public static var scannerUnavailable: Self { Self(name: "scannerUnavailable") }
+    /// The plugin crashed in the scanner (the detail names the signal and where); the host is unharmed.
+    public static var crashedInScanner: Self { Self(name: "crashedInScanner") }
+    /// The plugin did not return its catalog in the scanner's time limit; the scanner was killed.
+    public static var timedOutInScanner: Self { Self(name: "timedOutInScanner") }
+    /// The plugin ended the scanner process (`exit`) before it returned its catalog.
+    public static var exitedInScanner: Self { Self(name: "exitedInScanner") }
+    /// `dlopen` failed; the detail holds `dlerror()`.
+    public static var dlopenFailed: Self { Self(name: "dlopenFailed") }
+    /// `dlsym` did not find the entry after loading; the detail holds `dlerror()`.
+    public static var entryUnresolved: Self { Self(name: "entryUnresolved") }
+    /// The entry returned a null descriptor.
+    public static var nullDescriptor: Self { Self(name: "nullDescriptor") }
+    /// The descriptor's ABI version is not one this host speaks.
+    public static var abiVersionMismatch: Self { Self(name: "abiVersionMismatch") }
+    /// The descriptor is smaller than this ABI version's.
+    public static var structSizeMismatch: Self { Self(name: "structSizeMismatch") }
+    /// Built against another ABI header, or by another Swift toolchain.
+    public static var fingerprintMismatch: Self { Self(name: "fingerprintMismatch") }
+    /// The plugin's init reported failure; the detail holds its message.
+    public static var initFailed: Self { Self(name: "initFailed") }
+    /// The plugin id is malformed.
+    public static var invalidPluginID: Self { Self(name: "invalidPluginID") }
+    /// A plugin with the same id is already loaded.
+    public static var duplicatePluginID: Self { Self(name: "duplicatePluginID") }
+    /// The catalog holds a null where a value is required, a value the host does not know, or bad text.
+    public static var invalidCatalog: Self { Self(name: "invalidCatalog") }
+    /// The catalog ships texts for message keys that are not the plugin's own (see the host's text ownership).
+    public static var foreignMessageKey: Self { Self(name: "foreignMessageKey") }
+    /// A domain of the catalog is already owned by another source; nothing of the catalog is registered.
+    /// Plugins shipped with the application load first, so a plugin found elsewhere is the one refused.
+    public static var domainClash: Self { Self(name: "domainClash") }
+    /// The registry refused the catalog for another reason (a duplicate code or alias).
+    public static var registrationRefused: Self { Self(name: "registrationRefused") }
+    /// Every code, in the order the loader checks them.
+    package static var all: [Self] {
+        [
+            .notFound, .unreadable, .notRegularFile, .notELF, .wrongClass, .wrongByteOrder, .wrongArchitecture,
+            .notSharedObject, .malformedELF, .missingEntrySymbol, .fileWritableByOthers, .directoryWritableByOthers,
+            .duplicateFile, .scannerUnavailable, .crashedInScanner, .timedOutInScanner, .exitedInScanner, .dlopenFailed,
+            .entryUnresolved, .nullDescriptor, .abiVersionMismatch, .structSizeMismatch, .fingerprintMismatch,
+            .initFailed, .invalidPluginID, .duplicatePluginID, .invalidCatalog, .foreignMessageKey, .domainClash,
+            .registrationRefused,
+        ]
+    }
+
+    /// The code named `name`, or nil when there is none.
+    init?(named name: String) {
+        guard let code = Self.all.first(where: { $0.name == name }) else { return nil }
+        self = code
+    }
 }

@@ -47,31 +47,7 @@ public struct ErrorCatalog: Sendable {
 /// Why a catalog was refused. Nothing of a refused catalog is registered.
 public struct RegistrationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What the problem is. A struct, so that a 1.x release may add codes without breaking a `switch`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's name.
-        public let name: String
-        public var description: String { name }
-
-        package init(name: String) { self.name = name }
-
-        /// A domain is already owned by another source.
-        public static let domainClash = Code(name: "domainClash")
-
-        /// A code appears twice.
-        public static let duplicateCode = Code(name: "duplicateCode")
-
-        /// A numeric alias appears twice in one domain.
-        public static let duplicateAlias = Code(name: "duplicateAlias")
-
-        /// A descriptor's domain is not among the catalog's domains.
-        public static let undeclaredDomain = Code(name: "undeclaredDomain")
-
-        /// The source is already registered.
-        public static let duplicateSource = Code(name: "duplicateSource")
-
-        /// The catalog is malformed (empty source, empty domain name, …).
-        public static let invalidCatalog = Code(name: "invalidCatalog")
-    }
+    public typealias Code = NamedCase<RegistrationError>
 
     /// What the problem is.
     public let code: Code
@@ -100,4 +76,19 @@ public struct RegistrationError: Error, Sendable, Hashable, CustomStringConverti
             "catalog from \(source) refused (\(code)): \(subject)"
         }
     }
+}
+
+extension NamedCase where Owner == RegistrationError {
+    /// A domain is already owned by another source.
+    public static var domainClash: Self { Self(name: "domainClash") }
+    /// A code appears twice.
+    public static var duplicateCode: Self { Self(name: "duplicateCode") }
+    /// A numeric alias appears twice in one domain.
+    public static var duplicateAlias: Self { Self(name: "duplicateAlias") }
+    /// A descriptor's domain is not among the catalog's domains.
+    public static var undeclaredDomain: Self { Self(name: "undeclaredDomain") }
+    /// The source is already registered.
+    public static var duplicateSource: Self { Self(name: "duplicateSource") }
+    /// The catalog is malformed (empty source, empty domain name, …).
+    public static var invalidCatalog: Self { Self(name: "invalidCatalog") }
 }
