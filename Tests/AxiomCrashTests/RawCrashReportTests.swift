@@ -1,5 +1,6 @@
 import Axiom
 import AxiomCrash
+import AxiomSchemaCheck
 import AxiomSymbolication
 import Foundation
 import Testing
@@ -123,6 +124,7 @@ struct RawCrashReportTests {
         #expect(olderJSON["axiomVersion"] == nil)
         #expect(olderJSON["kind"] as? String == "crashReport")
         #expect(!olderReport.text.contains("Axiom:"))
+        #expect(SchemaCheck.problems(in: olderReport.json, against: "crash-report") == [])
     }
 
     @Test func rejectsEmpty() {
