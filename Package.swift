@@ -232,7 +232,9 @@ let package = Package(
                 "AxiomSymbolication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/Tools/axiom"
+            path: "Sources/Tools/axiom",
+            // The JSON Schemas of the tool's `--json` outputs and of the crash report: documents, not sources.
+            exclude: ["Schemas"]
         ),
         // The plugin scanner: the child process in which a plugin's entry runs before the host takes its catalog; the
         // smaller choice (by default the host's own executable is the scanner).
@@ -253,8 +255,13 @@ let package = Package(
         ),
         .testTarget(
             name: "AxiomPluginsTests",
-            dependencies: ["Axiom", "AxiomPlugins", "AxiomPluginKit", "CAxiomPluginABI", "axiom-plugin-scanner", "axiom"]
+            dependencies: [
+                "Axiom", "AxiomPlugins", "AxiomPluginKit", "CAxiomPluginABI", "axiom-plugin-scanner", "axiom",
+                "AxiomSchemaCheck",
+            ]
         ),
+        // The outputs' JSON Schemas (Sources/Tools/axiom/Schemas) held to real outputs by the suites that produce them.
+        .target(name: "AxiomSchemaCheck", path: "Tests/AxiomSchemaCheck"),
         // Crash reporter. Only these two link libunwind (it interposes _Unwind_* and
         // backtrace for the whole process).
         .target(
@@ -290,7 +297,7 @@ let package = Package(
         .testTarget(
             name: "AxiomCrashTests",
             dependencies: [
-                "Axiom", "AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication", "axiom",
+                "Axiom", "AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication", "axiom", "AxiomSchemaCheck",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

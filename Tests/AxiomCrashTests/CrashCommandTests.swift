@@ -1,3 +1,4 @@
+import Axiom
 import AxiomCrash
 import AxiomSymbolication
 import Foundation
@@ -72,6 +73,27 @@ struct CrashCommandTests {
         // Only read: still pending, byte for byte.
         #expect(try CrashReporter.pendingReports(in: directory.path) == [report])
         #expect(readFileBytes(report) == bytes)
+    }
+
+    /// The version is recorded when the reporter is installed, in the raw report, so whichever tool reads the report
+    /// later names the version that crashed.
+    @Test func theReportNamesTheAxiomVersionThatCrashedInJSONAndText() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let report = try ChildProcess.crashedReport(in: directory.path)
+        #expect(try RawCrashReport(contentsOf: report).axiomVersion == AxiomVersion.current)
+
+        let json = ChildProcess.runAxiom(["symbolicate", report, "--json"], outputIn: output.path)
+        #expect(json.termination.exitCode == 0, "\(json.termination) \(json.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["axiomVersion"] as? String == AxiomVersion.current)
+
+        let text = ChildProcess.runAxiom(["symbolicate", report], outputIn: output.path)
+        #expect(text.termination.exitCode == 0, "\(text.termination) \(text.stderr)")
+        #expect(text.stdout.contains("\nAxiom: \(AxiomVersion.current)\n"), "\(text.stdout)")
     }
 
     @Test func symbolicateRefusesAMalformedOrMissingReportAndKeepsTheFile() throws {

@@ -32,7 +32,7 @@ private func loggedReportIDs(_ path: String) -> [String] {
 
 /// A pid that no process has: a child that has exited and been waited for. (A pid is reused only after the
 /// kernel has gone round all the others.)
-private func deadPID() -> pid_t {
+func deadPID() -> pid_t {
     let pid = ChildProcess.spawn("/bin/true", [], stdoutPath: "/dev/null")
     _ = ChildProcess.wait(pid)
     return pid

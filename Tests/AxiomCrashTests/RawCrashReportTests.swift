@@ -1,5 +1,6 @@
 import Axiom
 import AxiomCrash
+import AxiomSchemaCheck
 import AxiomSymbolication
 import Foundation
 import Testing
@@ -23,6 +24,8 @@ struct RawReportBuilder {
     var threadName = "worker"
     /// Tagged records (version 2 only): type and payload.
     var records: [(type: UInt16, payload: [UInt8])] = []
+    /// The Axiom version at offset 112 (a header of at least 144 bytes).
+    var axiomVersion: String?
 
     func bytes() -> [UInt8] {
         var recordBytes: [UInt8] = []
@@ -44,6 +47,10 @@ struct RawReportBuilder {
         out += le(UInt32(100)) + le(UInt32(101)) + le(UInt64(1_700_000_000)) + le(UInt64(5))
         out += Array(threadName.utf8) + [UInt8](repeating: 0, count: 16 - threadName.utf8.count)
         if version >= 2 { out += le(UInt32(records.count)) + le(UInt32(recordBytes.count)) }
+        if let axiomVersion {
+            out += [UInt8](repeating: 0, count: 112 - out.count)
+            out += pad(axiomVersion, 32)
+        }
         out += [UInt8](repeating: 0, count: Int(headerLength) - out.count)
         for value in registers + frames { out += le(value) }
         out += moduleBytes
@@ -92,6 +99,32 @@ struct RawCrashReportTests {
         var builder = RawReportBuilder()
         builder.headerLength = 128
         #expect(try RawCrashReport(bytes: builder.bytes()).frames.count == 2)
+    }
+
+    /// A report names the version of Axiom that wrote it from a header of 144 bytes on. A report of the older
+    /// format (a header of 112 bytes) is still read: it names none, and its JSON and text leave the version out.
+    @Test func readsTheAxiomVersionAndLeavesItOutOfAnOlderReport() throws {
+        var builder = RawReportBuilder()
+        builder.version = 2
+        builder.headerLength = 144
+        builder.axiomVersion = "1.0.0"
+        let report = try RawCrashReport(bytes: builder.bytes())
+        #expect(report.axiomVersion == "1.0.0")
+        let newer = SymbolicatedCrashReport(raw: report, symbolicator: Symbolicator(), platform: "Linux")
+        let newerJSON = try #require(
+            try JSONSerialization.jsonObject(with: Data(newer.json.utf8)) as? [String: Any])
+        #expect(newerJSON["axiomVersion"] as? String == "1.0.0")
+        #expect(newer.text.contains("\nAxiom: 1.0.0\n"))
+
+        let older = try RawCrashReport(bytes: RawReportBuilder().bytes())
+        #expect(older.axiomVersion == nil)
+        let olderReport = SymbolicatedCrashReport(raw: older, symbolicator: Symbolicator(), platform: "Linux")
+        let olderJSON = try #require(
+            try JSONSerialization.jsonObject(with: Data(olderReport.json.utf8)) as? [String: Any])
+        #expect(olderJSON["axiomVersion"] == nil)
+        #expect(olderJSON["kind"] as? String == "crashReport")
+        #expect(!olderReport.text.contains("Axiom:"))
+        #expect(SchemaCheck.problems(in: olderReport.json, against: "crash-report") == [])
     }
 
     @Test func rejectsEmpty() {

@@ -1,4 +1,5 @@
 import Axiom
+import AxiomSchemaCheck
 import Foundation
 import Testing
 
@@ -271,6 +272,8 @@ struct PluginsCommandTests {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        // Every output the suite reads (plugins loaded, refused, from the cache or not) keeps the promised shape.
+        #expect(SchemaCheck.problems(in: String(decoding: data, as: UTF8.self), against: "plugins") == [])
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         return (
             process.terminationStatus,

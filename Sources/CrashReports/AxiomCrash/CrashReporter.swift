@@ -1,3 +1,4 @@
+import AxiomCore
 import CAxiomCrash
 
 #if canImport(Glibc)
@@ -38,7 +39,11 @@ public enum CrashReporter {
         directory: String, afterReport: AfterReport = .runPreviousHandlers
     ) throws(CrashReporterError) {
         // A second call changes nothing, this choice included.
-        if !isInstalled { axiom_crash_set_dies_at_once(afterReport == .dieAtOnce ? 1 : 0) }
+        if !isInstalled {
+            axiom_crash_set_dies_at_once(afterReport == .dieAtOnce ? 1 : 0)
+            // Taken now, not at the crash: the report names the version that crashed, whoever reads it later.
+            axiom_crash_set_axiom_version(AxiomVersion.current)
+        }
         // So that a failure here, handed to a pipeline, is decided with its fate and texts. Only another source
         // that took the framework's domain names can refuse it.
         try? CrashErrorDomains.register()

@@ -54,6 +54,9 @@ package struct RawCrashReport: Hashable, Sendable {
     package var activeTrace: ActiveTrace?
     /// How long the signal handler took to capture everything above, in nanoseconds (version 2; nil before).
     package var captureNanoseconds: UInt64?
+    /// The version of Axiom whose crash reporter wrote the report (`AxiomVersion.current` at install); nil in a
+    /// report written before headers carried it.
+    package var axiomVersion: String? = nil
     /// Wall-clock time of the crash.
     package var timestamp: Timestamp
     /// The stack was deeper than the frames the handler records.
@@ -328,6 +331,12 @@ extension RawCrashReport {
         unwindFailed = flags & AXIOM_CRASH_FLAG_UNWIND_FAILED != 0
         modulesTruncated = flags & AXIOM_CRASH_FLAG_MODULES_TRUNCATED != 0
         modulesFromInstall = flags & AXIOM_CRASH_FLAG_MODULES_AT_INSTALL != 0
+
+        if declaredHeaderLength >= Int(AXIOM_CRASH_HEADER_LENGTH) {
+            reader.offset = Int(AXIOM_CRASH_HEADER_LENGTH_V1)
+            let version = reader.bytes(Int(AXIOM_CRASH_AXIOM_VERSION_LENGTH)).prefix { $0 != 0 }
+            axiomVersion = version.isEmpty ? nil : String(decoding: version, as: UTF8.self)
+        }
 
         reader.offset = declaredHeaderLength
         let names = Self.registerNames(architecture: architectureCode)

@@ -10,7 +10,8 @@ extension SymbolicatedCrashReport {
     /// listed, the crashed one first (with its registers); one that did not answer in time has `answered`
     /// false and no frames. Added: `pid`, `tid`, `signal`, `code`, `fatalMessage`, `omittedThreads`,
     /// `recentErrors` (the errors the application decided just before, oldest first), `plugins`, `trace`
-    /// (`traceId` and `spanId` of the span the crashed task worked for, when it announced one); a frame adds
+    /// (`traceId` and `spanId` of the span the crashed task worked for, when it announced one), `axiomVersion`
+    /// (the version of Axiom that crashed, absent in reports written before it was recorded); a frame adds
     /// `imageOffset` (its address in the module's file) and, when it has no symbol,
     /// `unsymbolicated` (why); an image adds `debugInfo`: `source` and `file` where its
     /// DWARF came from, or `missing` (why it has none, and where it was looked for).
@@ -23,6 +24,7 @@ extension SymbolicatedCrashReport {
         json.field("faultAddress", hex(raw.faultAddress))
         json.field("platform", platform)
         json.field("architecture", raw.architecture)
+        if let version = raw.axiomVersion { json.field("axiomVersion", version) }
         json.field("pid", Int(raw.pid))
         json.field("signal", Int(raw.signal))
         json.field("code", Int(raw.code))
@@ -166,6 +168,7 @@ extension SymbolicatedCrashReport {
         }
         lines.append("Platform: \(raw.architecture) \(platform)")
         lines.append("Time: \(Self.iso8601(raw.timestamp))")
+        if let version = raw.axiomVersion { lines.append("Axiom: \(version)") }
         lines.append("Process: \(raw.pid), signal \(raw.signal), code \(raw.code)")
         if let trace = raw.activeTrace { lines.append("Trace: \(trace.traceIDHex) span \(trace.spanIDHex)") }
         lines.append("")

@@ -387,6 +387,20 @@ static _Atomic int dies_at_once;
 
 void axiom_crash_set_dies_at_once(int value) { atomic_store(&dies_at_once, value != 0); }
 
+// The Axiom version for every report's header, NUL-padded: written before install (under its lock), only read after.
+static char axiom_version[AXIOM_CRASH_AXIOM_VERSION_LENGTH];
+
+void axiom_crash_set_axiom_version(const char *version) {
+    pthread_mutex_lock(&install_lock);
+    if (!atomic_load(&installed) && version) {
+        size_t length = strlen(version);
+        if (length >= sizeof(axiom_version)) length = sizeof(axiom_version) - 1;
+        memset(axiom_version, 0, sizeof(axiom_version));
+        memcpy(axiom_version, version, length);
+    }
+    pthread_mutex_unlock(&install_lock);
+}
+
 /// The default action for every fatal signal: the process dies by the signal, and no earlier handler runs.
 static void set_default_actions(void) {
     struct sigaction default_action;
@@ -862,6 +876,7 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
     header.timestamp_nanoseconds = now.tv_nsec;
     prctl(PR_GET_NAME, header.thread_name, 0, 0, 0);
     header.thread_name[sizeof(header.thread_name) - 1] = '\0';
+    __builtin_memcpy(header.axiom_version, axiom_version, sizeof(header.axiom_version));
 
     capture_registers(uc, registers);
     uint32_t omitted_frames = 0;

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Axiom
 
 /// `axiom`: look up error identities, inspect plugins, process crash reports.
 @main
@@ -6,6 +7,8 @@ struct AxiomCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "axiom",
         abstract: "Tools for Axiom applications: error identities, plugins, crash reports.",
+        // `axiom --version`: the release of the framework the tool was built from.
+        version: "axiom \(AxiomVersion.current)",
         subcommands: [Explain.self, Plugins.self, Symbolicate.self, CrashReports.self, Symbols.self]
     )
 

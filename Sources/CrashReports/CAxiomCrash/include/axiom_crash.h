@@ -40,6 +40,11 @@ int axiom_crash_install(const char *directory);
 /// thread exits. Returns 0, or -1 with errno set.
 int axiom_crash_prepare_thread(void);
 
+/// Records the version of Axiom that installs the reporter, for every report's header (at most
+/// AXIOM_CRASH_AXIOM_VERSION_LENGTH - 1 bytes are kept). Call it before axiom_crash_install; once
+/// the reporter is installed it changes nothing, so the handler never reads a version being written.
+void axiom_crash_set_axiom_version(const char *version);
+
 /// Non-zero: once a report is written, the process dies by its signal at once, and the
 /// handlers installed before install (the Swift runtime's backtracer among them) do not run.
 /// Zero (the default): they run next. Async-signal-safe to read; set it before a crash.

@@ -130,8 +130,10 @@
 /// x0 … x28, fp (x29), lr (x30), sp, pc
 #define AXIOM_CRASH_AARCH64_REGISTER_COUNT 33
 
-/// The fixed header, versions 1 and 2. 112 bytes; offsets are stated so the reader does not
-/// depend on a compiler's layout.
+/// The fixed header, versions 1 and 2. 144 bytes; offsets are stated so the reader does not
+/// depend on a compiler's layout. Reports written before `axiom_version` was added have a
+/// header of 112 bytes (AXIOM_CRASH_HEADER_LENGTH_V1): a reader takes the version from a
+/// header at least AXIOM_CRASH_HEADER_LENGTH long, and has none otherwise.
 struct axiom_crash_header {
     uint8_t magic[8];               //   0: AXIOM_CRASH_MAGIC
     uint16_t version;               //   8: AXIOM_CRASH_FORMAT_VERSION
@@ -154,11 +156,17 @@ struct axiom_crash_header {
     uint32_t record_count;          //  96: version 2 (zero in version 1)
     uint32_t record_section_length; // 100: version 2 (zero in version 1)
     uint64_t capture_nanoseconds;   // 104: version 2: time the handler took to capture (monotonic)
-};                                  // 112
+    char axiom_version[32];         // 112: the Axiom version that installed the reporter (its
+                                    //      AxiomVersion.current), UTF-8, NUL-padded; all zero: unknown
+};                                  // 144
 
+/// The shortest header a reader accepts: versions 1 and 2 before `axiom_version`.
 #define AXIOM_CRASH_HEADER_LENGTH_V1 112
+/// The header this writer writes.
+#define AXIOM_CRASH_HEADER_LENGTH 144
+#define AXIOM_CRASH_AXIOM_VERSION_LENGTH 32
 
-_Static_assert(sizeof(struct axiom_crash_header) == AXIOM_CRASH_HEADER_LENGTH_V1, "header layout");
+_Static_assert(sizeof(struct axiom_crash_header) == AXIOM_CRASH_HEADER_LENGTH, "header layout");
 
 /// Fixed part of a module record, before the build-id and path bytes.
 #define AXIOM_CRASH_MODULE_RECORD_FIXED_LENGTH 28
