@@ -12,7 +12,7 @@ package enum SchemaCheck {
     package static let schemaDirectory: String = {
         var components = URL(fileURLWithPath: #filePath).pathComponents
         components.removeLast(3)  // Tests/AxiomSchemaCheck/SchemaCheck.swift
-        return NSString.path(withComponents: components + ["Sources", "axiom", "Schemas"])
+        return NSString.path(withComponents: components + ["Sources", "Tools", "axiom", "Schemas"])
     }()
 
     /// The longest a validation may take before it is given up (and reported as a problem).
