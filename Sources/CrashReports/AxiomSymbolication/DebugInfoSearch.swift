@@ -26,11 +26,11 @@ import Musl
 /// machine, whose module paths do not exist here, is symbolicated from them.
 public struct DebugInfoSearch: Sendable, Hashable {
     /// Global debug folders (gdb's `debug-file-directory`). Default: `/usr/lib/debug`.
-    public var debugRoots: [String]
+    package var debugRoots: [String]
     /// Symbol store folders, laid out by build-id like a debug root's `.build-id` folder.
-    public var symbolStores: [String]
+    package var symbolStores: [String]
     /// The debuginfod servers to ask last, or nil to ask none.
-    public var debuginfod: Debuginfod?
+    package var debuginfod: Debuginfod?
 
     /// Creates a search; by default the system's `/usr/lib/debug`, no symbol store and no debuginfod server.
     public init(debugRoots: [String] = ["/usr/lib/debug"], symbolStores: [String] = [], debuginfod: Debuginfod? = nil) {
@@ -55,20 +55,20 @@ public struct DebugInfoSearch: Sendable, Hashable {
     /// it then answers "not found" at once.
     public struct Debuginfod: Sendable, Hashable {
         /// Server base URLs, e.g. `https://debuginfod.debian.net`.
-        public var urls: [String]
+        package var urls: [String]
         /// The client's cache folder; nil keeps `DEBUGINFOD_CACHE_PATH` (default `~/.cache/debuginfod_client`).
-        public var cachePath: String?
+        package var cachePath: String?
         /// How long one module's query may take in all, whole seconds (at least 1). A module's answer, found or
         /// not, is kept; and once a query has gone unanswered for this long, one ``Symbolicator`` asks the servers
         /// nothing more: the modules asked for after it say the servers did not answer earlier in this run (those
         /// asked at the same time wait their own timeout, alongside it). So servers that are down or never answer
         /// cost at most this once per symbolicator, not once per module.
-        public var timeoutSeconds: Int
+        package var timeoutSeconds: Int
         /// How long one ``Symbolicator``'s queries may take together, whole seconds (at least 1): the bound on the
         /// debuginfod waits of one report (or one run of `axiom symbolicate`/`crash-reports`), in wall time:
         /// queries that run at the same time count once. A query gets the smaller of ``timeoutSeconds`` and what is
         /// left of this; once less than a second is left, the remaining modules are not asked, and say so.
-        public var totalTimeoutSeconds: Int
+        package var totalTimeoutSeconds: Int
 
         /// Creates a server list.
         public init(urls: [String], cachePath: String? = nil, timeoutSeconds: Int = 10, totalTimeoutSeconds: Int = 30) {

@@ -7,11 +7,11 @@ public struct ProblemDetailsConfiguration: Sendable {
     /// The prefix of every `type` URI, the error's `domain/code` following it: the service's own, where it documents
     /// its problem types (`https://shop.example/problems/`). When nil, every answer's type is `about:blank` (RFC 9457
     /// §4.2.1: the problem has no semantics beyond its status), and the `code` member alone identifies it.
-    public var typeBase: String?
+    package var typeBase: String?
     /// The status of a code whose descriptor names none, by category.
-    public var statusByCategory: [ErrorCategory: Int]
+    package var statusByCategory: [ErrorCategory: Int]
     /// Statuses for particular codes, over their descriptors' and their category's.
-    public var overrides: [ErrorCode: Int]
+    package var overrides: [ErrorCode: Int]
 
     /// The status of each category by default: validation 400, auth 401, credit 402, state 409, capability and
     /// network 503 (the service cannot do it now), api 502 (a service it depends on failed), cancellation 503, and

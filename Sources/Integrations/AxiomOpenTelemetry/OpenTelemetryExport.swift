@@ -47,20 +47,20 @@ public struct OpenTelemetryExport: Service {
     public struct Configuration: Sendable {
         /// The collector's OTLP/HTTP base URL: logs go to `<collector>/v1/logs`, metrics to `/v1/metrics`,
         /// traces to `/v1/traces`.
-        public var collector: String
+        package var collector: String
         /// `service.name` on every signal.
-        public var serviceName: String
+        package var serviceName: String
         /// Redacts every log line before it is exported.
-        public var redactor: Redactor
+        package var redactor: Redactor
         /// Everything else swift-otel takes (sampler, batching, metric export interval, headers, resource
         /// attributes, log level). Its endpoints and service name are replaced by ``collector`` and
         /// ``serviceName``; its `OTEL_*` environment variables still apply, as swift-otel documents.
-        public var otel: OTel.Configuration
+        package var otel: OTel.Configuration
         /// How long graceful shutdown may take, from the moment the export is told to shut down: the logs, metrics
         /// and traces exporters make their last export together, and whichever has not finished by then is
         /// cancelled, its unsent data dropped and counted in ``OpenTelemetryExport/droppedAtShutdown``. 5 s by
         /// default, well inside Kubernetes' 30 s grace period, whatever the exporters' own export timeouts are.
-        public var shutdownTimeout: Duration
+        package var shutdownTimeout: Duration
 
         /// A configuration for `collector` (for example `http://127.0.0.1:4318`) and `serviceName`.
         public init(

@@ -29,30 +29,30 @@ public struct AxiomService: Service {
     /// What the service starts.
     public struct Configuration: Sendable {
         /// Where crash reports are written and read; nil: no crash reporter.
-        public var crashDirectory: String?
+        package var crashDirectory: String?
         /// What happens once a crash's report is written: by default the process dies at once, so that it is
         /// restarted without waiting for the Swift runtime's backtracer to symbolicate in the dying process
         /// (`SWIFT_BACKTRACE`); `.runPreviousHandlers` lets it run.
-        public var afterCrashReport: CrashReporter.AfterReport = .dieAtOnce
+        package var afterCrashReport: CrashReporter.AfterReport = .dieAtOnce
         /// Where plugins are searched; nil: none are loaded.
-        public var plugins: PluginSearch?
+        package var plugins: PluginSearch?
         /// How their code is vetted before it is registered: the `axiom-plugin-scanner` beside the executable,
         /// else the executable itself, with the verdict cache, unless set otherwise.
-        public var pluginVetting: PluginVetting = .standard
+        package var pluginVetting: PluginVetting = .standard
         /// The registry plugins register into.
-        public var registry: ErrorRegistry
+        package var registry: ErrorRegistry
         /// Called with each report an earlier run left, once it is processed and before it is marked done: at least
         /// once per report, and again, with the same ``AxiomCrash/ProcessedCrashReport/reportID``, when a run
         /// stopped in between. When it throws, the report stays pending and is handed over again at the next
         /// start (give `CrashReportExporter.export` to keep a report until the collector takes it, `exportOrLog`
         /// to log a refusal and move on).
-        public var exportCrashReport: (@Sendable (ProcessedCrashReport) async throws -> Void)?
+        package var exportCrashReport: (@Sendable (ProcessedCrashReport) async throws -> Void)?
         /// Called in order on graceful shutdown.
-        public var flush: [@Sendable () async -> Void]
+        package var flush: [@Sendable () async -> Void]
         /// Where `axiom_crash_reports_total{outcome, signal}` is counted: one per report of an earlier run,
         /// `outcome` `processed`, `rejected` (malformed), `incomplete` (cut short: its writer died before finishing
         /// it) or `failed` (not processed, or not exported: left pending), `signal` its number when read.
-        public var metrics: any MetricsFactory
+        package var metrics: any MetricsFactory
 
         /// A configuration.
         public init(

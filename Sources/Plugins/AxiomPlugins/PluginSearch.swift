@@ -13,11 +13,11 @@ import Glibc
 /// however many names lead to it.
 public struct PluginSearch: Sendable {
     /// Files or directories a user named.
-    public var paths: [String]
+    package var paths: [String]
     /// Directories from the environment (`AXIOM_PLUGIN_PATH`, colon-separated).
-    public var environmentPaths: [String]
+    package var environmentPaths: [String]
     /// The running executable's directory, or nil not to look there.
-    public var executableDirectory: String?
+    package var executableDirectory: String?
 
     /// Creates a search over exactly these places.
     public init(paths: [String] = [], environmentPaths: [String] = [], executableDirectory: String? = nil) {

@@ -43,19 +43,19 @@ public struct PluginVetting: Sendable {
     }
 
     /// Where the plugin's code runs.
-    public var mode: Mode
+    package var mode: Mode
     /// The separate scanner executable, when the application puts it somewhere else than beside its executable: it
     /// is then the only scanner (a plugin is refused with `scannerUnavailable` when it is missing). Nil: the
     /// `axiom-plugin-scanner` beside the running executable, else the one `AXIOM_PLUGIN_SCANNER` names (read with
     /// `secure_getenv`), else the host's own executable.
-    public var scannerPath: String?
+    package var scannerPath: String?
     /// Whether a separate `axiom-plugin-scanner` is used when one is found (the default). False: the host's own
     /// executable is always the scanner, and ``scannerPath`` is not read.
-    public var usesSeparateScanner: Bool
+    package var usesSeparateScanner: Bool
     /// How long the scanner may take for one plugin before it is killed and the plugin refused.
-    public var timeout: Duration
+    package var timeout: Duration
     /// The directory of the verdict cache, or nil for no cache (every start scans every plugin).
-    public var cacheDirectory: String?
+    package var cacheDirectory: String?
 
     /// Creates a vetting configuration.
     public init(

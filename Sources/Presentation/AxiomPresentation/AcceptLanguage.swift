@@ -9,10 +9,10 @@ import AxiomCore
 /// locales without texts falls back to the base locale (`en`), never to an error: it comes from a peer.
 public struct AcceptLanguage: Sendable, Hashable {
     /// The language ranges, lower-cased, best first. Ranges past ``maximumRanges`` are ignored.
-    public let ranges: [String]
+    @_spi(Fuzzing) public let ranges: [String]
 
     /// The most ranges read from one header, so that a hostile header costs a bounded amount of work.
-    public static let maximumRanges = 32
+    @_spi(Fuzzing) public static let maximumRanges = 32
     /// The longest header read; the rest is ignored.
     package static let maximumLength = 1024
 

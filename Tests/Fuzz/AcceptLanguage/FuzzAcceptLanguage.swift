@@ -5,6 +5,7 @@
 // parsing the ranges joined back into a header gives the same ranges (qualities only order them).
 
 import Axiom
+@_spi(Fuzzing) import AxiomPresentation
 import FuzzSupport
 
 private let offered = ["en", "tr", "de-CH"]
