@@ -64,7 +64,6 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
         try registry.registerFrameworkDomain(builtinDomain)
     }
 }
-#endif
 
 extension NamedCase where Owner == UnreadableAnswer {
     /// Not problem details: another content type, or a status below 400 (a success with a problem body).
@@ -72,3 +71,4 @@ extension NamedCase where Owner == UnreadableAnswer {
     /// Problem details that could not be read: too large, nested too deep, not JSON, a member of the wrong type.
     public static var unreadableProblem: Self { Self(name: "unreadableProblem") }
 }
+#endif

@@ -253,7 +253,6 @@ struct StripedCountsFlush: Service {
         MetricsObserver.flushAll()
     }
 }
-#endif
 
 extension NamedCase where Owner == OpenTelemetryExport {
     /// Log records.
@@ -265,3 +264,4 @@ extension NamedCase where Owner == OpenTelemetryExport {
     /// The three, in the order the export shuts them down.
     package static var all: [Self] { [.logs, .metrics, .traces] }
 }
+#endif

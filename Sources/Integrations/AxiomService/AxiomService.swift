@@ -232,7 +232,6 @@ public struct AxiomService: Service {
 final class StartOnce: Sendable {
     let task = Mutex<Task<Result<AxiomService.StartReport, AxiomService.StartupError>, Never>?>(nil)
 }
-#endif
 
 extension NamedCase where Owner == AxiomService.StartupError {
     /// Installing the crash reporter.
@@ -240,3 +239,4 @@ extension NamedCase where Owner == AxiomService.StartupError {
     /// Reading the crash directory for reports of earlier runs.
     public static var readCrashReports: Self { Self(name: "readCrashReports") }
 }
+#endif
