@@ -1,3 +1,4 @@
+@_spi(Fuzzing) import AxiomPresentation
 import Testing
 
 @testable import Axiom
