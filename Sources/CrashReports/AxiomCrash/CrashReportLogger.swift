@@ -10,18 +10,18 @@ import Synchronization
 /// It sits in front of whatever `LogHandler` the logger has (a file, the journal, a collector; in tests an
 /// `InMemoryLogHandler`): every entry is one structured log event, so any handler can store or forward it.
 ///
-/// - Crash reports: ``log(_:)`` (or ``processPendingReports(with:)`` at start) writes one `critical` entry per
-///   processed report: signal, description, fault address, thread, the crash site (the innermost frame of the
+/// - Crash reports: ``processPendingReports(with:)`` (at start) writes one `critical` entry per processed
+///   report: signal, description, fault address, thread, the crash site (the innermost frame of the
 ///   executable's own code), the top frames, the paths of the JSON and text reports, and the report's stable
 ///   id (`reportID`). Each is counted in `axiom_crash_reports_total{outcome, signal}`. Rejected reports are
 ///   logged at `error` and counted with `outcome="rejected"`; crashes whose report was cut short (a full disk)
 ///   at `critical`, counted with `outcome="incomplete"`.
-/// - Error events: as an ``ErrorObserver`` next to ``LoggingObserver``, it writes one more entry for each event
-///   a `Handle` handler took (`.handled`) at or above ``minimumSeverity`` that carries a stack: the event's
+/// - Error events: as an `ErrorObserver` next to `LoggingObserver`, it writes one more entry for each event
+///   a `Handle` handler took (`.handled`) at or above `minimumSeverity` that carries a stack: the event's
 ///   metadata (code, category, layer, disposition…) with `stack` holding the symbolicated frames, from the
 ///   application's frame on (see ``ModuleStackDescriber``). The stack was captured as addresses when the error
 ///   entered the pipeline (see ``UnwindStackCapturer``); it is symbolicated here, only when the entry is actually
-///   written, with one cached ``Symbolicator``.
+///   written, with one cached `Symbolicator`.
 ///
 /// ```swift
 /// try CrashReporter.install(directory: crashDirectory)
@@ -194,7 +194,7 @@ public final class CrashReportLogger: ErrorObserver {
 
     // MARK: Error events
 
-    /// Logs the symbolicated stack of an event a `Handle` handler took at or above ``minimumSeverity``; does
+    /// Logs the symbolicated stack of an event a `Handle` handler took at or above `minimumSeverity`; does
     /// nothing for other events, for events without a stack, or when the logger's level would drop the entry
     /// (then nothing is symbolicated either).
     public func observe(_ event: ErrorEvent, disposition: Disposition) {

@@ -22,8 +22,7 @@ import Glibc
 ///
 /// A `.tmp` report whose writer is gone is one the crashed process could not finish (a full disk, a folder
 /// removed): it is reported once as ``Processing/incomplete(path:pid:reportID:)`` and moved to `incomplete/`,
-/// where it is kept for inspection. A `.tmp` whose writer may still be writing is left alone (see
-/// ``CrashReporter/pendingReports(in:)``).
+/// where it is kept for inspection. A `.tmp` whose writer may still be writing is left alone.
 ///
 /// Every report has a stable id (``ProcessedCrashReport/reportID``), the same on every run that reads it: a
 /// consumer that is handed a report twice (a run stopped between handing it on and marking it done) can drop
@@ -63,7 +62,7 @@ public struct CrashReportProcessor: Sendable {
         try pendingPaths().compactMap { path in prepareListed(path)?.markDone() }
     }
 
-    /// Processes one raw report in ``directory``.
+    /// Processes one raw report in `directory`, the folder the processor was made with.
     public func process(reportAt path: String) -> Processing {
         prepare(reportAt: path).markDone()
     }

@@ -20,7 +20,7 @@ public struct CrashReporterError: IdentifiableError, Hashable, Sendable, CustomS
     }
 
     private let backing: Backing
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }

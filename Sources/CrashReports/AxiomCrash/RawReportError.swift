@@ -28,7 +28,7 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
     }
 
     private let backing: Backing
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }

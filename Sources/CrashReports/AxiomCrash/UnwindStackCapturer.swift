@@ -2,7 +2,7 @@ import AxiomCore
 import AxiomSymbolication
 import CAxiomCrash
 
-/// The pipeline's stack capturer backed by libunwind's `unw_backtrace` (see ``StackCapture``).
+/// The pipeline's stack capturer backed by libunwind's `unw_backtrace`.
 ///
 /// ```swift
 /// let configuration = PipelineConfiguration(stackCapturer: UnwindStackCapturer())

@@ -49,7 +49,7 @@ public struct DebugInfoSearch: Sendable, Hashable {
     /// (`DEBUGINFOD_URLS`, `DEBUGINFOD_CACHE_PATH`, `DEBUGINFOD_TIMEOUT`), so a query sets those variables of
     /// this process to the values given here (a value equal to the current one is not written again). Queries with
     /// the same servers, cache and timeout run at the same time; one with other values waits until those running
-    /// end. A report's modules are asked for at most four at a time (``Symbolicator/prefetchDebugInfo(for:)``).
+    /// end. A report's modules are asked for at most four at a time.
     /// Downloaded files are kept in the cache folder, by build-id; so is, for 10 minutes
     /// (libdebuginfod's `cache_miss_s`), the fact that no server gave a build-id, a timeout included: a query for
     /// it then answers "not found" at once.

@@ -16,8 +16,8 @@ import Synchronization
 /// compile unit's line table and function scopes are built the first time an address falls in it; demangled
 /// names and per-address results are kept. Thread-safe: the state sits behind one mutex (the readers and
 /// libdwarf are not thread-safe), so concurrent callers serialize, a debuginfod query made while opening a module
-/// included (bounded by its timeout). ``prefetchDebugInfo(for:)`` asks debuginfod for many modules' debug files at
-/// once, outside that mutex, before symbolicating them (`SymbolicatedCrashReport` does it for a report's modules).
+/// included (bounded by its timeout). `SymbolicatedCrashReport` asks debuginfod for a report's modules' debug files
+/// at once, outside that mutex, before symbolicating them.
 /// The debuginfod queries of one symbolicator share a total budget, and once one goes unanswered for its whole
 /// timeout, the servers are not asked again (see ``DebugInfoSearch/Debuginfod``).
 public final class Symbolicator: Sendable {

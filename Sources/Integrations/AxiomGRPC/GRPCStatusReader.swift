@@ -22,7 +22,8 @@ import GRPCProtobuf
 ///
 /// Detail types it does not read (`DebugInfo`, `Help`, a type of the peer's own) are passed over: AIP-193 lets a
 /// service add them, and none of them changes the error's identity or fate. Anything a peer sends is answered with a
-/// `PeerProblem`, nil, or an `UnreadableAnswer`, never a trap, in memory bounded by ``maximumDetailsSize``.
+/// `PeerProblem`, nil, or an `UnreadableAnswer`, never a trap, in memory bounded by the largest details it reads
+/// (64 KiB).
 /// The codes a peer names are looked up in the registry like every other code, so the registry's bounds for codes
 /// it does not know hold however many distinct codes peers send.
 public struct GRPCStatusReader: Sendable {
@@ -88,7 +89,7 @@ public struct GRPCStatusReader: Sendable {
     /// The peer's error in `error`, nil when it carries no details.
     ///
     /// - Throws: `UnreadableAnswer` (with the status of the error's code) when the details are larger than
-    ///   ``maximumDetailsSize``, are not a `google.rpc.Status`, or name a domain and reason that are not a code.
+    ///   64 KiB, are not a `google.rpc.Status`, or name a domain and reason that are not a code.
     public func read(_ error: RPCError) throws(UnreadableAnswer) -> PeerProblem? {
         guard let bytes = error.metadata[binaryValues: Self.detailsKey].first(where: { _ in true }) else {
             return nil

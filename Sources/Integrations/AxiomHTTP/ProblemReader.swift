@@ -53,8 +53,9 @@ public struct PeerProblem: Sendable {
 /// ```
 ///
 /// Anything a peer sends is answered, with a ``PeerProblem`` or an ``UnreadableAnswer``, never a trap, in memory
-/// bounded by ``maximumBodySize`` and time linear in it. The codes a peer names are looked up in the registry like
-/// every other code, so the registry's bounds for codes it does not know hold however many distinct codes peers send.
+/// bounded by the largest body it reads (64 KiB) and time linear in it. The codes a peer names are looked up in the
+/// registry like every other code, so the registry's bounds for codes it does not know hold however many distinct
+/// codes peers send.
 public struct ProblemReader: Sendable {
     /// The largest body read: 64 KiB. A problem details body is a few hundred bytes.
     package static let maximumBodySize = 64 << 10
@@ -87,7 +88,7 @@ public struct ProblemReader: Sendable {
     ///   - body: the answer's body.
     ///   - now: the time an HTTP-date `Retry-After` is measured from.
     /// - Throws: ``UnreadableAnswer`` when the answer is not problem details (a status below 400, another content
-    ///   type) or its body cannot be read (larger than ``maximumBodySize``, nested deeper than ``maximumDepth``, not
+    ///   type) or its body cannot be read (larger than 64 KiB, nested deeper than 16 levels, not
     ///   a JSON object, a member of the wrong type, a `code` that is not `domain/code`).
     public func read(_ response: HTTPResponse, body: Data, now: Date) throws(UnreadableAnswer) -> PeerProblem {
         let status = response.status.code

@@ -13,7 +13,7 @@ import NIOHTTP1
 /// itself started, and marks it done only after), so there is no batching: each is one `POST` of
 /// `application/x-protobuf`. At least once: a run stopped between sending a report and marking it done sends it
 /// again at the next start, with the same `log.record.uid`. A refusal the OTLP specification calls transient (429,
-/// 502, 503, 504, or no connection) is tried again, at most ``maxAttempts`` times in all, waiting 1 s, then 2 s;
+/// 502, 503, 504, or no connection) is tried again, at most `maxAttempts` times in all, waiting 1 s, then 2 s;
 /// any other refusal throws at once. The report's files stay in the crash directory either way. Given to
 /// `AxiomService` as its `exportCrashReport`, ``export(_:)`` keeps a report the collector did not take pending for
 /// the next start; ``exportOrLog(_:)`` logs the refusal and lets the report be marked done.

@@ -25,7 +25,7 @@ import Tracing
 ///
 /// What goes where:
 ///
-/// - **Logs**: every `Logger` of the process, the framework's own first, through ``RedactingLogHandler`` (so
+/// - **Logs**: every `Logger` of the process, the framework's own first, through `RedactingLogHandler` (so
 ///   nothing reaches the collector unredacted), as OTLP log records carrying the active span's trace and span ids.
 /// - **Metrics**: every swift-metrics instrument: the framework's errors by domain, code, disposition and layer
 ///   (`MetricsObserver`), recoveries (`RecoveryMetricsObserver`), breaker state and transitions, resilience events
@@ -155,9 +155,10 @@ public struct OpenTelemetryExport: Service {
         self.exporters = exporters
     }
 
-    /// The exporters, bootstrapped as the process's logging (through ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)``,
-    /// so do not also call `LoggingSystem.bootstrap`), metrics and instrumentation systems. Call it once, early in
-    /// `main`: swift-metrics and swift-distributed-tracing can be bootstrapped once per process.
+    /// The exporters, bootstrapped as the process's logging (through
+    /// `RedactingLogHandler.bootstrap(redactor:metadataProvider:_:)`, so do not also call `LoggingSystem.bootstrap`),
+    /// metrics and instrumentation systems. Call it once, early in `main`: swift-metrics and swift-distributed-tracing
+    /// can be bootstrapped once per process.
     ///
     /// `logger` is as for ``init(_:logger:)``.
     public static func bootstrap(_ configuration: Configuration, logger: Logger? = nil) throws -> OpenTelemetryExport {

@@ -13,7 +13,7 @@ import Synchronization
 /// 2. processes the reports that earlier runs left there, and hands each to `exportCrashReport` (an OTLP exporter,
 ///    say) before the service reports itself started; a report is marked done (moved to `processed/`) only once it
 ///    was handed over and logged, so a run stopped in between hands it over again at the next start, with the same
-///    ``AxiomCrash/ProcessedCrashReport/reportID``;
+///    `ProcessedCrashReport.reportID`;
 /// 3. loads the plugins (when given a search), logging each refusal; a refused plugin does not stop the service;
 /// 4. waits for graceful shutdown, then runs the `flush` closures (exporters, log buffers), in order.
 ///
@@ -42,7 +42,7 @@ public struct AxiomService: Service {
         /// The registry plugins register into.
         package var registry: ErrorRegistry
         /// Called with each report an earlier run left, once it is processed and before it is marked done: at least
-        /// once per report, and again, with the same ``AxiomCrash/ProcessedCrashReport/reportID``, when a run
+        /// once per report, and again, with the same `ProcessedCrashReport.reportID`, when a run
         /// stopped in between. When it throws, the report stays pending and is handed over again at the next
         /// start (give `CrashReportExporter.export` to keep a report until the collector takes it, `exportOrLog`
         /// to log a refusal and move on).

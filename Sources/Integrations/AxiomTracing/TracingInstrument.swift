@@ -70,9 +70,11 @@ public struct TracingInstrument: PipelineInstrument {
         if let traceId { span.attributes[peerTraceIdAttribute] = traceId }
     }
 
-    /// The span attribute naming the code of a peer's error: ``recordPeerError(code:traceId:tracer:)``.
+    /// The span attribute naming the code of a peer's error (its `domain/code`), recorded on the active span when the
+    /// HTTP or gRPC client integration reads a peer's error answer.
     public static let peerCodeAttribute = "axiom.peer.code"
-    /// The span attribute naming the trace of a peer's error answer: ``recordPeerError(code:traceId:tracer:)``.
+    /// The span attribute naming the trace of a peer's error answer, recorded with ``peerCodeAttribute`` when the
+    /// peer named its trace.
     public static let peerTraceIdAttribute = "axiom.peer.trace_id"
 
     /// `error.type` on the active span, and its status error when `settingStatus`.

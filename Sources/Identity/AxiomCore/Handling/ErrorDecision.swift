@@ -13,7 +13,7 @@ public enum ErrorDecision: Sendable {
     /// The last line: it ends here.
     case handle
 
-    /// The fate this decision carries out, or nil for ``pass``: the same ``Disposition`` a descriptor prescribes,
+    /// The fate this decision carries out, or nil for ``pass``: the same `Disposition` a descriptor prescribes,
     /// that observers receive when the layer carries it out, and that the metrics label and the log line carry.
     @inlinable
     public var disposition: Disposition? {

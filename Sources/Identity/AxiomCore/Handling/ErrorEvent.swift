@@ -4,7 +4,7 @@ import Synchronization
 /// An error that left an operation, with everything handlers need to decide its fate.
 ///
 /// One event is one episode: when a recovery fails, the new error replaces `error`, the old one moves to
-/// `previousErrors`, and `attempt` grows. Each layer ends it with exactly one ``Disposition``.
+/// `previousErrors`, and `attempt` grows. Each layer ends it with exactly one `Disposition`.
 ///
 /// An event is small (seven words), because every handled error makes one and handlers read it in place: the
 /// error, its descriptor, the layer and the operation are stored; the identity is read again from the error

@@ -14,8 +14,8 @@ import Synchronization
 /// `stackModules` the `module:buildid:path` of each module a module-relative frame names.
 ///
 /// Every line is redacted, whenever the observer was made: the default logger finds its backend per line (see
-/// ``FrameworkLogHandler``), and a logger passed in is put behind a ``RedactingLogHandler`` unless it already
-/// redacts.
+/// ``RedactingLogHandler/bootstrap(redactor:metadataProvider:_:)``), and a logger passed in is put behind a
+/// ``RedactingLogHandler`` unless it already redacts.
 public struct LoggingObserver: ErrorObserver {
     /// The logger it writes to (behind redaction).
     package let logger: Logger

@@ -31,10 +31,10 @@ import AxiomCatalog
 /// at a series `turnsBeforeStriping` times, the series is *striped*: each thread counts into a stripe of its own
 /// (one per flight-recorder shard, so written by that shard's owner alone, and one that threads without a shard
 /// share; each on its own cache line), and the stripes' sums reach the backend's counter
-/// every `flushInterval` (one second by default), at ``flush()``, and when the observer is released. No count is
+/// every `flushInterval` (one second by default), at ``flushAll()``, and when the observer is released. No count is
 /// lost; a striped series' counts reach the backend up to one interval late, which a metrics exporter that reads
 /// every ten seconds or more does not see. A test that counts from many tasks and reads the counters at once
-/// calls ``flush()`` first.
+/// calls ``flushAll()`` first.
 public final class MetricsObserver: ErrorObserver {
     /// The counter's label.
     package static let label = "axiom_errors_total"
@@ -291,7 +291,8 @@ public final class MetricsObserver: ErrorObserver {
     /// immediate until a series is striped, then up to one flush interval late (see "Counting from many cores").
     package func flush() { striping.flush() }
 
-    /// ``flush()`` for every metrics observer of the process that has striped series: for a shutdown, before the
+    /// Adds the counts that striped series hold per thread to the backend's counters now, for every metrics
+    /// observer of the process that has striped series: for a shutdown, before the
     /// metrics exporter's last export (`AxiomOpenTelemetry`'s export does it on graceful shutdown).
     public static func flushAll() { Striping.flushAll() }
 

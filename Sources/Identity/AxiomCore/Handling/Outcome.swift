@@ -6,7 +6,7 @@ import Logging
 /// from ``ErrorPipeline/decide(_:operation:metadata:)``, how an error caught outside `run` ended, as an
 /// `Outcome<any Sendable>` whose recovered value is a handler's fallback.
 ///
-/// The fate is named with the one ``Disposition`` (``disposition``), as the catalog prescribes it, a handler's
+/// The fate is named with the one `Disposition` (``disposition``), as the catalog prescribes it, a handler's
 /// ``ErrorDecision`` carries it, observers receive it, and the log line, the metric label and the span attribute
 /// spell it.
 public enum Outcome<Value: Sendable>: Sendable {

@@ -61,6 +61,7 @@ public final class RetryBudget: Sendable {
     ///   - ratio: the retries a call earns (Finagle's `percentCanRetry`), from 0 to 1000.
     ///   - minRetriesPerSecond: the retries allowed each second however few the calls.
     ///   - window: how long deposits and withdrawals count.
+    ///   - clock: the clock the window slides on (a test's injected clock, say).
     /// - Throws: ``ResilienceConfigurationError`` when `ratio` is negative, above 1000 or not a number,
     ///   `minRetriesPerSecond` is negative, `window` is under 10 ms, or both `ratio` and `minRetriesPerSecond`
     ///   are 0 (a budget that never allows a retry: leave retries out instead).

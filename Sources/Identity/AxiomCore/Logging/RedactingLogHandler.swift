@@ -8,7 +8,7 @@ import Logging
 /// ```
 ///
 /// The framework's own lines are redacted even without that bootstrap, and even when the object that logs was
-/// made before it: see ``FrameworkLogHandler``.
+/// made before it: each of the framework's loggers looks its backend up at every line.
 ///
 /// The wrapper owns the metadata (logger-level, provider and per-call) and hands the wrapped handler one
 /// merged, redacted dictionary, so metadata set on a `Logger` is redacted too. The wrapped handler's own
@@ -84,9 +84,9 @@ public struct RedactingLogHandler: LogHandler {
     /// The wrapper evaluates `metadataProvider` itself, so provided metadata is redacted too.
     ///
     /// It may be called more than once: a later call replaces the backend for every logger that came from
-    /// swift-log after the first call and for every framework logger (each looks its backend up per line, see
-    /// ``FrameworkLogHandler``). swift-log's own `LoggingSystem.bootstrap` traps on a second call, so it is
-    /// called once, with a factory that reads the latest configuration. Do not also call
+    /// swift-log after the first call and for every framework logger (each looks its backend up per line).
+    /// swift-log's own `LoggingSystem.bootstrap` traps on a second call, so it is called once, with a factory that
+    /// reads the latest configuration. Do not also call
     /// `LoggingSystem.bootstrap` yourself: that would be its second call.
     public static func bootstrap(
         redactor: Redactor = Redactor(), metadataProvider: Logger.MetadataProvider? = nil,

@@ -107,7 +107,7 @@ public final class ErrorRegistry: Sendable {
     }
 
     /// The descriptor of any error value. Errors the registry cannot identify get the descriptor of
-    /// `axiom/unknownError`; use ``identity(of:)`` to see what they were.
+    /// `axiom/unknownError`; use ``resolve(_:)`` to see what they were.
     public func descriptor(for error: any Error) -> ErrorDescriptor {
         resolveForEvent(error).descriptor.takeUnretainedValue()
     }

@@ -1,6 +1,6 @@
 /// A resource an operation needs: network, storage, memory headroom, a wallet connection.
 ///
-/// ``validate()`` checks it for real and throws when it is not there: a ``CapabilityError`` naming the unmet
+/// ``validate()`` checks it for real and throws when it is not there: a `CapabilityError` naming the unmet
 /// requirement is best; any other error is wrapped in `CapabilityError.executionFailed`. Validation should be
 /// quick and honour cancellation; the ``CapabilityValidator`` adds caching, a timeout and fallbacks.
 public protocol Capability: Sendable {

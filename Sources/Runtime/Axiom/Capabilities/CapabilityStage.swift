@@ -4,7 +4,7 @@ import Synchronization
 /// The capability stage: refuses a call when a capability it requires is unavailable.
 ///
 /// A fresh cached "available" costs one atomic load per capability and no clock reading; otherwise the
-/// validator validates (with its timeout and fallbacks) and a failure throws the ``CapabilityError`` before the
+/// validator validates (with its timeout and fallbacks) and a failure throws the `CapabilityError` before the
 /// call is attempted. A cached result ends by a timer on the validator's clock, at its TTL.
 public struct CapabilityStage: OperationMiddleware {
     /// The validator consulted.

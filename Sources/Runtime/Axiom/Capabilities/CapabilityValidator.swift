@@ -67,7 +67,7 @@ public final class CapabilityValidator: Sendable {
 
     /// Checks `name`, from the cache when the last result is fresh.
     ///
-    /// - Throws: the ``CapabilityError`` that made it unavailable.
+    /// - Throws: the `CapabilityError` that made it unavailable.
     public func validate(_ name: String) async throws(CapabilityError) {
         if case .unavailable(let error) = await status(of: name) { throw error }
     }

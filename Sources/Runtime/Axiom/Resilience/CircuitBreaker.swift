@@ -10,13 +10,13 @@ import Synchronization
 /// (in consecutive mode a slow call counts as a failure). As resilience4j does, the ratio mode checks both rates,
 /// failures and slow calls, after every call it records, whatever that call's outcome: six slow calls then four
 /// fast ones open a breaker whose slow-call rate is one half at the tenth call. While open, calls are refused with
-/// ``CircuitOpenError`` carrying the time really left. Half-open admits `configuration.halfOpenCalls` probes
+/// `CircuitOpenError` carrying the time really left. Half-open admits `configuration.halfOpenCalls` probes
 /// (one by default); every other call is refused until they end: once that many succeed the breaker closes, the
 /// first that fails (or is slow) re-opens it. A break can grow from one opening to the next
 /// (`configuration.breakDuration`).
 ///
 /// The options are checked when the breaker is made: one that cannot work (a ratio outside (0, 1], a minimum
-/// throughput below 1, …) throws ``ResilienceConfigurationError``.
+/// throughput below 1, …) throws `ResilienceConfigurationError`.
 ///
 /// Transitions are published on ``transitions()``, logged, and counted through swift-metrics
 /// (`axiom_circuit_breaker_state{key}` gauge, `axiom_circuit_breaker_transitions_total{key,to}`,
@@ -206,7 +206,7 @@ public final class CircuitBreaker: Sendable {
 
     /// Creates a breaker for `key`.
     ///
-    /// - Throws: ``ResilienceConfigurationError`` when an option cannot work.
+    /// - Throws: `ResilienceConfigurationError` when an option cannot work.
     public convenience init(
         key: String, configuration: Configuration = .standard, clock: some Clock<Duration> = ContinuousClock(),
         metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")

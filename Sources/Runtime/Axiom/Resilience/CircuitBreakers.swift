@@ -9,7 +9,7 @@ public final class CircuitBreakers: Sendable {
 
     /// Creates an empty set of breakers; each new key gets a breaker with `configuration`.
     ///
-    /// - Throws: ``ResilienceConfigurationError`` when an option of `configuration` cannot work.
+    /// - Throws: `ResilienceConfigurationError` when an option of `configuration` cannot work.
     public init(
         configuration: CircuitBreaker.Configuration = .standard, clock: some Clock<Duration> = ContinuousClock(),
         metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = .axiom("axiom.resilience")

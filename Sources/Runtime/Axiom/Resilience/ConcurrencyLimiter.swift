@@ -2,7 +2,7 @@ import CoreMetrics
 import Synchronization
 
 /// Lets at most `limit` calls run at once, queues up to `queueLimit` more in arrival order, and refuses the rest
-/// with ``ConcurrencyLimitError`` (`axiom.resilience/concurrencyLimited`): a bulkhead, Polly's concurrency
+/// with `ConcurrencyLimitError` (`axiom.resilience/concurrencyLimited`): a bulkhead, Polly's concurrency
 /// limiter.
 ///
 /// A call that gets a slot at once takes one uncontended lock to enter and one to leave; a queued call waits
@@ -37,7 +37,7 @@ public final class ConcurrencyLimiter: Sendable {
 
     /// Creates a limiter of `limit` concurrent calls (at least 1) and a queue of `queueLimit` (at least 0).
     ///
-    /// - Throws: ``ResilienceConfigurationError`` when a limit is out of range.
+    /// - Throws: `ResilienceConfigurationError` when a limit is out of range.
     public init(
         key: String, limit: Int, queueLimit: Int = 0, metrics: any MetricsFactory = MetricsSystem.factory
     ) throws(ResilienceConfigurationError) {
@@ -67,7 +67,7 @@ public final class ConcurrencyLimiter: Sendable {
 
     /// Takes a slot, waiting in the queue if there is room. Pair it with one `release()`.
     ///
-    /// - Throws: ``ConcurrencyLimitError`` when the slots and the queue are full; `CancellationError` when the
+    /// - Throws: `ConcurrencyLimitError` when the slots and the queue are full; `CancellationError` when the
     ///   task is cancelled while it waits.
     nonisolated(nonsending) public func acquire() async throws {
         enum Entry {
@@ -199,7 +199,7 @@ public final class ConcurrencyLimiters: Sendable {
 
     /// Creates an empty set; each new key gets a limiter of `limit` running calls and `queueLimit` waiting.
     ///
-    /// - Throws: ``ResilienceConfigurationError`` when a limit is out of range.
+    /// - Throws: `ResilienceConfigurationError` when a limit is out of range.
     public init(
         limit: Int, queueLimit: Int = 0, metrics: any MetricsFactory = MetricsSystem.factory
     ) throws(ResilienceConfigurationError) {

@@ -29,7 +29,7 @@ public final class FaultInjector: Sendable {
     /// Creates an injector that does nothing until told to; `seed` fixes the ratio failures.
     public init(seed: UInt64 = 0) { state = Mutex(State(random: SplitMix64(seed: seed))) }
 
-    /// The next `count` calls fail with `error` (an ``InjectedFault`` when nil).
+    /// The next `count` calls fail with `error` (an `InjectedFault` when nil).
     public func failNext(_ count: Int, with error: (any Error)? = nil) {
         state.withTrackedLock {
             $0.failNext = max(0, count)
@@ -42,7 +42,7 @@ public final class FaultInjector: Sendable {
         state.withTrackedLock { $0.latency = latency }
     }
 
-    /// A share `ratio` (0…1) of calls fails with `error` (an ``InjectedFault`` when nil).
+    /// A share `ratio` (0…1) of calls fails with `error` (an `InjectedFault` when nil).
     public func failRatio(_ ratio: Double, with error: (any Error)? = nil) {
         state.withTrackedLock {
             $0.ratio = min(1, max(0, ratio))
@@ -55,7 +55,7 @@ public final class FaultInjector: Sendable {
     /// engine and the presentation see exactly what the real dependency would send. The draws come from the
     /// injector's seeded generator, as for ``failRatio(_:with:)``.
     ///
-    /// - Throws: ``ResilienceConfigurationError`` when `registry` does not know `code`: an injected fault must
+    /// - Throws: `ResilienceConfigurationError` when `registry` does not know `code`: an injected fault must
     ///   have an identity, a fate and texts.
     public func failRatio(
         _ ratio: Double, code: ErrorCode, retryAfter: Duration? = nil, message: String = "injected fault",

@@ -14,7 +14,7 @@
 /// (`context.attempt`, then the next ones), so the stages inside and the error event tell them apart. Use it
 /// for idempotent reads whose latency matters; its happy path pays a task group (a few microseconds).
 ///
-/// A hedge is a retry made early, so a ``RetryBudget`` given to the stage pays for each hedge: when it is spent
+/// A hedge is a retry made early, so a `RetryBudget` given to the stage pays for each hedge: when it is spent
 /// the hedge is not started (counted as a `budgetExhausted` event by the telemetry) and the attempts already
 /// running decide the call. Each call the stage starts (attempt 1) deposits in the budget.
 public struct HedgingStage: OperationMiddleware {
@@ -35,7 +35,7 @@ public struct HedgingStage: OperationMiddleware {
 
     /// Creates the stage.
     ///
-    /// - Throws: ``ResilienceConfigurationError`` when `maxHedges` is below 1 or `delay` is negative.
+    /// - Throws: `ResilienceConfigurationError` when `maxHedges` is below 1 or `delay` is negative.
     public init(
         maxHedges: Int = 1, delay: Duration, clock: some Clock<Duration> = ContinuousClock(),
         shouldHedge: @escaping @Sendable (any Error) -> Bool = { _ in true }, telemetry: ResilienceTelemetry? = nil,

@@ -1,7 +1,7 @@
 import CoreMetrics
 import Synchronization
 
-/// Lets calls through at a rate, and refuses the others at once with ``RateLimitError``
+/// Lets calls through at a rate, and refuses the others at once with `RateLimitError`
 /// (`axiom.resilience/rateLimited`), which carries when the permits asked for will be there: a `Retry-After`
 /// for an HTTP answer, and a wait for a retry policy that honours it.
 ///
@@ -74,7 +74,7 @@ public final class RateLimiter: Sendable {
 
     /// Creates a limiter.
     ///
-    /// - Throws: ``ResilienceConfigurationError`` when a number is out of range (a capacity or limit below 1, a
+    /// - Throws: `ResilienceConfigurationError` when a number is out of range (a capacity or limit below 1, a
     ///   period or window that is not positive, segments below 1).
     public init(
         key: String, algorithm: Algorithm, clock: some Clock<Duration> = ContinuousClock(),
@@ -167,7 +167,7 @@ public final class RateLimiter: Sendable {
 }
 
 /// The rate-limiter stage: outermost in the standard order (limiter → total timeout → retry → breaker →
-/// attempt timeout). A refusal is a ``RateLimitError`` whose `retryAfter` says when to come back.
+/// attempt timeout). A refusal is a `RateLimitError` whose `retryAfter` says when to come back.
 public struct RateLimiterStage: OperationMiddleware {
     /// The limiter every call passes.
     @usableFromInline package let limiter: RateLimiter

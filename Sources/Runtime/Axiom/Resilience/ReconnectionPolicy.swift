@@ -3,9 +3,9 @@ import Synchronization
 
 /// How a connection is re-established: how many tries, how far apart, and what error ends a hopeless one.
 ///
-/// A preset of the retry engine: its tries run through a ``RetryStage`` applying ``policy`` to every error, so
+/// A preset of the retry engine: its tries run through a ``RetryStage`` applying its `RetryPolicy` to every error, so
 /// waits, jitter and the attempt count mean what they mean everywhere else. ``failing(with:maxAttempts:interval:)``
-/// makes the common shape: a fixed number of tries a fixed time apart, then a ``DomainError`` with the code the
+/// makes the common shape: a fixed number of tries a fixed time apart, then a `DomainError` with the code the
 /// caller names (a SIP gateway's registration, say: 3 tries, 3 s apart, then the gateway plugin's
 /// `GATEWAY_NOT_REGISTERED`).
 public struct ReconnectionPolicy: Sendable {
@@ -51,7 +51,7 @@ public struct ReconnectionPolicy: Sendable {
         self.exhausted = exhausted
     }
 
-    /// A policy of `maxAttempts` tries, `interval` apart, that ends in a ``DomainError`` with `code` (its
+    /// A policy of `maxAttempts` tries, `interval` apart, that ends in a `DomainError` with `code` (its
     /// metadata `lastError` says how the last try failed). The code is usually a plugin's, so that the error
     /// is registered with its fate and texts.
     public static func failing(
@@ -64,7 +64,7 @@ public struct ReconnectionPolicy: Sendable {
         }
     }
 
-    /// Runs `connect` until it succeeds or the tries run out, waiting as ``policy`` says between tries on
+    /// Runs `connect` until it succeeds or the tries run out, waiting as its `RetryPolicy` says between tries on
     /// `clock`.
     ///
     /// - Throws: the policy's `exhausted` error after the last try; `CancellationError` at once when the task

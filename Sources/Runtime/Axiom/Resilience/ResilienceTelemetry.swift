@@ -7,7 +7,7 @@ import Logging
 /// - `axiom_resilience_events_total{pipeline, stage, event, operation, outcome}`: a counter of resilience events:
 ///   `retry` (outcome: the failed attempt's code), `timeout` (outcome: `axiom.resilience/timeout` or
 ///   `attemptTimeout`), `rejection` (a limiter's, outcome its code; the breaker's, outcome its state), `hedge`
-///   (outcome: `delay` or `failure`, what started it), `budgetExhausted` (a retry or hedge the ``RetryBudget``
+///   (outcome: `delay` or `failure`, what started it), `budgetExhausted` (a retry or hedge the `RetryBudget`
 ///   refused; outcome: the failed attempt's code, or what would have started the hedge); the breaker's
 ///   transitions are counted by the breaker itself (`axiom_circuit_breaker_transitions_total`);
 /// - `axiom_resilience_attempt_duration_seconds{pipeline, operation, outcome}`: a timer of each attempt the

@@ -28,7 +28,7 @@ public struct RetryAttempt: Sendable {
 /// with its wait (Polly's `OnRetry`). Waits happen on the injected clock; cancellation ends the stage at once with
 /// `CancellationError`.
 ///
-/// A ``RetryBudget`` given to the stage caps retries across calls: when it is spent, a retry the policy allows
+/// A `RetryBudget` given to the stage caps retries across calls: when it is spent, a retry the policy allows
 /// is not made and the error passes on as it is (counted as a `budgetExhausted` event by the telemetry).
 ///
 /// A ``Configuration`` with a `fixedPolicy` makes a stage that applies one policy to every error, whatever the
@@ -37,7 +37,7 @@ public struct RetryAttempt: Sendable {
 /// In a chain, the standard order (Microsoft's resilience pipeline) puts the retry inside a total timeout and
 /// outside the breaker and a per-attempt timeout: limiter → total timeout → retry → breaker → attempt timeout.
 /// A total timeout must outlive the longest series of waits it contains, or it cuts the retry off and its
-/// ``TimeoutError`` replaces the error that was being retried.
+/// `TimeoutError` replaces the error that was being retried.
 public struct RetryStage: OperationMiddleware {
     /// Where policies come from.
     @usableFromInline package let registry: ErrorRegistry

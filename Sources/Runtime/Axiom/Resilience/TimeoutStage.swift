@@ -1,4 +1,4 @@
-/// Ends a call that takes longer than `limit`: the call's task is cancelled and ``TimeoutError`` thrown.
+/// Ends a call that takes longer than `limit`: the call's task is cancelled and `TimeoutError` thrown.
 ///
 /// The call runs inline, on the caller's task: the stage notes a deadline with the stage's shared timer (one
 /// task per stage, not one per call) and the timer cancels the task of a call still running past it. The happy
@@ -8,9 +8,9 @@
 /// A call that finishes with a value though it was cancelled keeps its value. Time is measured on the injected
 /// clock.
 ///
-/// Cancelling a task cannot be undone: after a ``TimeoutError`` the task that ran the call is cancelled. Use
+/// Cancelling a task cannot be undone: after a `TimeoutError` the task that ran the call is cancelled. Use
 /// this stage as the total timeout, around the retry stage (limiter → total timeout → retry → breaker →
-/// attempt timeout), with a limit that outlives every wait the retry may make, or its ``TimeoutError``
+/// attempt timeout), with a limit that outlives every wait the retry may make, or its `TimeoutError`
 /// replaces the error being retried. To limit each attempt inside a retry, use ``AttemptTimeoutStage``, which
 /// gives each attempt a child task so that a timed-out attempt can be retried.
 ///
@@ -77,7 +77,7 @@ public struct TimeoutStage: OperationMiddleware {
 ///
 /// Each attempt runs in a child task (an `async let`, allocated from the caller's task allocator), so the
 /// timeout cancels the attempt alone, not the caller's task; a retry stage outside it then sees a
-/// ``TimeoutError`` it may retry. Its timeouts are `axiom.resilience/attemptTimeout`, whose descriptor has a retry
+/// `TimeoutError` it may retry. Its timeouts are `axiom.resilience/attemptTimeout`, whose descriptor has a retry
 /// policy (3 calls in all, exponential from 200 ms with jitter, at most 5 s), so a `RetryStage` that follows the
 /// registry retries them; a ``TimeoutStage``'s `axiom.resilience/timeout` is never retried. The child task costs a
 /// hop to the global executor and back per call, which ``TimeoutStage`` avoids: use that one where a timed-out

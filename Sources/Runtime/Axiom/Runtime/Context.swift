@@ -38,7 +38,7 @@ extension Context {
     /// Runs an operation through the context's handlers; an error they do not resolve becomes the error state.
     ///
     /// - Returns: the value, or nil when the operation failed (ignored, or handled and now shown).
-    /// - Throws: ``EscalatedError`` when the handlers escalate; the error state is set as well.
+    /// - Throws: `EscalatedError` when the handlers escalate; the error state is set as well.
     public func perform<Value: Sendable>(
         _ name: String, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws(EscalatedError) -> Value? {

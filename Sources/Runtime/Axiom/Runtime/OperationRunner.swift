@@ -3,7 +3,7 @@ import Synchronization
 /// Runs a client's operations through a middleware chain, then hands errors that leave it to the layer's handlers.
 ///
 /// This is the whole path of an operation: the chain (capability validation, timeouts, retry, circuit breaker),
-/// then the client layer's ``ErrorPipeline`` for whatever still fails. On the happy path it adds no allocation
+/// then the client layer's `ErrorPipeline` for whatever still fails. On the happy path it adds no allocation
 /// and no existential.
 ///
 /// One attempt count per operation: the error event carries the attempt number the chain's stages saw last, and
@@ -31,7 +31,7 @@ public struct OperationRunner<Chain: OperationMiddleware, Handlers: ErrorHandler
     /// Runs `work` through the chain and the handlers.
     ///
     /// - Returns: the value, or how the error ended (ignored, recovered, handled).
-    /// - Throws: ``EscalatedError`` when the handlers pass the error to the next layer.
+    /// - Throws: `EscalatedError` when the handlers pass the error to the next layer.
     @inlinable @inline(__always)
     nonisolated(nonsending) public func run<Value: Sendable>(
         _ name: String, _ work: nonisolated(nonsending) @Sendable () async throws -> Value

@@ -1,7 +1,7 @@
 import AxiomCatalog
 
 /// One of the framework's own domains, declared the way any catalog declares its codes: every code a
-/// ``CodeDefinition`` with its fate and its texts per locale, side by side, so that adding a code is one entry in one
+/// `CodeDefinition` with its fate and its texts per locale, side by side, so that adding a code is one entry in one
 /// file.
 ///
 /// The core's domain files (`AxiomDomain.swift`, `ClientDomain.swift`, …) each hold an error type and its

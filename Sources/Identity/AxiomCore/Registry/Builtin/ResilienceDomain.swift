@@ -18,7 +18,7 @@ public enum CircuitState: String, Sendable, Hashable, CustomStringConvertible {
 ///
 /// `retryAfter` says when a call may go through again; handlers that honour `Retry-After` wait that long.
 ///
-/// One code, so no `Code` type: the fields are the payload, ``file`` and ``line`` the throw site, and equality
+/// One code, so no `Code` type: the fields are the payload, ``throwSite`` the throw site, and equality
 /// compares the fields.
 public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// The domain of the runtime's resilience errors.
@@ -32,7 +32,7 @@ public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStr
     public let state: CircuitState
     /// How long until a call may go through; nil while isolated (only a manual close ends that).
     public let retryAfter: Duration?
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }
@@ -87,7 +87,7 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
     public let limit: Duration
     /// Whether the limit bounded the operation or one attempt.
     public let scope: Scope
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }
@@ -114,7 +114,7 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
 
 /// The error a `FaultInjector` (in `Axiom`) throws when no other error was given.
 ///
-/// One code, so no `Code` type: ``sequence`` is the payload, ``file`` and ``line`` the throw site, and equality
+/// One code, so no `Code` type: ``sequence`` is the payload, ``throwSite`` the throw site, and equality
 /// compares the sequence.
 public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of injected faults.
@@ -122,7 +122,7 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
 
     /// Which injected failure this is, from 1, across the injector's life.
     public let sequence: Int
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }
@@ -156,7 +156,7 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
     public let option: String
     /// Why: `must be in (0, 1], got 1.5`.
     public let reason: String
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }
@@ -178,7 +178,7 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
 
 /// A call a concurrency limiter refused: `limit` calls were running and its queue of `queueLimit` was full.
 ///
-/// One code, so no `Code` type: the fields are the payload, ``file`` and ``line`` the throw site, and equality
+/// One code, so no `Code` type: the fields are the payload, ``throwSite`` the throw site, and equality
 /// compares the fields.
 public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of every refusal.
@@ -190,7 +190,7 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
     public let limit: Int
     /// How many calls may wait.
     public let queueLimit: Int
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }
@@ -215,7 +215,7 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
 /// A call a rate limiter refused; `retryAfter` says when a call would be let through (so a `Retry-After`
 /// header or a problem-details body can carry it, and a retry policy that honours it waits that long).
 ///
-/// One code, so no `Code` type: the fields are the payload, ``file`` and ``line`` the throw site, and equality
+/// One code, so no `Code` type: the fields are the payload, ``throwSite`` the throw site, and equality
 /// compares the fields.
 public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of every refusal.
@@ -225,7 +225,7 @@ public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStrin
     public let key: String
     /// How long until the permits asked for are available.
     public let retryAfter: Duration?
-    /// Where it was thrown. It takes no part in equality: see ``ThrowSite``.
+    /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
     /// The file that threw it (`#fileID`).
     package var file: String { throwSite.file }
