@@ -14,12 +14,12 @@ import Musl
 ///
 /// 1. the module's file itself, when it carries DWARF;
 /// 2. the file its `.gnu_debuglink` names (with the CRC-32 it records): beside the module, in a `.debug/`
-///    folder beside it, then `ROOT/<folder of the module>/` for each of ``debugRoots``;
-/// 3. `ROOT/.build-id/xx/rest.debug` for each of ``debugRoots`` (`xx`: the first two hex digits of the
+///    folder beside it, then `ROOT/<folder of the module>/` for each of `debugRoots`;
+/// 3. `ROOT/.build-id/xx/rest.debug` for each of `debugRoots` (`xx`: the first two hex digits of the
 ///    build-id, `rest`: the others);
-/// 4. `STORE/.build-id/xx/rest.debug` for each of ``symbolStores``: the same layout, in folders a deployment
+/// 4. `STORE/.build-id/xx/rest.debug` for each of `symbolStores`: the same layout, in folders a deployment
 ///    pipeline fills (`axiom symbols add`);
-/// 5. the ``debuginfod`` servers, when given.
+/// 5. the `debuginfod` servers, when given.
 ///
 /// A module file whose build-id differs from the one recorded at crash time (rebuilt or replaced since) is
 /// never read: its lines would be wrong. Steps 3 to 5 need only the build-id, so a report from another
@@ -33,6 +33,11 @@ public struct DebugInfoSearch: Sendable, Hashable {
     package var debuginfod: Debuginfod?
 
     /// Creates a search; by default the system's `/usr/lib/debug`, no symbol store and no debuginfod server.
+    ///
+    /// - Parameters:
+    ///   - debugRoots: global debug folders (gdb's `debug-file-directory`). Default: `/usr/lib/debug`.
+    ///   - symbolStores: symbol store folders, laid out by build-id like a debug root's `.build-id` folder.
+    ///   - debuginfod: the debuginfod servers to ask last, or nil to ask none.
     public init(debugRoots: [String] = ["/usr/lib/debug"], symbolStores: [String] = [], debuginfod: Debuginfod? = nil) {
         self.debugRoots = debugRoots
         self.symbolStores = symbolStores
@@ -66,11 +71,26 @@ public struct DebugInfoSearch: Sendable, Hashable {
         package var timeoutSeconds: Int
         /// How long one ``Symbolicator``'s queries may take together, whole seconds (at least 1): the bound on the
         /// debuginfod waits of one report (or one run of `axiom symbolicate`/`crash-reports`), in wall time:
-        /// queries that run at the same time count once. A query gets the smaller of ``timeoutSeconds`` and what is
+        /// queries that run at the same time count once. A query gets the smaller of `timeoutSeconds` and what is
         /// left of this; once less than a second is left, the remaining modules are not asked, and say so.
         package var totalTimeoutSeconds: Int
 
         /// Creates a server list.
+        ///
+        /// - Parameters:
+        ///   - urls: server base URLs, e.g. `https://debuginfod.debian.net`.
+        ///   - cachePath: the client's cache folder; nil keeps `DEBUGINFOD_CACHE_PATH` (default
+        ///     `~/.cache/debuginfod_client`).
+        ///   - timeoutSeconds: how long one module's query may take in all, whole seconds (at least 1). A module's
+        ///     answer, found or not, is kept; and once a query has gone unanswered for this long, one ``Symbolicator``
+        ///     asks the servers nothing more: the modules asked for after it say the servers did not answer earlier in
+        ///     this run (those asked at the same time wait their own timeout, alongside it). So servers that are down or
+        ///     never answer cost at most this once per symbolicator, not once per module.
+        ///   - totalTimeoutSeconds: how long one ``Symbolicator``'s queries may take together, whole seconds (at least
+        ///     1): the bound on the debuginfod waits of one report (or one run of `axiom symbolicate`/`crash-reports`),
+        ///     in wall time: queries that run at the same time count once. A query gets the smaller of `timeoutSeconds`
+        ///     and what is left of this; once less than a second is left, the remaining modules are not asked, and say
+        ///     so.
         public init(urls: [String], cachePath: String? = nil, timeoutSeconds: Int = 10, totalTimeoutSeconds: Int = 30) {
             self.urls = urls
             self.cachePath = cachePath

@@ -23,6 +23,14 @@ public struct ProblemDetailsConfiguration: Sendable {
     ]
 
     /// A configuration; `typeBase` should end with `/`.
+    ///
+    /// - Parameters:
+    ///   - typeBase: the prefix of every `type` URI, the error's `domain/code` following it: the service's own, where
+    ///     it documents its problem types (`https://shop.example/problems/`). When nil, every answer's type is
+    ///     `about:blank` (RFC 9457 §4.2.1: the problem has no semantics beyond its status), and the `code` member alone
+    ///     identifies it.
+    ///   - statusByCategory: the status of a code whose descriptor names none, by category.
+    ///   - overrides: statuses for particular codes, over their descriptors' and their category's.
     public init(
         typeBase: String? = nil, statusByCategory: [ErrorCategory: Int] = [:],
         overrides: [ErrorCode: Int] = [:]

@@ -39,7 +39,7 @@ import Tracing
 /// instrumentation systems, for an application that bootstraps them itself (with a multiplex handler, say) or a test.
 ///
 /// On graceful shutdown the three exporters make their last export at the same time, under one deadline,
-/// ``Configuration/shutdownTimeout``: what is not sent by then is dropped, and the signals dropped are counted in
+/// `Configuration/shutdownTimeout`: what is not sent by then is dropped, and the signals dropped are counted in
 /// ``droppedAtShutdown`` and logged as one warning. A collector that is down therefore holds shutdown up for that
 /// deadline, not for each exporter's export timeout in turn.
 public struct OpenTelemetryExport: Service {
@@ -53,8 +53,8 @@ public struct OpenTelemetryExport: Service {
         /// Redacts every log line before it is exported.
         package var redactor: Redactor
         /// Everything else swift-otel takes (sampler, batching, metric export interval, headers, resource
-        /// attributes, log level). Its endpoints and service name are replaced by ``collector`` and
-        /// ``serviceName``; its `OTEL_*` environment variables still apply, as swift-otel documents.
+        /// attributes, log level). Its endpoints and service name are replaced by `collector` and
+        /// `serviceName`; its `OTEL_*` environment variables still apply, as swift-otel documents.
         package var otel: OTel.Configuration
         /// How long graceful shutdown may take, from the moment the export is told to shut down: the logs, metrics
         /// and traces exporters make their last export together, and whichever has not finished by then is
@@ -63,6 +63,19 @@ public struct OpenTelemetryExport: Service {
         package var shutdownTimeout: Duration
 
         /// A configuration for `collector` (for example `http://127.0.0.1:4318`) and `serviceName`.
+        ///
+        /// - Parameters:
+        ///   - collector: the collector's OTLP/HTTP base URL: logs go to `<collector>/v1/logs`, metrics to
+        ///     `/v1/metrics`, traces to `/v1/traces`.
+        ///   - serviceName: `service.name` on every signal.
+        ///   - redactor: redacts every log line before it is exported.
+        ///   - otel: everything else swift-otel takes (sampler, batching, metric export interval, headers, resource
+        ///     attributes, log level). Its endpoints and service name are replaced by `collector` and `serviceName`;
+        ///     its `OTEL_*` environment variables still apply, as swift-otel documents.
+        ///   - shutdownTimeout: how long graceful shutdown may take, from the moment the export is told to shut down:
+        ///     the logs, metrics and traces exporters make their last export together, and whichever has not finished by
+        ///     then is cancelled, its unsent data dropped and counted in ``OpenTelemetryExport/droppedAtShutdown``. 5 s
+        ///     by default, well inside Kubernetes' 30 s grace period, whatever the exporters' own export timeouts are.
         public init(
             collector: String = "http://localhost:4318", serviceName: String, redactor: Redactor = Redactor(),
             otel: OTel.Configuration = .default, shutdownTimeout: Duration = .seconds(5)
@@ -107,7 +120,7 @@ public struct OpenTelemetryExport: Service {
     /// A struct, so that a 1.x release may add a signal without breaking a `switch`.
     public typealias Signal = NamedCase<OpenTelemetryExport>
 
-    /// The signals whose last export graceful shutdown cut off at ``Configuration/shutdownTimeout`` (or that were
+    /// The signals whose last export graceful shutdown cut off at `Configuration/shutdownTimeout` (or that were
     /// cancelled while exporting), in `logs`, `metrics`, `traces` order; empty until then, and after a shutdown
     /// that sent everything. Its count is the number of exporters whose buffered data was dropped.
     public var droppedAtShutdown: [Signal] { drops.signals }
@@ -173,7 +186,7 @@ public struct OpenTelemetryExport: Service {
 
     /// Runs the exporters until graceful shutdown, then flushes what they buffer (swift-otel's batch processors
     /// and periodic metric reader export one last time), all three at once, for at most
-    /// ``Configuration/shutdownTimeout``; what is not sent by then is dropped and counted (``droppedAtShutdown``).
+    /// `Configuration/shutdownTimeout`; what is not sent by then is dropped and counted (``droppedAtShutdown``).
     public func run() async throws {
         guard !exporters.isEmpty else {
             try? await gracefulShutdown()

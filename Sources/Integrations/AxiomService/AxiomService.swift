@@ -33,12 +33,12 @@ public struct AxiomService: Service {
         /// What happens once a crash's report is written: by default the process dies at once, so that it is
         /// restarted without waiting for the Swift runtime's backtracer to symbolicate in the dying process
         /// (`SWIFT_BACKTRACE`); `.runPreviousHandlers` lets it run.
-        package var afterCrashReport: CrashReporter.AfterReport = .dieAtOnce
+        package var afterCrashReport: CrashReporter.AfterReport
         /// Where plugins are searched; nil: none are loaded.
         package var plugins: PluginSearch?
         /// How their code is vetted before it is registered: the `axiom-plugin-scanner` beside the executable,
         /// else the executable itself, with the verdict cache, unless set otherwise.
-        package var pluginVetting: PluginVetting = .standard
+        package var pluginVetting: PluginVetting
         /// The registry plugins register into.
         package var registry: ErrorRegistry
         /// Called with each report an earlier run left, once it is processed and before it is marked done: at least
@@ -55,14 +55,36 @@ public struct AxiomService: Service {
         package var metrics: any MetricsFactory
 
         /// A configuration.
+        ///
+        /// - Parameters:
+        ///   - crashDirectory: where crash reports are written and read; nil: no crash reporter.
+        ///   - afterCrashReport: what happens once a crash's report is written: by default the process dies at
+        ///     once, so that it is restarted without waiting for the Swift runtime's backtracer to symbolicate in the
+        ///     dying process (`SWIFT_BACKTRACE`); `.runPreviousHandlers` lets it run.
+        ///   - plugins: where plugins are searched; nil: none are loaded.
+        ///   - pluginVetting: how their code is vetted before it is registered: the `axiom-plugin-scanner` beside
+        ///     the executable, else the executable itself, with the verdict cache, unless set otherwise.
+        ///   - registry: the registry plugins register into.
+        ///   - exportCrashReport: called with each report an earlier run left, once it is processed and before it is
+        ///     marked done: at least once per report, and again, with the same `ProcessedCrashReport.reportID`, when a
+        ///     run stopped in between. When it throws, the report stays pending and is handed over again at the next
+        ///     start (give `CrashReportExporter.export` to keep a report until the collector takes it, `exportOrLog` to
+        ///     log a refusal and move on).
+        ///   - flush: called in order on graceful shutdown.
+        ///   - metrics: where `axiom_crash_reports_total{outcome, signal}` is counted: one per report of an earlier
+        ///     run, `outcome` `processed`, `rejected` (malformed), `incomplete` (cut short: its writer died before
+        ///     finishing it) or `failed` (not processed, or not exported: left pending), `signal` its number when read.
         public init(
-            crashDirectory: String? = nil, plugins: PluginSearch? = nil, registry: ErrorRegistry = .shared,
+            crashDirectory: String? = nil, afterCrashReport: CrashReporter.AfterReport = .dieAtOnce,
+            plugins: PluginSearch? = nil, pluginVetting: PluginVetting = .standard, registry: ErrorRegistry = .shared,
             exportCrashReport: (@Sendable (ProcessedCrashReport) async throws -> Void)? = nil,
             flush: [@Sendable () async -> Void] = [], metrics: any MetricsFactory = MetricsSystem.factory
         ) {
             self.metrics = metrics
             self.crashDirectory = crashDirectory
+            self.afterCrashReport = afterCrashReport
             self.plugins = plugins
+            self.pluginVetting = pluginVetting
             self.registry = registry
             self.exportCrashReport = exportCrashReport
             self.flush = flush

@@ -20,6 +20,11 @@ public struct PluginSearch: Sendable {
     package var executableDirectory: String?
 
     /// Creates a search over exactly these places.
+    ///
+    /// - Parameters:
+    ///   - paths: files or directories a user named.
+    ///   - environmentPaths: directories from the environment (`AXIOM_PLUGIN_PATH`, colon-separated).
+    ///   - executableDirectory: the running executable's directory, or nil not to look there.
     public init(paths: [String] = [], environmentPaths: [String] = [], executableDirectory: String? = nil) {
         self.paths = paths
         self.environmentPaths = environmentPaths

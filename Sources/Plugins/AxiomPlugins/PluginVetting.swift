@@ -10,13 +10,13 @@ import Glibc
 ///
 /// Out of process, the scanner calls the plugin's entry and sends the catalog back as plain data; the host registers
 /// that and never maps the plugin itself, so no code of a plugin ever runs in the host. Each verdict is cached on
-/// disk (see ``cacheDirectory``), so a start with unchanged plugins starts no scanner.
+/// disk (see `cacheDirectory`), so a start with unchanged plugins starts no scanner.
 ///
 /// The scanner is the host's own executable unless a separate one is found: an application that links
 /// `AxiomPlugins` needs nothing else. The host starts `/proc/self/exe` again with the argument
 /// `--axiom-plugin-scan`, and a constructor of `AxiomPlugins` runs the scan before the application's `main`, which
 /// never runs in the scanner (the constructors of the libraries the executable loads do). An application may ship
-/// the `axiom-plugin-scanner` executable beside its own (or name it, see ``scannerPath``) for a smaller process,
+/// the `axiom-plugin-scanner` executable beside its own (or name it, see `scannerPath`) for a smaller process,
 /// which loads only what a scan needs; it is then used instead. A host whose executable does not load
 /// `AxiomPlugins` at start (a program that loads it later with `dlopen`, as an interpreter does) has no such
 /// constructor in its executable, and needs the separate scanner.
@@ -50,7 +50,7 @@ public struct PluginVetting: Sendable {
     /// `secure_getenv`), else the host's own executable.
     package var scannerPath: String?
     /// Whether a separate `axiom-plugin-scanner` is used when one is found (the default). False: the host's own
-    /// executable is always the scanner, and ``scannerPath`` is not read.
+    /// executable is always the scanner, and `scannerPath` is not read.
     package var usesSeparateScanner: Bool
     /// How long the scanner may take for one plugin before it is killed and the plugin refused.
     package var timeout: Duration
@@ -58,6 +58,17 @@ public struct PluginVetting: Sendable {
     package var cacheDirectory: String?
 
     /// Creates a vetting configuration.
+    ///
+    /// - Parameters:
+    ///   - mode: where the plugin's code runs.
+    ///   - scannerPath: the separate scanner executable, when the application puts it somewhere else than beside its
+    ///     executable: it is then the only scanner (a plugin is refused with `scannerUnavailable` when it is missing).
+    ///     Nil: the `axiom-plugin-scanner` beside the running executable, else the one `AXIOM_PLUGIN_SCANNER` names (read
+    ///     with `secure_getenv`), else the host's own executable.
+    ///   - usesSeparateScanner: whether a separate `axiom-plugin-scanner` is used when one is found (the default).
+    ///     False: the host's own executable is always the scanner, and `scannerPath` is not read.
+    ///   - timeout: how long the scanner may take for one plugin before it is killed and the plugin refused.
+    ///   - cacheDirectory: the directory of the verdict cache, or nil for no cache (every start scans every plugin).
     public init(
         mode: Mode = .scanner, scannerPath: String? = nil, usesSeparateScanner: Bool = true,
         timeout: Duration = .seconds(5), cacheDirectory: String? = PluginVetting.standardCacheDirectory
@@ -88,7 +99,7 @@ public struct PluginVetting: Sendable {
         return nil
     }
 
-    /// The scanner to run: ``scannerPath`` alone when set; else the `axiom-plugin-scanner` beside the running
+    /// The scanner to run: `scannerPath` alone when set; else the `axiom-plugin-scanner` beside the running
     /// executable, then `AXIOM_PLUGIN_SCANNER`, then the host's own executable. A failure names the places looked
     /// at.
     func resolveScanner() -> Result<ScannerCommand, PluginRejection.Code.Failure> {
