@@ -21,7 +21,9 @@ struct ConcurrencyLimiterTests {
                 }
             }
         }
+        // One at a time, so that the order they entered in is the order they were called in.
         let first = call(1, for: .seconds(5))
+        await clock.waitForSleepers(1)
         let second = call(2, for: .seconds(10))
         await clock.waitForSleepers(2)
         let third = call(3, for: .seconds(1))
