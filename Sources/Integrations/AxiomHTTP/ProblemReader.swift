@@ -62,7 +62,7 @@ public struct ProblemReader: Sendable {
     /// The deepest nesting of arrays and objects read. A problem details body is one object of scalars.
     package static let maximumDepth = 16
     /// The longest trace id kept, in bytes.
-    package static let maximumTraceIdLength = 64
+    @_spi(Fuzzing) public static let maximumTraceIdLength = 64
     /// The longest `title`, `type` or `instance` kept in the error's metadata, in bytes; a longer one is left out.
     package static let maximumMetadataLength = 1024
     /// The longest `Retry-After` field value read, in bytes.

@@ -8,7 +8,7 @@
 
 import Axiom
 import AxiomGRPC
-import AxiomHTTP
+@_spi(Fuzzing) import AxiomHTTP
 import FuzzSupport
 
 private let registry = ErrorRegistry()

@@ -6,7 +6,7 @@
 // what an application does next: printing it and deciding it through the registry.
 
 import Axiom
-import AxiomHTTP
+@_spi(Fuzzing) import AxiomHTTP
 import Foundation
 import FuzzSupport
 
