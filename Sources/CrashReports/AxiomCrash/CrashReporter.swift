@@ -64,30 +64,7 @@ public enum CrashReporter {
     }
 
     /// What happens once a crash's report is written.
-    public struct AfterReport: Sendable, Hashable {
-        /// The cases a 1.x release may add to; a struct, so that adding one breaks no `switch`.
-        package enum Kind: Sendable, Hashable {
-            case runPreviousHandlers
-            case dieAtOnce
-        }
-
-        /// Which of them this is.
-        package let kind: Kind
-
-        package init(_ kind: Kind) { self.kind = kind }
-
-        /// The signal handlers installed before ``install(directory:afterReport:)`` run next, then the process
-        /// dies by its signal. On Linux that is the Swift runtime's backtracer whenever `SWIFT_BACKTRACE` enables
-        /// it (its default): it symbolicates the crash in the dying process before it prints, which for a large
-        /// executable takes tens of seconds, during which the process is neither serving nor restarted. The
-        /// default here, for a program whose crash a person reads on a terminal.
-        public static let runPreviousHandlers = AfterReport(.runPreviousHandlers)
-
-        /// The process dies by its signal as soon as the report is written: no earlier handler runs, so a
-        /// supervisor (systemd, Kubernetes) restarts it at once. The report is the crash's record; symbolicate it
-        /// later, as `AxiomService` does at the next start. The default of `AxiomService`.
-        public static let dieAtOnce = AfterReport(.dieAtOnce)
-    }
+    public typealias AfterReport = NamedCase<CrashReporter>
 
     /// Whether threads created after ``install(directory:afterReport:)`` get an alternate signal stack by themselves: true
     /// with the package's `ThreadWrapper` trait (a default trait), false without it and in builds with a
@@ -241,4 +218,17 @@ public enum CrashReporter {
 
     /// The file name suffix of a complete raw report.
     package static let rawReportSuffix: String = AXIOM_CRASH_FILE_SUFFIX
+}
+
+extension NamedCase where Owner == CrashReporter {
+    /// The signal handlers installed before ``CrashReporter/install(directory:afterReport:)`` run next, then the process
+    /// dies by its signal. On Linux that is the Swift runtime's backtracer whenever `SWIFT_BACKTRACE` enables
+    /// it (its default): it symbolicates the crash in the dying process before it prints, which for a large
+    /// executable takes tens of seconds, during which the process is neither serving nor restarted. The
+    /// default here, for a program whose crash a person reads on a terminal.
+    public static var runPreviousHandlers: Self { Self(name: "runPreviousHandlers") }
+    /// The process dies by its signal as soon as the report is written: no earlier handler runs, so a
+    /// supervisor (systemd, Kubernetes) restarts it at once. The report is the crash's record; symbolicate it
+    /// later, as `AxiomService` does at the next start. The default of `AxiomService`.
+    public static var dieAtOnce: Self { Self(name: "dieAtOnce") }
 }

@@ -168,10 +168,9 @@ public final class PluginHost: Sendable {
             // 5. The plugin's code runs: in the scanner (or a cached verdict of it), or here when asked to.
             var entry: UnsafeRawPointer?
             let verdict: PluginVerdict
-            switch vetting.mode.kind {
-            case .inProcess:
+            if vetting.mode == .inProcess {
                 (verdict, entry) = PluginScanner.read(path: resolved)
-            case .scanner:
+            } else {
                 verdict = scan(descriptor: descriptor, info: info)
             }
             let accepted: PluginVerdict.Accepted

@@ -22,25 +22,7 @@ import Glibc
 /// constructor in its executable, and needs the separate scanner.
 public struct PluginVetting: Sendable {
     /// Where the plugin's code runs.
-    public struct Mode: Sendable, Hashable {
-        /// The cases a 1.x release may add to; a struct, so that adding one breaks no `switch`.
-        package enum Kind: Sendable, Hashable {
-            case scanner
-            case inProcess
-        }
-
-        /// Which of them this is.
-        package let kind: Kind
-
-        package init(_ kind: Kind) { self.kind = kind }
-
-        /// In the scanner: a plugin that crashes, hangs or exits is refused and the host goes on.
-        public static let scanner = Mode(.scanner)
-
-        /// In the host, as `dlopen` and a call of the entry: a crashing plugin takes the host down. For tests and
-        /// benchmarks that measure or check the loader itself, and for hosts that cannot ship the scanner.
-        public static let inProcess = Mode(.inProcess)
-    }
+    public typealias Mode = NamedCase<PluginVetting>
 
     /// Where the plugin's code runs.
     package var mode: Mode
@@ -335,4 +317,12 @@ enum ScannerProcess {
             .exitedInScanner,
             "the process exited with status \(exitCode) while the plugin loaded, before a catalog was returned")
     }
+}
+
+extension NamedCase where Owner == PluginVetting {
+    /// In the scanner: a plugin that crashes, hangs or exits is refused and the host goes on.
+    public static var scanner: Self { Self(name: "scanner") }
+    /// In the host, as `dlopen` and a call of the entry: a crashing plugin takes the host down. For tests and
+    /// benchmarks that measure or check the loader itself, and for hosts that cannot ship the scanner.
+    public static var inProcess: Self { Self(name: "inProcess") }
 }
