@@ -127,6 +127,28 @@ struct RawCrashReportTests {
         #expect(SchemaCheck.problems(in: olderReport.json, against: "crash-report") == [])
     }
 
+    /// The version field comes from a file: one that fills all 32 bytes with no NUL, holds a quote, a newline and a
+    /// byte that is not UTF-8, is read as those 32 bytes at most, and the JSON report stays JSON that keeps it.
+    @Test func readsAVersionFieldOfHostileBytesWithinItsLength() throws {
+        var builder = RawReportBuilder()
+        builder.version = 2
+        builder.headerLength = 144
+        builder.axiomVersion = "x"
+        var bytes = builder.bytes()
+        let hostile: [UInt8] = Array("1.0.0\"\n".utf8) + [0xff] + [UInt8](repeating: 0x41, count: 24)
+        #expect(hostile.count == 32)
+        bytes.replaceSubrange(112..<144, with: hostile)
+        let report = try RawCrashReport(bytes: bytes)
+        let version = try #require(report.axiomVersion)
+        #expect(version.hasPrefix("1.0.0\"\n"))
+        #expect(version.hasSuffix(String(repeating: "A", count: 24)))
+        let symbolicated = SymbolicatedCrashReport(raw: report, symbolicator: Symbolicator(), platform: "Linux")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(symbolicated.json.utf8)) as? [String: Any])
+        #expect(object["axiomVersion"] as? String == version)
+        #expect(report.frames.count == 2, "the fields after the version are read where they stand")
+    }
+
     @Test func rejectsEmpty() {
         #expect(throws: RawReportError.empty()) { try RawCrashReport(bytes: []) }
     }
