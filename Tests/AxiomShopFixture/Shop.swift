@@ -5,7 +5,7 @@ import Axiom
 /// The shop's catalog: a rate limit with a retry policy and its own status, a validation error with its own status,
 /// a storage failure (a 5xx) whose texts name an internal host, and a sold-out article, each with English and
 /// Turkish texts.
-public let shop = BuiltinDomain(
+package let shop = BuiltinDomain(
     name: "shop",
     codes: [
         shopCode(

@@ -1,7 +1,13 @@
 import ArgumentParser
 import AxiomCrash
 import AxiomSymbolication
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// `axiom symbolicate REPORT [--json] [--symbols DIR]... [--debuginfod URL]...`: one raw crash report,
 /// symbolicated, on standard output. `axiom symbolicate --log [FILE]`: log lines with their logged stacks
@@ -132,7 +138,7 @@ extension Symbolicate {
         var addresses: [UInt64] = []
         addresses.reserveCapacity(texts.count)
         for text in texts {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmingWhitespace()
             if trimmed.isEmpty { continue }
             guard let address = Self.parseAddress(trimmed) else {
                 printError("axiom: \(trimmed) is not an address (0x-prefixed hex, or decimal)")
@@ -216,9 +222,8 @@ struct CrashReports: AsyncParsableCommand {
     @OptionGroup var debugInfo: DebugInfoOptions
 
     func run() async throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-        else {
+        var info = stat()
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             printError("axiom: no crash report directory at \(directory)")
             throw ExitCode(1)
         }

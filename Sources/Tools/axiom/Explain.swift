@@ -1,6 +1,6 @@
 import ArgumentParser
 import Axiom
-import Foundation
+import FoundationEssentials
 
 /// `axiom explain DOMAIN CODE [--json]`: everything the runtime knows about one error code.
 struct Explain: AsyncParsableCommand {
@@ -173,7 +173,9 @@ struct ExplainReport: Encodable {
         lines.append("  message key:  \(messageKey)")
         if let recoverySuggestionKey { lines.append("  recovery key: \(recoverySuggestionKey)") }
         lines.append("  source:       \(source)")
-        let duration = presentation.durationSeconds.map { "\($0.formatted()) s" } ?? "until dismissed"
+        let duration =
+            presentation.durationSeconds.map { "\($0.rounded() == $0 ? String(Int($0)) : String($0)) s" }
+            ?? "until dismissed"
         lines.append("  presentation: \(presentation.style), \(duration), feedback \(presentation.feedback)")
         lines.append("  locale:       \(locale)")
         lines.append("  title:        \(title)")

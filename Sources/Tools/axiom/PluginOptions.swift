@@ -1,6 +1,6 @@
 import ArgumentParser
 import AxiomPlugins
-import Foundation
+import FoundationEssentials
 
 /// `--plugin-path DIR` and `--scan-timeout SECONDS`, shared by the commands that need plugin domains.
 struct PluginOptions: ParsableArguments {

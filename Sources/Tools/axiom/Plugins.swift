@@ -1,6 +1,6 @@
 import ArgumentParser
 import AxiomPlugins
-import Foundation
+import FoundationEssentials
 
 /// `axiom plugins [--plugin-path DIR]... [--json]`: which plugins load, and why the others do not.
 struct Plugins: AsyncParsableCommand {

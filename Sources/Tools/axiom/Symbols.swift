@@ -1,6 +1,12 @@
 import ArgumentParser
 import AxiomSymbolication
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// `axiom symbols add BINARY --store DIR`: what a deployment pipeline runs on a release build before shipping it.
 struct Symbols: AsyncParsableCommand {
@@ -49,30 +55,34 @@ struct Symbols: AsyncParsableCommand {
             let files = FileManager.default
             do {
                 try files.createDirectory(
-                    atPath: (stored as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    atPath: String(stored[..<(stored.lastIndex(of: "/") ?? stored.endIndex)]),
+                    withIntermediateDirectories: true)
                 if files.fileExists(atPath: stored) { try files.removeItem(atPath: stored) }
                 try files.copyItem(atPath: debugFile, toPath: stored)
             } catch {
-                printError("axiom: cannot store \(debugFile) as \(stored): \(error.localizedDescription)")
+                printError("axiom: cannot store \(debugFile) as \(stored): \(error)")
                 throw ExitCode(1)
             }
             print("\(binary): stripped, build-id \(buildID)")
             print("debug info: \(debugFile) (.gnu_debuglink), \(stored)")
         }
 
+        /// Runs `tool` (found on `PATH`) with `arguments` and waits for it; output goes where the tool's own goes.
         private func runTool(_ tool: String, _ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [tool] + arguments
-            do {
-                try process.run()
-            } catch {
-                printError("axiom: cannot run \(tool): \(error.localizedDescription)")
+            let argv = ([tool] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawnp(&pid, tool, nil, nil, argv, environ)
+            guard spawned == 0 else {
+                printError("axiom: cannot run \(tool): \(String(cString: strerror(spawned)))")
                 throw ExitCode(1)
             }
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                printError("axiom: \(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            // WIFEXITED and WEXITSTATUS: the low 7 bits are the terminating signal, the next 8 the exit status.
+            let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            guard exitStatus == 0 else {
+                printError("axiom: \(tool) \(arguments.joined(separator: " ")) failed (\(exitStatus))")
                 throw ExitCode(1)
             }
         }

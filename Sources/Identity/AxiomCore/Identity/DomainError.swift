@@ -1,5 +1,5 @@
 import AxiomCatalog
-import Foundation
+import FoundationEssentials
 
 /// An error that arrives as data: a domain, a code, a message and metadata.
 ///
@@ -71,17 +71,18 @@ extension DomainError {
     /// - Throws: `DecodingFailure` naming what is missing; the payload is never echoed, it may hold secrets.
     public static func decode(domain: String, json: Data) throws(DecodingFailure) -> DomainError {
         guard json.count <= maximumPayloadSize else { throw DecodingFailure(reason: "larger than 1 MiB") }
-        let object: Any
+        let value: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: json)
+            value = try JSONDecoder().decode(JSONValue.self, from: json)
         } catch {
             throw DecodingFailure(reason: "invalid JSON")
         }
-        guard let top = object as? [String: Any] else { throw DecodingFailure(reason: "not a JSON object") }
-        let body = (top["error"] as? [String: Any]) ?? top
+        guard case .object(let top) = value else { throw DecodingFailure(reason: "not a JSON object") }
+        var body = top
+        if case .object(let inner)? = top["error"] { body = inner }
         let code = try Self.code(body["code"])
         var metadata: [String: String] = [:]
-        if let type = top["result_type"] as? String, type.utf8.count <= maximumCodeLength {
+        if case .string(let type)? = top["result_type"], type.utf8.count <= maximumCodeLength {
             metadata["result_type"] = type
         }
         if let id = Self.scalarText(top["id"]) { metadata["id"] = id }
@@ -92,13 +93,14 @@ extension DomainError {
             case .failure(let failure): metadata[invalidRetryAfterKey] = failure.reason
             }
         }
-        return DomainError(
-            domain: domain, code: code, message: body["message"] as? String ?? "", metadata: metadata,
-            retryAfter: retryAfter)
+        var message = ""
+        if case .string(let text)? = body["message"] { message = text }
+        return DomainError(domain: domain, code: code, message: message, metadata: metadata, retryAfter: retryAfter)
     }
 
-    private static func code(_ value: Any?) throws(DecodingFailure) -> String {
-        if let text = value as? String {
+    private static func code(_ value: JSONValue?) throws(DecodingFailure) -> String {
+        switch value {
+        case .string(let text)?:
             guard !text.isEmpty else { throw DecodingFailure(reason: "empty `code`") }
             guard text.utf8.count <= maximumCodeLength else {
                 throw DecodingFailure(reason: "`code` longer than \(maximumCodeLength) bytes")
@@ -107,28 +109,29 @@ extension DomainError {
                 throw DecodingFailure(reason: "`code` holds control characters")
             }
             return text
+        case .integer(let integer)?: return String(integer)
+        default: throw DecodingFailure(reason: "no string or integer `code`")
         }
-        if let number = value as? NSNumber, !isBoolean(number), let integer = value as? Int {
-            return String(integer)
-        }
-        throw DecodingFailure(reason: "no string or integer `code`")
     }
 
     /// A string of at most `maximumCodeLength` bytes, or an integer, as text.
-    private static func scalarText(_ value: Any?) -> String? {
-        if let text = value as? String { return text.utf8.count <= maximumCodeLength ? text : nil }
-        if let number = value as? NSNumber, !isBoolean(number), let integer = value as? Int { return String(integer) }
-        return nil
+    private static func scalarText(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let text)?: text.utf8.count <= maximumCodeLength ? text : nil
+        case .integer(let integer)?: String(integer)
+        default: nil
+        }
     }
 
-    private static func retryAfter(_ value: Any) -> Result<Duration, DecodingFailure> {
+    private static func retryAfter(_ value: JSONValue) -> Result<Duration, DecodingFailure> {
         let seconds: Double
-        if let number = value as? NSNumber, !isBoolean(number) {
-            seconds = number.doubleValue
-        } else if let text = value as? String, let number = Double(text) {
+        switch value {
+        case .integer(let integer): seconds = Double(integer)
+        case .number(let number): seconds = number
+        case .string(let text):
+            guard let number = Double(text) else { return .failure(DecodingFailure(reason: "not a number")) }
             seconds = number
-        } else {
-            return .failure(DecodingFailure(reason: "not a number"))
+        default: return .failure(DecodingFailure(reason: "not a number"))
         }
         guard seconds.isFinite else { return .failure(DecodingFailure(reason: "not finite")) }
         guard seconds >= 0 else { return .failure(DecodingFailure(reason: "negative")) }
@@ -136,9 +139,36 @@ extension DomainError {
         // Whole milliseconds of at most a day: the conversion cannot overflow.
         return .success(.milliseconds(Int64((min(seconds, ceiling) * 1000).rounded())))
     }
+}
 
-    /// JSON `true` and `false` arrive as numbers; they are neither codes nor durations.
-    private static func isBoolean(_ number: NSNumber) -> Bool {
-        number.objCType.pointee == CChar(bitPattern: UInt8(ascii: "c"))
+/// A JSON value, as much of one as reading an error response needs, read by `JSONDecoder` (FoundationEssentials)
+/// rather than `JSONSerialization` (Foundation, with ICU). `true` and `false` are booleans, never numbers: they are
+/// neither codes nor durations. An integer is one only when it fits an `Int` exactly; any other number is a double.
+private enum JSONValue: Decodable {
+    case null
+    case bool(Bool)
+    case integer(Int)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 }

@@ -1,5 +1,12 @@
 import AxiomCatalog
-import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The one place a wait before a retry is computed. `RetryStage` (in the chain), `Recover` and
 // `FollowDescriptor` (in a layer's pipeline) and `ReconnectionPolicy` all ask it, so a policy means the same

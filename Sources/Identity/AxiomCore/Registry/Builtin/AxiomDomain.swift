@@ -1,5 +1,5 @@
 import AxiomCatalog
-import Foundation
+import FoundationEssentials
 
 /// The framework's base errors. Domain `axiom`.
 public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
@@ -35,9 +35,7 @@ public enum AxiomError: IdentifiableError, LocalizedError, Sendable {
         }
     }
 
-    public var recoverySuggestion: String? {
-        Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.recovery
-    }
+    public var recoverySuggestion: String? { Self.builtinDomain.englishTexts(of: errorCode)?.recovery }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,

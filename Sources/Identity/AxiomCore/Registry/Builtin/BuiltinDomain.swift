@@ -8,7 +8,7 @@ import AxiomCatalog
 /// ``BuiltinDomain``; `ErrorCatalog+Builtin.swift` lists the domains that make up `ErrorCatalog.builtin`. The
 /// modules above the core declare theirs the same way (`axiom.plugins`, `axiom.crash`, `axiom.symbolication`) and
 /// register them with `ErrorRegistry.registerFrameworkDomain(_:)` when they are first used.
-public struct BuiltinDomain: Sendable {
+package struct BuiltinDomain: Sendable {
     /// The domain's name: `axiom.client`.
     package let name: String
     /// Its codes, in the order they are documented; each one's domain is ``name``.
@@ -22,6 +22,11 @@ public struct BuiltinDomain: Sendable {
         }
         self.name = name
         self.codes = codes
+    }
+
+    /// The English texts of `code`, which the `LocalizedError` members of the domain's error type read.
+    package func englishTexts(of code: ErrorCode) -> CodeDefinition.Texts? {
+        codes.first { $0.code == code.code }?.texts[ErrorCatalog.baseLocale]
     }
 
     /// The domain as a catalog of its own, registered under the domain's name as its source.

@@ -1,5 +1,5 @@
 import AxiomCatalog
-import Foundation
+import FoundationEssentials
 
 /// A requirement a capability did not meet: which capability, and what was missing.
 public struct CapabilityRequirement: Sendable, Hashable, CustomStringConvertible {
@@ -48,9 +48,7 @@ public enum CapabilityError: IdentifiableError, LocalizedError, Sendable {
         }
     }
 
-    public var recoverySuggestion: String? {
-        Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.recovery
-    }
+    public var recoverySuggestion: String? { Self.builtinDomain.englishTexts(of: errorCode)?.recovery }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,

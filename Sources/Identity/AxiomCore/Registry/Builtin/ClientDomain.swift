@@ -1,5 +1,5 @@
 import AxiomCatalog
-import Foundation
+import FoundationEssentials
 
 /// Errors of clients, the actors that own state. Domain `axiom.client`.
 ///
@@ -30,13 +30,11 @@ public enum ClientError: IdentifiableError, LocalizedError, Sendable {
     public var errorDescription: String? {
         switch self {
         case .updateFailed(let underlying): "The client's state could not be updated: \(underlying)."
-        default: Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.message
+        default: Self.builtinDomain.englishTexts(of: errorCode)?.message
         }
     }
 
-    public var recoverySuggestion: String? {
-        Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.recovery
-    }
+    public var recoverySuggestion: String? { Self.builtinDomain.englishTexts(of: errorCode)?.recovery }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,

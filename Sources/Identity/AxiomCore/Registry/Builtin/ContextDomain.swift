@@ -1,5 +1,5 @@
 import AxiomCatalog
-import Foundation
+import FoundationEssentials
 
 /// Errors of contexts, which orchestrate clients for one use case. Domain `axiom.context`.
 public enum ContextError: IdentifiableError, LocalizedError, Sendable {
@@ -30,9 +30,7 @@ public enum ContextError: IdentifiableError, LocalizedError, Sendable {
         }
     }
 
-    public var recoverySuggestion: String? {
-        Self.builtinDomain.codes.first { $0.code == errorCode.code }?.texts["en"]?.recovery
-    }
+    public var recoverySuggestion: String? { Self.builtinDomain.englishTexts(of: errorCode)?.recovery }
 
     static let builtinDomain = BuiltinDomain(
         name: domain,
