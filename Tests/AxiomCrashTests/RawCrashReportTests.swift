@@ -314,10 +314,10 @@ struct RawCrashReportTests {
         let error = try #require(#expect(throws: RawReportError.self) { try RawCrashReport(bytes: []) })
         #expect(error.code == .empty)
         #expect(ErrorRegistry().identity(of: error).code == ErrorCode("axiom.crash", "empty"))
-        #expect(error.file == "AxiomCrash/RawCrashReport.swift")
+        #expect(error.throwSite.file == "AxiomCrash/RawCrashReport.swift")
         // Equal refusals are equal wherever they were thrown.
         #expect(error == RawReportError.empty())
-        #expect(error.line != RawReportError.empty().line)
+        #expect(error.throwSite.line != RawReportError.empty().throwSite.line)
     }
 
     @Test func rejectsRandomBytesWithoutCrashing() {

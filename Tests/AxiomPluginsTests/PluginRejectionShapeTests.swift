@@ -13,8 +13,8 @@ struct PluginRejectionShapeTests {
         #expect(rejection.code == .notELF)
         #expect(rejection.errorCode == ErrorCode("axiom.plugins", "notELF"))
         #expect(rejection.description == "/p/x.so: notELF: bad magic")
-        #expect(rejection.file == #fileID)
-        #expect(rejection.line == line)
+        #expect(rejection.throwSite.file == #fileID)
+        #expect(rejection.throwSite.line == line)
     }
 
     @Test("the host's refusal records the loader's file")
@@ -25,7 +25,7 @@ struct PluginRejectionShapeTests {
             return
         }
         #expect(rejection.code == .notFound)
-        #expect(rejection.file.hasPrefix("AxiomPlugins/"))
+        #expect(rejection.throwSite.file.hasPrefix("AxiomPlugins/"))
     }
 
     @Test("every code is in Code.all once, and the catalog has one code per entry, in order")

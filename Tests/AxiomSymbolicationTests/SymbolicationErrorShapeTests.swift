@@ -12,8 +12,8 @@ struct SymbolicationErrorShapeTests {
         #expect(error.code.name == "buildIDMismatch")
         #expect(error.modulePath == "/bin/x")
         #expect(error.message.contains("the file has aa, the report bb"))
-        #expect(error.file == #fileID)
-        #expect(error.line == line)
+        #expect(error.throwSite.file == #fileID)
+        #expect(error.throwSite.line == line)
     }
 
     @Test("every code is listed once, named as before")
@@ -32,7 +32,7 @@ struct SymbolicationErrorShapeTests {
             try Symbolicator().symbolicate(modulePath: "/nonexistent/module.so", address: 0x10)
         } throws: { error in
             guard let error = error as? SymbolicationError else { return false }
-            return error.code == .fileNotFound && error.file.hasPrefix("AxiomSymbolication/")
+            return error.code == .fileNotFound && error.throwSite.file.hasPrefix("AxiomSymbolication/")
         }
     }
 }

@@ -3,131 +3,107 @@ import AxiomCore
 /// Why a raw crash report was rejected. Every reason says what was expected and what was found, so it can be
 /// stored next to the rejected file.
 ///
-/// The framework's shape for a growing set of errors: a value around a private reason, made by factory
-/// functions that record where it was thrown (`file`, `line`), compared by its reason and payload alone, and
-/// matched by ``code``, to which later versions may add codes without breaking a `switch`. The registry
-/// identifies it as `axiom.crash/<code>`.
+/// The framework's shape for a growing set of errors: a value around its code and its text, made by factory
+/// functions that record where it was thrown (``throwSite``), compared by code and text alone (the text carries
+/// the values that tell one failure from another), and matched by ``code``, to which later versions may add codes
+/// without breaking a `switch`. The registry identifies it as `axiom.crash/<code>`.
 public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
     /// Which check refused the report.
     public typealias Code = NamedCase<RawReportError>
 
-    private enum Backing: Hashable, Sendable {
-        case unreadable(path: String, errno: Int32)
-        case empty
-        case tooLarge(size: Int, limit: Int)
-        case truncated(expected: Int, actual: Int)
-        case badMagic
-        case unsupportedVersion(UInt16)
-        case badHeaderLength(Int)
-        case trailingBytes(declared: Int, actual: Int)
-        case countOutOfRange(field: String, value: Int, limit: Int)
-        case countsBeyondFile(needed: Int, declared: Int)
-        case missingTrailer
-        case malformedModule(index: Int, reason: String)
-        case malformedRecord(index: Int, reason: String)
-    }
-
-    private let backing: Backing
+    private let facts: ErrorFacts<RawReportError>
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
-    public let throwSite: ThrowSite
-    /// The file that threw it (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that threw it.
-    package var line: UInt { throwSite.line }
+    public var throwSite: ThrowSite { facts.throwSite }
 
-    private init(_ backing: Backing, file: String, line: UInt) {
-        self.backing = backing
-        self.throwSite = ThrowSite(file: file, line: line)
+    private init(_ code: Code, _ text: String, file: String, line: UInt) {
+        facts = ErrorFacts(code, text, file: file, line: line)
     }
 
     /// The file could not be opened or read.
     package static func unreadable(path: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.unreadable(path: path, errno: errno), file: file, line: line)
+        Self(.unreadable, "cannot read raw crash report \(path): \(errorText(errno))", file: file, line: line)
     }
 
     /// The file has no bytes at all.
     package static func empty(file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.empty, file: file, line: line)
+        Self(.empty, "raw crash report is empty", file: file, line: line)
     }
 
     /// The file is larger than any report the writer produces.
     package static func tooLarge(size: Int, limit: Int, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.tooLarge(size: size, limit: limit), file: file, line: line)
+        Self(
+            .tooLarge, "raw crash report is \(size) bytes, more than the \(limit) a report can have", file: file,
+            line: line)
     }
 
     /// The file ends before `expected` bytes.
     package static func truncated(expected: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.truncated(expected: expected, actual: actual), file: file, line: line)
+        Self(
+            .truncated, "raw crash report is truncated: \(actual) bytes, expected \(expected)", file: file,
+            line: line)
     }
 
     /// The file does not start with the raw report magic.
     package static func badMagic(file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.badMagic, file: file, line: line)
+        Self(.badMagic, "not a raw crash report (bad magic)", file: file, line: line)
     }
 
     /// The format version is not one this reader knows.
-    package static func unsupportedVersion(_ value0: UInt16, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.unsupportedVersion(value0), file: file, line: line)
+    package static func unsupportedVersion(_ version: UInt16, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(
+            .unsupportedVersion,
+            "raw crash report format version \(version) is not supported (this reader knows 1 and 2)", file: file,
+            line: line)
     }
 
     /// The header length is smaller than the header of the version it claims.
-    package static func badHeaderLength(_ value0: Int, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.badHeaderLength(value0), file: file, line: line)
+    package static func badHeaderLength(_ length: Int, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.badHeaderLength, "raw crash report header length \(length) is too small", file: file, line: line)
     }
 
     /// The file is longer than the length its header declares.
     package static func trailingBytes(declared: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.trailingBytes(declared: declared, actual: actual), file: file, line: line)
+        Self(
+            .trailingBytes, "raw crash report declares \(declared) bytes but has \(actual)", file: file, line: line)
     }
 
     /// A count in the header is above what the writer ever writes.
     package static func countOutOfRange(
         field: String, value: Int, limit: Int, file: String = #fileID, line: UInt = #line
     ) -> Self {
-        Self(.countOutOfRange(field: field, value: value, limit: limit), file: file, line: line)
+        Self(
+            .countOutOfRange, "raw crash report \(field) is \(value), above the limit \(limit)", file: file,
+            line: line)
     }
 
     /// The sections the header counts do not add up to the declared length.
     package static func countsBeyondFile(needed: Int, declared: Int, file: String = #fileID, line: UInt = #line) -> Self
     {
-        Self(.countsBeyondFile(needed: needed, declared: declared), file: file, line: line)
+        Self(
+            .countsBeyondFile,
+            "raw crash report sections need \(needed) bytes but the report declares \(declared)", file: file,
+            line: line)
     }
 
     /// The end marker is missing: the file was cut or overwritten.
     package static func missingTrailer(file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.missingTrailer, file: file, line: line)
+        Self(.missingTrailer, "raw crash report has no end marker", file: file, line: line)
     }
 
     /// A module record does not fit in the module section.
     package static func malformedModule(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self
     {
-        Self(.malformedModule(index: index, reason: reason), file: file, line: line)
+        Self(.malformedModule, "raw crash report module \(index) is malformed: \(reason)", file: file, line: line)
     }
 
     /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
     package static func malformedRecord(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self
     {
-        Self(.malformedRecord(index: index, reason: reason), file: file, line: line)
+        Self(.malformedRecord, "raw crash report record \(index) is malformed: \(reason)", file: file, line: line)
     }
 
     /// Which check refused the report.
-    public var code: Code {
-        switch backing {
-        case .unreadable: .unreadable
-        case .empty: .empty
-        case .tooLarge: .tooLarge
-        case .truncated: .truncated
-        case .badMagic: .badMagic
-        case .unsupportedVersion: .unsupportedVersion
-        case .badHeaderLength: .badHeaderLength
-        case .trailingBytes: .trailingBytes
-        case .countOutOfRange: .countOutOfRange
-        case .countsBeyondFile: .countsBeyondFile
-        case .missingTrailer: .missingTrailer
-        case .malformedModule: .malformedModule
-        case .malformedRecord: .malformedRecord
-        }
-    }
+    public var code: Code { facts.code }
 
     /// The domain of the crash reporter's errors.
     public static let domain = "axiom.crash"
@@ -135,36 +111,8 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
     /// `axiom.crash/<code>`.
     public var errorCode: ErrorCode { ErrorCode(Self.domain, code.name) }
 
-    public var description: String {
-        switch backing {
-        case .unreadable(let path, let errno):
-            return "cannot read raw crash report \(path): \(errorText(errno))"
-        case .empty:
-            return "raw crash report is empty"
-        case .tooLarge(let size, let limit):
-            return "raw crash report is \(size) bytes, more than the \(limit) a report can have"
-        case .truncated(let expected, let actual):
-            return "raw crash report is truncated: \(actual) bytes, expected \(expected)"
-        case .badMagic:
-            return "not a raw crash report (bad magic)"
-        case .unsupportedVersion(let version):
-            return "raw crash report format version \(version) is not supported (this reader knows 1 and 2)"
-        case .badHeaderLength(let length):
-            return "raw crash report header length \(length) is too small"
-        case .trailingBytes(let declared, let actual):
-            return "raw crash report declares \(declared) bytes but has \(actual)"
-        case .countOutOfRange(let field, let value, let limit):
-            return "raw crash report \(field) is \(value), above the limit \(limit)"
-        case .countsBeyondFile(let needed, let declared):
-            return "raw crash report sections need \(needed) bytes but the report declares \(declared)"
-        case .missingTrailer:
-            return "raw crash report has no end marker"
-        case .malformedModule(let index, let reason):
-            return "raw crash report module \(index) is malformed: \(reason)"
-        case .malformedRecord(let index, let reason):
-            return "raw crash report record \(index) is malformed: \(reason)"
-        }
-    }
+    /// What was expected and what was found.
+    public var description: String { facts.text }
 }
 
 extension NamedCase where Owner == RawReportError {

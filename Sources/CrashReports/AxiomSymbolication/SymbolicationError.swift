@@ -6,79 +6,32 @@ import AxiomCatalog
 /// only when neither covers the address, or when the file cannot be used at all.
 ///
 /// Shaped like the framework's other errors: a ``code`` to match, factory functions that record where it was
-/// thrown (`file`, `line`), and the identity `axiom.symbolication/<code>`. This module does not depend on the
+/// thrown (``throwSite``), and the identity `axiom.symbolication/<code>`. This module does not depend on the
 /// core, so the type is not `IdentifiableError` itself: `CrashErrorDomains.register(in:)` (in `AxiomCrash`)
 /// teaches a registry its identity.
 public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hashable {
     /// Why it failed: what to match on.
     public typealias Code = NamedCase<SymbolicationError>
 
-    private enum Backing: Hashable, Sendable {
-        case fileNotFound
-        case unreadableFile(reason: String)
-        case notELF
-        case unsupportedELF(reason: String)
-        case malformedELF(reason: String)
-        case noSymbolInformation(address: UInt64, hasDebugInfo: Bool)
-        case dwarfError(what: String, text: String)
-        case buildIDMismatch(file: String?, report: String)
-    }
-
-    private let backing: Backing
+    private let facts: ErrorFacts<SymbolicationError>
     /// The module the error is about.
     public let modulePath: String
     /// What a search for the module's debug file added to the reason (the places it looked), or empty.
     private let searched: String
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
-    public let throwSite: ThrowSite
-    /// The file that threw it (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that threw it.
-    package var line: UInt { throwSite.line }
+    public var throwSite: ThrowSite { facts.throwSite }
 
-    private init(_ backing: Backing, modulePath: String, searched: String = "", file: String, line: UInt) {
-        self.backing = backing
+    private init(_ code: Code, _ reason: String, modulePath: String, searched: String = "", file: String, line: UInt) {
+        self.facts = ErrorFacts(code, reason, file: file, line: line)
         self.modulePath = modulePath
         self.searched = searched
-        self.throwSite = ThrowSite(file: file, line: line)
     }
 
     /// Why it failed.
-    public var code: Code {
-        switch backing {
-        case .fileNotFound: .fileNotFound
-        case .unreadableFile: .unreadableFile
-        case .notELF: .notELF
-        case .unsupportedELF: .unsupportedELF
-        case .malformedELF: .malformedELF
-        case .noSymbolInformation: .noSymbolInformation
-        case .dwarfError: .dwarfError
-        case .buildIDMismatch: .buildIDMismatch
-        }
-    }
+    public var code: Code { facts.code }
 
     /// A human readable explanation, with details such as the libdwarf error text.
-    public var message: String {
-        let reason: String
-        switch backing {
-        case .fileNotFound: reason = "no such file"
-        case .unreadableFile(let why): reason = "cannot read the file: \(why)"
-        case .notELF: reason = "not an ELF file (bad magic)"
-        case .unsupportedELF(let why): reason = "unsupported ELF file: \(why)"
-        case .malformedELF(let why): reason = "truncated or malformed ELF file: \(why)"
-        case .noSymbolInformation(let address, let hasDebugInfo):
-            let hex = "0x" + String(address, radix: 16)
-            reason =
-                hasDebugInfo
-                ? "neither DWARF nor the symbol tables cover address \(hex)"
-                : "no debug info, and no symbol table entry covers address \(hex)"
-        case .dwarfError(let what, let text): reason = "libdwarf: \(what): \(text)"
-        case .buildIDMismatch(let file, let report):
-            reason =
-                "build-id differs: the file has \(file ?? "none"), the report \(report) (rebuilt or replaced since the crash)"
-        }
-        return reason + searched
-    }
+    public var message: String { facts.text + searched }
 
     public var description: String {
         "SymbolicationError(\(code)): \(modulePath): \(message)"
@@ -86,21 +39,18 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
 
     /// The module file does not exist.
     package static func fileNotFound(_ path: String, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.fileNotFound, modulePath: path, file: file, line: line)
+        Self(.fileNotFound, "no such file", modulePath: path, file: file, line: line)
     }
 
     /// The module file exists but cannot be opened or read.
-    package static func unreadable(
-        _ path: String, _ reason: String, file: String = #fileID, line: UInt = #line
-    )
-        -> Self
+    package static func unreadable(_ path: String, _ reason: String, file: String = #fileID, line: UInt = #line) -> Self
     {
-        Self(.unreadableFile(reason: reason), modulePath: path, file: file, line: line)
+        Self(.unreadableFile, "cannot read the file: \(reason)", modulePath: path, file: file, line: line)
     }
 
     /// The file is not an ELF file.
     package static func notELF(_ path: String, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.notELF, modulePath: path, file: file, line: line)
+        Self(.notELF, "not an ELF file (bad magic)", modulePath: path, file: file, line: line)
     }
 
     /// The ELF file is of a class or byte order this reader does not handle.
@@ -109,7 +59,7 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
     )
         -> Self
     {
-        Self(.unsupportedELF(reason: reason), modulePath: path, file: file, line: line)
+        Self(.unsupportedELF, "unsupported ELF file: \(reason)", modulePath: path, file: file, line: line)
     }
 
     /// The ELF headers point outside the file.
@@ -118,23 +68,28 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
     )
         -> Self
     {
-        Self(.malformedELF(reason: reason), modulePath: path, file: file, line: line)
+        Self(.malformedELF, "truncated or malformed ELF file: \(reason)", modulePath: path, file: file, line: line)
     }
 
     /// Neither DWARF nor the symbol tables cover `address`.
     package static func noSymbol(
         _ path: String, address: UInt64, hasDebugInfo: Bool, file: String = #fileID, line: UInt = #line
     ) -> Self {
-        Self(
-            .noSymbolInformation(address: address, hasDebugInfo: hasDebugInfo), modulePath: path, file: file, line: line
-        )
+        let hex = "0x" + String(address, radix: 16)
+        let reason =
+            hasDebugInfo
+            ? "neither DWARF nor the symbol tables cover address \(hex)"
+            : "no debug info, and no symbol table entry covers address \(hex)"
+        return Self(.noSymbolInformation, reason, modulePath: path, file: file, line: line)
     }
 
     /// The module file's build-id (`fileBuildID`, nil when it has none) differs from the report's.
     package static func buildIDMismatch(
         _ path: String, fileBuildID: String?, report: String, file: String = #fileID, line: UInt = #line
     ) -> Self {
-        Self(.buildIDMismatch(file: fileBuildID, report: report), modulePath: path, file: file, line: line)
+        let reason =
+            "build-id differs: the file has \(fileBuildID ?? "none"), the report \(report) (rebuilt or replaced since the crash)"
+        return Self(.buildIDMismatch, reason, modulePath: path, file: file, line: line)
     }
 
     /// libdwarf failed at `what` with `text`.
@@ -143,12 +98,12 @@ public struct SymbolicationError: Error, Sendable, CustomStringConvertible, Hash
     )
         -> Self
     {
-        Self(.dwarfError(what: what, text: text), modulePath: path, file: file, line: line)
+        Self(.dwarfError, "libdwarf: \(what): \(text)", modulePath: path, file: file, line: line)
     }
 
     /// The same failure about `path`, with `searched` added to its message, thrown from the caller.
     func searched(_ searched: String, path: String, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(backing, modulePath: path, searched: self.searched + searched, file: file, line: line)
+        Self(code, facts.text, modulePath: path, searched: self.searched + searched, file: file, line: line)
     }
 }
 

@@ -2,44 +2,32 @@ import AxiomCore
 
 /// Why a file was not loaded as a plugin. Every refusal is a value: the host keeps running.
 ///
-/// Shaped like the framework's other errors: a ``code`` to match, the throw site in `file` and `line`, and
-/// the identity `axiom.plugins/<code>`.
+/// Shaped like the framework's other errors: a ``code`` to match, the ``throwSite``, and the identity
+/// `axiom.plugins/<code>`.
 public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why it was refused, one code per check the loader makes, in the order it makes them.
     public typealias Code = NamedCase<PluginRejection>
 
-    /// What is refused; every code carries the same payload, so the backing is the code.
-    private let backing: Code
+    private let facts: ErrorFacts<PluginRejection>
     /// The path the loader was given or found.
     public let path: String
-    /// What a person needs to fix it: `dlerror()` text, the clashing sources, the expected value.
-    public let detail: String
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
-    public let throwSite: ThrowSite
-    /// The file that made the refusal (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that made the refusal.
-    package var line: UInt { throwSite.line }
-
-    private init(_ code: Code, path: String, detail: String, file: String, line: UInt) {
-        self.backing = code
-        self.path = path
-        self.detail = detail
-        self.throwSite = ThrowSite(file: file, line: line)
-    }
+    public var throwSite: ThrowSite { facts.throwSite }
 
     /// The file at `path` is refused with `code`.
     static func refused(
         _ code: Code, path: String, detail: String, file: String = #fileID, line: UInt = #line
     ) -> Self {
-        Self(code, path: path, detail: detail, file: file, line: line)
+        Self(facts: ErrorFacts(code, detail, file: file, line: line), path: path)
     }
 
     /// Why it was refused.
-    public var code: Code { backing }
+    public var code: Code { facts.code }
+
+    /// What a person needs to fix it: `dlerror()` text, the clashing sources, the expected value.
+    public var detail: String { facts.text }
 
     public var description: String { "\(path): \(code.name): \(detail)" }
-
 }
 
 /// A plugin that was loaded and whose catalog is registered.
