@@ -1,6 +1,6 @@
 /// One symbolicated frame.
 ///
-/// For an address inside inlined code, ``Symbolicator/symbolicate(modulePath:address:)`` returns several
+/// For an address inside inlined code, ``Symbolicator/symbolicate(modulePath:buildID:address:)`` returns several
 /// frames: the innermost inlined callee first, the physical (concrete) function last. Only the physical
 /// frame has `isInlined == false` and a `symbolOffset`.
 public struct SymbolicatedFrame: Sendable, Hashable, Codable {

@@ -76,19 +76,23 @@ public final class Symbolicator: Sendable {
         self.reader = reader
     }
 
-    /// Symbolicates an address of a module identified by its build-id.
+    /// Symbolicates a module-relative address.
     ///
     /// - Parameters:
-    ///   - modulePath: the module's path where it ran; it may not exist here.
+    ///   - modulePath: the ELF file (executable or shared object) the address belongs to, as it was where the
+    ///     address was recorded; it may not exist here.
     ///   - buildID: the build-id recorded with the address (lowercase hex), or nil to trust the file at
     ///     `modulePath` as it is. A file with another build-id is never read; debug info is then looked for by
     ///     build-id alone (see ``DebugInfoSearch``).
-    ///   - address: an address in the module's virtual address space (runtime pc minus the load bias), already
-    ///     adjusted for return addresses.
+    ///   - address: an address in the module's virtual address space (runtime pc minus the load bias).
+    ///     No "minus one" adjustment is made here: pass a return address already adjusted.
+    /// - Returns: the frames at the address, innermost inlined callee first, the physical function last.
+    ///   Never empty.
     /// - Throws: ``SymbolicationError``: `.buildIDMismatch` or `.fileNotFound` (with the places looked at) when no
-    ///   file with the build-id was found, or as ``symbolicate(modulePath:address:)`` does.
+    ///   file with the build-id was found; otherwise when the file is not ELF, is malformed, or has no symbol
+    ///   information at all for the address.
     public func symbolicate(
-        modulePath: String, buildID: String?, address: UInt64
+        modulePath: String, buildID: String? = nil, address: UInt64
     ) throws(SymbolicationError) -> [SymbolicatedFrame] {
         let key = ModuleKey(path: modulePath, buildID: buildID)
         return try withState { state throws(SymbolicationError) in
@@ -115,20 +119,6 @@ public final class Symbolicator: Sendable {
             defer { axiom_tsan_release(lock) }
             return try body(&state)
         }
-    }
-
-    /// Symbolicates a module-relative address.
-    ///
-    /// - Parameters:
-    ///   - modulePath: the ELF file (executable or shared object) the address belongs to.
-    ///   - address: an address in the file's virtual address space (runtime pc minus the load bias).
-    ///     No "minus one" adjustment is made here: pass a return address already adjusted.
-    /// - Returns: the frames at the address, innermost inlined callee first, the physical function last.
-    ///   Never empty.
-    /// - Throws: ``SymbolicationError`` when the file is missing, not ELF, malformed, or has no symbol
-    ///   information at all for the address.
-    public func symbolicate(modulePath: String, address: UInt64) throws(SymbolicationError) -> [SymbolicatedFrame] {
-        try symbolicate(modulePath: modulePath, buildID: nil, address: address)
     }
 
     /// Symbolicates a runtime program counter.
@@ -179,7 +169,7 @@ public final class Symbolicator: Sendable {
 
     /// The function symbols of a module's symbol table (`.symtab`, else `.dynsym`), sorted by address, one per
     /// address. Meant for tools and tests that sample a module.
-    public func functionSymbols(modulePath: String) throws(SymbolicationError) -> [FunctionSymbol] {
+    package func functionSymbols(modulePath: String) throws(SymbolicationError) -> [FunctionSymbol] {
         try withState { state throws(SymbolicationError) in
             try state.module(ModuleKey(path: modulePath, buildID: nil), locator: locator, reader: reader)
                 .allFunctionSymbols()
@@ -188,11 +178,11 @@ public final class Symbolicator: Sendable {
 }
 
 /// A function symbol of a module's symbol table.
-public struct FunctionSymbol: Sendable, Hashable {
+package struct FunctionSymbol: Sendable, Hashable {
     /// The symbol name as stored (mangled for Swift and C++).
-    public var name: String
+    package var name: String
     /// The module-relative start address.
-    public var address: UInt64
+    package var address: UInt64
     /// The size in bytes (0 when the symbol table does not say).
-    public var size: UInt64
+    package var size: UInt64
 }

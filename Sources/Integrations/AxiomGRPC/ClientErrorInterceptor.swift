@@ -13,7 +13,7 @@ import Tracing
 /// ```
 ///
 /// - It injects the current `ServiceContext` into the request's metadata through the bootstrapped instrument
-///   (``MetadataInjector``: W3C `traceparent` for OpenTelemetry's tracers), so the peer's answer names this trace.
+///   (W3C `traceparent` for OpenTelemetry's tracers), so the peer's answer names this trace.
 /// - An `RPCError` that carries details (``ServerErrorInterceptor``'s, or any AIP-193 service's) is read by a
 ///   ``GRPCStatusReader``; the caller still gets an `RPCError` (grpc-swift's calls throw nothing else), with the
 ///   same code, message and metadata, and the peer's `DomainError` (`PeerProblem/error`) as its `cause`.

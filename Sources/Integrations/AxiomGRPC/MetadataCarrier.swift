@@ -4,23 +4,23 @@ import Tracing
 
 /// Reads propagated trace context (W3C `traceparent` and `tracestate`, or whatever the bootstrapped instrument
 /// propagates) from a request's metadata: the server side of ``MetadataInjector``.
-public struct MetadataExtractor: Extractor {
+package struct MetadataExtractor: Extractor {
     /// An extractor.
-    public init() {}
+    package init() {}
 
     /// The first string value under `key` (gRPC metadata keys are lower case, and so are W3C's).
-    public func extract(key: String, from carrier: Metadata) -> String? {
+    package func extract(key: String, from carrier: Metadata) -> String? {
         carrier[stringValues: key.lowercased()].first(where: { _ in true })
     }
 }
 
 /// Writes the current trace context into a request's metadata, replacing what the key held.
-public struct MetadataInjector: Injector {
+package struct MetadataInjector: Injector {
     /// An injector.
-    public init() {}
+    package init() {}
 
     /// Sets `key` to `value` (lower cased: gRPC metadata keys are).
-    public func inject(_ value: String, forKey key: String, into carrier: inout Metadata) {
+    package func inject(_ value: String, forKey key: String, into carrier: inout Metadata) {
         carrier.replaceOrAddString(value, forKey: key.lowercased())
     }
 }

@@ -48,10 +48,10 @@ import Tracing
 /// The operation of the pipeline's events is the RPC's full method name (`shop.Orders/Get`).
 ///
 /// Traces: when no span is active around it (no tracing interceptor outside it), it extracts the caller's trace
-/// context from the request's metadata (W3C `traceparent`, or what the bootstrapped instrument propagates, through
-/// ``MetadataExtractor``) and runs the handler under a SERVER span named the full method, child of the caller's,
-/// so the answer's trace id is the caller's trace. The span gets `error.type` for every error that ends the call
-/// and `rpc.grpc.status_code`, and status error only for `unknown`, `deadlineExceeded`, `unimplemented`,
+/// context from the request's metadata (W3C `traceparent`, or what the bootstrapped instrument propagates) and
+/// runs the handler under a SERVER span named the full method, child of the caller's, so the answer's trace id
+/// is the caller's trace. The span gets `error.type` for every error that ends the call and
+/// `rpc.grpc.status_code`, and status error only for `unknown`, `deadlineExceeded`, `unimplemented`,
 /// `internalError`, `unavailable` and `dataLoss` (``GRPCStatusTable/isServerFailure(_:)``), as OpenTelemetry's gRPC
 /// conventions ask. The span ends when the response has been written or the error answered; a call whose caller
 /// left before its response started (grpc-swift then never writes it) ends when the response is dropped, with status

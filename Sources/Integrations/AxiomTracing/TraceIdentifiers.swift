@@ -27,7 +27,7 @@ public struct TraceIdentifiers: Sendable, Hashable {
     }
 
     /// The ids `context` carries, if it has a span.
-    public static func of(_ context: ServiceContext) -> TraceIdentifiers? {
+    package static func of(_ context: ServiceContext) -> TraceIdentifiers? {
         var carrier: [String: String] = [:]
         InstrumentationSystem.instrument.inject(context, into: &carrier, using: DictionaryInjector())
         if let parent = carrier["traceparent"], let ids = fromTraceparent(parent) { return ids }
@@ -38,7 +38,7 @@ public struct TraceIdentifiers: Sendable, Hashable {
     }
 
     /// The ids of a W3C `traceparent` value, `00-<32 hex>-<16 hex>-<2 hex>`, unless either is all zeros.
-    public static func fromTraceparent(_ value: String) -> TraceIdentifiers? {
+    package static func fromTraceparent(_ value: String) -> TraceIdentifiers? {
         let parts = value.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[1].count == 32, parts[2].count == 16,
             parts[1].allSatisfy(\.isHexDigit), parts[2].allSatisfy(\.isHexDigit),

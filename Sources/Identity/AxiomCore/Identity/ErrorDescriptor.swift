@@ -22,9 +22,9 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     /// How it may be retried; `nil` when it must never be retried.
     public let retry: RetryPolicy?
     /// Localization key of the user-facing message.
-    public let messageKey: String
+    package let messageKey: String
     /// Localization key of the recovery suggestion, if there is one.
-    public let recoverySuggestionKey: String?
+    package let recoverySuggestionKey: String?
     /// How it is presented; `nil` means the category's default.
     public let presentation: PresentationRule?
     /// When escalated by the generic handler, the code it is translated to (for example "reconnect").

@@ -98,7 +98,7 @@ public struct RedactingLogHandler: LogHandler {
 
 /// An error attached to a log event, reduced to its redacted description: the original value may hold
 /// secrets in fields that a downstream handler would print.
-public struct RedactedError: Error, Sendable, CustomStringConvertible {
+package struct RedactedError: Error, Sendable, CustomStringConvertible {
     /// The redacted `String(describing:)` of the original error.
-    public let description: String
+    package let description: String
 }

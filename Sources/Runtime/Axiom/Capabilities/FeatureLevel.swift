@@ -1,6 +1,6 @@
 /// How much of the application can run, from everything to the bare core: it degrades step by step instead of
 /// failing blindly.
-public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+package enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
     /// Every feature.
     case full
     /// Enhanced features are off.
@@ -24,9 +24,9 @@ public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, 
     }
 
     /// Orders levels from full (smallest) to minimal.
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.degradation < rhs.degradation }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.degradation < rhs.degradation }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// Decides the feature level from the available capabilities and the system's health.
@@ -34,7 +34,7 @@ public enum FeatureLevel: String, Sendable, Hashable, CaseIterable, Comparable, 
 /// In order: a saturated system (memory use, CPU load or pressure at their limits) is `minimal`; without the
 /// network capability, `offline`; without an essential capability, `basic`; without an enhanced one,
 /// `limited`; otherwise `full`. The limits: memory above 90 %, CPU above 95 %.
-public struct FeaturePolicy: Sendable {
+package struct FeaturePolicy: Sendable {
     /// The capability whose absence means offline.
     package var network: String
     /// Capabilities without which only basic features run.
@@ -49,7 +49,7 @@ public struct FeaturePolicy: Sendable {
     package var pressureLimit: Double
 
     /// Creates a policy.
-    public init(
+    package init(
         network: String = "network", essential: Set<String> = ["storage"], enhanced: Set<String> = [],
         memoryUsageLimit: Double = 0.9, cpuLoadLimit: Double = 0.95, pressureLimit: Double = 0.5
     ) {

@@ -2,13 +2,13 @@ import CoreMetrics
 import Logging
 
 /// A change of feature level, with the reason for the new one.
-public struct FeatureLevelTransition: Sendable, Hashable {
+package struct FeatureLevelTransition: Sendable, Hashable {
     /// The level left.
-    public let from: FeatureLevel
+    package let from: FeatureLevel
     /// The level entered.
-    public let to: FeatureLevel
+    package let to: FeatureLevel
     /// Why (nil when back at full).
-    public let reason: String?
+    package let reason: String?
 }
 
 /// Keeps the application's feature level: evaluates capabilities and system health, and reports each change.
@@ -17,13 +17,13 @@ public struct FeatureLevelTransition: Sendable, Hashable {
 /// transition is logged (notice when degrading, info when recovering), recorded on the
 /// `axiom_feature_level` gauge (0 full … 4 minimal) and the `axiom_feature_level_transitions_total{from,to}`
 /// counter, and published to ``transitions()`` subscribers and observers.
-public actor FeatureLevelMonitor {
+package actor FeatureLevelMonitor {
     /// The current level.
-    public private(set) var level: FeatureLevel = .full
+    package private(set) var level: FeatureLevel = .full
     /// Why the level is not full.
-    public private(set) var reason: String?
+    package private(set) var reason: String?
     /// The last health reading.
-    public private(set) var health: SystemHealth?
+    package private(set) var health: SystemHealth?
 
     private let validator: CapabilityValidator
     private let policy: FeaturePolicy
@@ -35,7 +35,7 @@ public actor FeatureLevelMonitor {
     private var observers: [@Sendable (FeatureLevelTransition) -> Void] = []
 
     /// Creates a monitor at `full`, checking the policy's capabilities with `validator`.
-    public init(
+    package init(
         validator: CapabilityValidator, policy: FeaturePolicy = FeaturePolicy(),
         health: any SystemHealthSource = LinuxSystemHealth(), logger: Logger = .axiom("axiom.features"),
         metrics: any MetricsFactory = MetricsSystem.factory
@@ -50,7 +50,7 @@ public actor FeatureLevelMonitor {
     }
 
     /// Every transition from now on.
-    public nonisolated func transitions() -> AsyncStream<FeatureLevelTransition> { broadcaster.subscribe() }
+    package nonisolated func transitions() -> AsyncStream<FeatureLevelTransition> { broadcaster.subscribe() }
 
     /// Calls `observer` on every transition from now on.
     package func addObserver(_ observer: @escaping @Sendable (FeatureLevelTransition) -> Void) {
@@ -59,7 +59,7 @@ public actor FeatureLevelMonitor {
 
     /// Checks capabilities (through the validator's cache) and health, and moves to the level they call for.
     @discardableResult
-    public func evaluate() async -> FeatureLevel {
+    package func evaluate() async -> FeatureLevel {
         var available: Set<String> = []
         for name in policy.capabilities.union(validator.names).sorted() {
             if await validator.status(of: name).isAvailable { available.insert(name) }

@@ -5,18 +5,18 @@ import Musl
 #endif
 
 /// How loaded the system is, as fractions from 0 (idle) to 1 (saturated). A nil figure could not be read.
-public struct SystemHealth: Sendable, Hashable {
+package struct SystemHealth: Sendable, Hashable {
     /// Memory in use: the larger of the host's `1 − MemAvailable/MemTotal` and the cgroup's `current/max`.
-    public var memoryUsage: Double?
+    package var memoryUsage: Double?
     /// CPU load: the one-minute load average per online core, capped at 1.
-    public var cpuLoad: Double?
+    package var cpuLoad: Double?
     /// cgroup v2 CPU pressure: share of time some task waited for CPU over the last 10 s.
-    public var cpuPressure: Double?
+    package var cpuPressure: Double?
     /// cgroup v2 memory pressure: share of time some task stalled on memory over the last 10 s.
-    public var memoryPressure: Double?
+    package var memoryPressure: Double?
 
     /// Creates a reading.
-    public init(
+    package init(
         memoryUsage: Double? = nil, cpuLoad: Double? = nil, cpuPressure: Double? = nil, memoryPressure: Double? = nil
     ) {
         self.memoryUsage = memoryUsage
@@ -30,14 +30,14 @@ public struct SystemHealth: Sendable, Hashable {
 }
 
 /// Where the feature level reads system health from. Tests inject their own.
-public protocol SystemHealthSource: Sendable {
+package protocol SystemHealthSource: Sendable {
     /// Reads the current health.
     func read() async -> SystemHealth
 }
 
 /// System health read from Linux: `/proc/meminfo`, `/proc/loadavg`, and the cgroup v2 files
 /// (`memory.max`, `memory.current`, `cpu.pressure`, `memory.pressure`) when present.
-public struct LinuxSystemHealth: SystemHealthSource {
+package struct LinuxSystemHealth: SystemHealthSource {
     /// Where `meminfo` and `loadavg` live.
     package let procRoot: String
     /// The process's cgroup v2 directory.
@@ -46,13 +46,13 @@ public struct LinuxSystemHealth: SystemHealthSource {
     package let cores: Int
 
     /// Reads from the real system unless told otherwise.
-    public init(procRoot: String = "/proc", cgroupRoot: String = "/sys/fs/cgroup", cores: Int? = nil) {
+    package init(procRoot: String = "/proc", cgroupRoot: String = "/sys/fs/cgroup", cores: Int? = nil) {
         self.procRoot = procRoot
         self.cgroupRoot = cgroupRoot
         self.cores = max(1, cores ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
-    public func read() async -> SystemHealth {
+    package func read() async -> SystemHealth {
         var health = SystemHealth()
         if let meminfo = LinuxFiles.read(procRoot + "/meminfo"),
             let total = LinuxFiles.meminfo(meminfo, "MemTotal"), total > 0,
