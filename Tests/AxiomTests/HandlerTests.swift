@@ -211,6 +211,33 @@ struct HandlerTests {
         #expect(throws: EscalatedError.self) { try pipeline.decide(ClientError.isolationBreach, operation: "x") }
     }
 
+    @Test(
+        "handlers chosen at run time, of different types, are asked in order behind AnyErrorHandler: their codes bound, what they throw recorded"
+    )
+    func erasedHandlers() throws {
+        struct Boom: Error {}
+        let harness = try Harness()
+        // Rules as a configuration file would give them: a kind and a code (503 is BUSY's numeric alias).
+        let rules = [("ignore", "SOLD"), ("fallback", "503")]
+        let handlers = rules.map { kind, code in
+            kind == "ignore"
+                ? AnyErrorHandler(Ignore(.code(ErrorCode("shop", code))))
+                : AnyErrorHandler(Recover(.code(ErrorCode("shop", code)), .fallback(7)))
+        }
+        let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
+            Handle(.code(ErrorCode("shop", "BUSY"))) { _ in throw Boom() }
+            for handler in handlers {
+                handler
+            }
+        }
+        #expect(try pipeline.decide(ShopError.sold, operation: "x").disposition == .ignore)
+        let busy = try pipeline.decide(ShopError.busy, operation: "x")
+        #expect(busy.disposition == .recover)
+        #expect(busy.value as? Int == 7)
+        #expect(busy.event?.handlerFailures.first?.error is Boom)
+        #expect(throws: EscalatedError.self) { try pipeline.decide(ShopError.broken, operation: "x") }
+    }
+
     @Test("an error that no handler takes escalates from an inner layer and is handled at the top")
     func nobodyTakesIt() async throws {
         let harness = try Harness()

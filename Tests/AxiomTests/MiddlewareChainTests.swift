@@ -76,6 +76,26 @@ struct MiddlewareChainTests {
         #expect(try await bare.run("op") { 5 } == 5)
     }
 
+    @Test("stages chosen at run time, of different types, nest in order behind AnyOperationMiddleware")
+    func erasedStages() async throws {
+        let log = TraceLog()
+        let stages = [
+            AnyOperationMiddleware(Tracing(name: "a", log: log)), AnyOperationMiddleware(TimeoutStage(.seconds(600))),
+            AnyOperationMiddleware(Tracing(name: "b", log: log)),
+        ]
+        let chain = OperationChain {
+            for stage in stages {
+                stage
+            }
+        }
+        let value = try await chain.run("op") { () async throws -> Int in
+            log.append("work")
+            return 1
+        }
+        #expect(value == 1)
+        #expect(log.entries == ["→a", "→b", "work", "←b", "←a"])
+    }
+
     @Test("the retry stage tells inner stages which attempt they see")
     func attemptNumbers() async throws {
         let clock = ManualClock()

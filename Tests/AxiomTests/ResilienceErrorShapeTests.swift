@@ -10,8 +10,8 @@ struct ResilienceErrorShapeTests {
         let line: UInt = #line + 1
         let error = CircuitOpenError(key: "wallet", state: .open, retryAfter: .seconds(3))
         #expect(error.errorCode == ErrorCode("axiom.resilience", "circuitOpen"))
-        #expect(error.file == #fileID)
-        #expect(error.line == line)
+        #expect(error.throwSite.file == #fileID)
+        #expect(error.throwSite.line == line)
         #expect(error == CircuitOpenError(key: "wallet", state: .open, retryAfter: .seconds(3), file: "x", line: 1))
         #expect(error != CircuitOpenError(key: "wallet", state: .isolated, retryAfter: nil))
     }
@@ -21,8 +21,8 @@ struct ResilienceErrorShapeTests {
         let line: UInt = #line + 1
         let whole = TimeoutError(operation: "sync", limit: .seconds(1))
         #expect(whole.errorCode == ErrorCode("axiom.resilience", "timeout"))
-        #expect(whole.file == #fileID)
-        #expect(whole.line == line)
+        #expect(whole.throwSite.file == #fileID)
+        #expect(whole.throwSite.line == line)
         let attempt = TimeoutError(operation: "sync", limit: .seconds(1), scope: .attempt)
         #expect(attempt.errorCode == ErrorCode("axiom.resilience", "attemptTimeout"))
         #expect(whole != attempt)
@@ -34,8 +34,8 @@ struct ResilienceErrorShapeTests {
         let line: UInt = #line + 1
         let error = ConcurrencyLimitError(key: "wallet", limit: 4, queueLimit: 8)
         #expect(error.errorCode == ErrorCode("axiom.resilience", "concurrencyLimited"))
-        #expect(error.file == #fileID)
-        #expect(error.line == line)
+        #expect(error.throwSite.file == #fileID)
+        #expect(error.throwSite.line == line)
         let elsewhere = ConcurrencyLimitError(key: "wallet", limit: 4, queueLimit: 8, file: "x", line: 1)
         #expect(error == elsewhere)
         #expect(error.hashValue == elsewhere.hashValue)
@@ -48,8 +48,8 @@ struct ResilienceErrorShapeTests {
         let line: UInt = #line + 1
         let error = RateLimitError(key: "wallet", retryAfter: .seconds(2))
         #expect(error.errorCode == ErrorCode("axiom.resilience", "rateLimited"))
-        #expect(error.file == #fileID)
-        #expect(error.line == line)
+        #expect(error.throwSite.file == #fileID)
+        #expect(error.throwSite.line == line)
         let elsewhere = RateLimitError(key: "wallet", retryAfter: .seconds(2), file: "x", line: 1)
         #expect(error == elsewhere)
         #expect(error.hashValue == elsewhere.hashValue)
@@ -75,8 +75,8 @@ struct ResilienceErrorShapeTests {
         let line: UInt = #line + 1
         let fault = InjectedFault(sequence: 2)
         #expect(fault.errorCode == ErrorCode("axiom.resilience", "injectedFault"))
-        #expect(fault.file == #fileID)
-        #expect(fault.line == line)
+        #expect(fault.throwSite.file == #fileID)
+        #expect(fault.throwSite.line == line)
         #expect(fault == InjectedFault(sequence: 2, file: "x", line: 1))
         #expect(Set([fault, InjectedFault(sequence: 2)]).count == 1)
     }

@@ -34,10 +34,6 @@ public struct CircuitOpenError: IdentifiableError, Hashable, Sendable, CustomStr
     public let retryAfter: Duration?
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
-    /// The file that threw it (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that threw it.
-    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     package init(
@@ -89,10 +85,6 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
     public let scope: Scope
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
-    /// The file that threw it (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that threw it.
-    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     package init(
@@ -124,10 +116,6 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
     public let sequence: Int
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
-    /// The file that threw it (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that threw it.
-    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     package init(sequence: Int, file: String = #fileID, line: UInt = #line) {
@@ -143,7 +131,7 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
 /// Options of a resilience component (a circuit breaker, a limiter) that cannot work, refused when the component
 /// is made: a failure ratio of 1.5 or a minimum throughput of 0 would give a breaker that never opens.
 ///
-/// A programming error, identified as `axiom.resilience/invalidConfiguration`; `file` and `line` say where it
+/// A programming error, identified as `axiom.resilience/invalidConfiguration`; ``throwSite`` says where it
 /// was thrown from, equality compares what was refused and why. Already the framework's shape for one code: no
 /// `Code` type, the fields are the payload.
 public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendable, CustomStringConvertible {
@@ -158,10 +146,6 @@ public struct ResilienceConfigurationError: IdentifiableError, Hashable, Sendabl
     public let reason: String
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
-    /// The file that threw it (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that threw it.
-    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     package init(component: String, option: String, reason: String, file: String = #fileID, line: UInt = #line) {
@@ -192,10 +176,6 @@ public struct ConcurrencyLimitError: IdentifiableError, Sendable, Hashable, Cust
     public let queueLimit: Int
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
-    /// The file that threw it (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that threw it.
-    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     package init(key: String, limit: Int, queueLimit: Int, file: String = #fileID, line: UInt = #line) {
@@ -227,10 +207,6 @@ public struct RateLimitError: IdentifiableError, Sendable, Hashable, CustomStrin
     public let retryAfter: Duration?
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
     public let throwSite: ThrowSite
-    /// The file that threw it (`#fileID`).
-    package var file: String { throwSite.file }
-    /// The line that threw it.
-    package var line: UInt { throwSite.line }
 
     /// Creates the error; `file` and `line` default to the caller's.
     package init(key: String, retryAfter: Duration, file: String = #fileID, line: UInt = #line) {
