@@ -197,11 +197,21 @@ extension Symbolicate {
     }
 }
 
-/// `axiom crash-reports --dir DIR [--json]`: processes every pending raw report of a crash directory.
+/// `axiom crash-reports`: `process` (the default) and `group`.
 struct CrashReports: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crash-reports",
-        abstract: "Process the pending crash reports of a directory.",
+        abstract: "Process the pending crash reports of a directory, or group those of many machines.",
+        subcommands: [ProcessCrashReports.self, CrashGroups.self],
+        defaultSubcommand: ProcessCrashReports.self
+    )
+}
+
+/// `axiom crash-reports [process] --dir DIR [--json]`: processes every pending raw report of a crash directory.
+struct ProcessCrashReports: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "process",
+        abstract: "Process the pending crash reports of a directory (the default).",
         discussion: """
             Each pending raw report is symbolicated into DIR/processed (JSON and text, the raw report moved beside \
             them); a malformed one is moved to DIR/rejected with a .reason file. A report the crashed process \

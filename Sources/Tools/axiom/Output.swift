@@ -13,9 +13,9 @@ func printJSON(_ value: some Encodable) throws {
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
-/// Writes one line to standard error.
-func printError(_ message: String) {
-    var line = message + "\n"
+/// Writes one line to standard error (or, with `newline` false, text that stays on the current line).
+func printError(_ message: String, newline: Bool = true) {
+    var line = newline ? message + "\n" : message
     line.withUTF8 { bytes in
         var rest = UnsafeRawBufferPointer(bytes)
         while !rest.isEmpty {
