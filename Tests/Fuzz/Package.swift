@@ -29,6 +29,7 @@ let package = Package(
         fuzzTarget("ELF", ["AxiomPlugins", "AxiomSymbolication"]),
         fuzzTarget("PluginDescriptor", ["Axiom", "AxiomPlugins", "AxiomPluginKit"]),
         fuzzTarget("RawCrashReport", ["AxiomCrash", "AxiomSymbolication"]),
+        fuzzTarget("CrashGroups", ["AxiomCrash"]),
         fuzzTarget("Symbolication", ["AxiomSymbolication"]),
         fuzzTarget("Redactor", ["Axiom"]),
         fuzzTarget("AcceptLanguage", ["Axiom"]),

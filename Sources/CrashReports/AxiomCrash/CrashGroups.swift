@@ -185,3 +185,24 @@ package enum CrashGrouping {
         }
     }
 }
+
+/// Grouping's reader on any bytes, for the fuzz target (`Tests/Fuzz/CrashGroups`): not part of the API. A crash
+/// folder gathered from many machines is outside data.
+@_spi(Fuzzing) public enum CrashGroupingFuzzing {
+    /// Reads `bytes` as a JSON report and, when they are one, groups it with a copy of itself from another host.
+    /// Returns whether they were a report; a refusal has a reason and never the bytes; no input traps.
+    @_spi(Fuzzing) public static func exercise(_ bytes: [UInt8]) -> Bool {
+        do {
+            let report = try CrashGrouping.read(bytes, path: "fuzz.json", host: "a")
+            var other = report
+            other.host = "b"
+            let groups = CrashGrouping.group([report, other])
+            precondition(groups.count == 1 && groups[0].count == 2 && groups[0].hosts.count == 2, "a report lost")
+            precondition(report.fingerprint.utf8.count == 16, "a fingerprint of another length")
+            return true
+        } catch {
+            precondition(!error.reason.isEmpty && error.path == "fuzz.json", "a refusal without a reason")
+            return false
+        }
+    }
+}
