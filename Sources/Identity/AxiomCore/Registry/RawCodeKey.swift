@@ -34,13 +34,22 @@ struct RawCodeKey: Hashable, Sendable {
         #endif
     }
 
+    /// A slot hash in which every bit of the four words counts. Each word pair is folded through one full-width
+    /// multiplication (the high and low halves of the product combined), as wyhash mixes: a plain multiply carries
+    /// a word's bits only upwards, and codes that differ in their later characters (`CODE_100`, `CODE_200`: the
+    /// high bytes of a word) would then share their low bits, and so a slot and one long probe sequence.
     @inlinable
     var slotHash: Int {
-        var h = w0 &* 0x9E37_79B9_7F4A_7C15
-        h = (h ^ w1) &* 0xBF58_476D_1CE4_E5B9
-        h = (h ^ w2) &* 0x94D0_49BB_1331_11EB
-        h = (h ^ w3) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: h ^ (h >> 29))
+        let domain = Self.fold(w0 ^ 0xA076_1D64_78BD_642F, w1 ^ 0xE703_7ED1_A0B4_28DB)
+        let name = Self.fold(w2 ^ 0x8EBC_6AF0_9C88_C6E3, w3 ^ 0x5899_65CC_7537_4CC3)
+        return Int(truncatingIfNeeded: Self.fold(domain ^ 0x1D8E_4E27_C47D_124F, name ^ 0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// The two halves of the full product, combined: one multiplication that spreads every bit of either operand.
+    @inlinable @inline(__always)
+    static func fold(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let product = a.multipliedFullWidth(by: b)
+        return product.high ^ product.low
     }
 }
 
