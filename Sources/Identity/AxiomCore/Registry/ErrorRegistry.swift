@@ -44,6 +44,9 @@ public final class ErrorRegistry: Sendable {
     private let valueCacheFull = Atomic(false)
     /// Set once `rememberedMissLimit` misses are remembered, so that unknown codes then skip the writer's lock.
     private let missesFull = Atomic(false)
+    /// Set once an application teaches the registry an identity of `DomainError` of its own, which its lookups then
+    /// take (see `resolveSlowly`).
+    private let domainErrorTaught = Atomic(false)
     /// Set once the fast code table holds `fastCodeLimit` entries, so that codes it lacks then skip the writer's lock.
     private let fastCodesFull = Atomic(false)
     private let writer: Mutex<WriterState>
@@ -192,6 +195,12 @@ public final class ErrorRegistry: Sendable {
     private func resolveSlowly<E: Error>(
         _ value: E, bits: UInt64?
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
+        // A domain error (every error from a peer or a plugin) has one extractor in every registry, unless an
+        // application taught its own: its code is read in place, without asking the type table or the extractor.
+        if E.self == DomainError.self && !domainErrorTaught.load(ordering: .relaxed) {
+            let found = withUnsafePointer(to: value) { DomainErrorExtractor.descriptor(at: $0, in: self) }
+            return (found ?? Unmanaged.passUnretained(snapshot.unknown), TypeExtractor.domainError)
+        }
         let type = ObjectIdentifier(E.self)
         let extractor = lookupExtractor(type) ?? learn(value)
         if extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) { return nil }
@@ -325,6 +334,7 @@ public final class ErrorRegistry: Sendable {
         }
         // An application's extractor replaces whatever is there; rare, so the table is rebuilt, and what the value
         // cache learned of the type through the old extractor is forgotten.
+        if key == ObjectIdentifier(DomainError.self) { domainErrorTaught.store(true, ordering: .relaxed) }
         typeTable.replaceEntries { entries in [(key, extractor)] + entries.filter { $0.0 != key } }
         valueCache.replaceEntries { entries in entries.filter { $0.0.type != key } }
         valueCacheFull.store(false, ordering: .relaxed)
