@@ -24,64 +24,60 @@ struct CodeTable: @unchecked Sendable {
         case unknown
     }
 
+    /// One slot: a code's hash, where its bytes are, and its descriptor; empty when `descriptor` is nil. The slots
+    /// hold the entries themselves, so that a probe reads one cache line and the code's bytes one more.
     private struct Entry {
-        var hash: UInt64
+        var hash: UInt64 = 0
         /// The domain's bytes, then the code's, in `bytes`.
-        var offset: Int
-        var domainCount: Int
-        var codeCount: Int
+        var offset: UInt32 = 0
+        var domainCount: UInt32 = 0
+        var codeCount: UInt32 = 0
         /// Registered descriptors are immortal (see ``Snapshot``).
-        var descriptor: Unmanaged<ErrorDescriptor>
+        var descriptor: Unmanaged<ErrorDescriptor>?
     }
 
-    /// One index + 1 per slot, 0 when empty; a power of two at least twice the entries.
-    private let slots: UnsafeMutablePointer<Int32>
-    private let entries: UnsafeMutablePointer<Entry>
+    /// A power of two at least twice the entries.
+    private let slots: UnsafeMutablePointer<Entry>
     private let bytes: UnsafeMutablePointer<UInt8>
     private let mask: Int
-    private let count: Int
     /// Whether every registered name is ASCII, so that a miss of an ASCII code is exact.
     private let isASCII: Bool
+    /// False when the names' bytes do not fit 32-bit offsets (4 GiB of names: never, in practice): every lookup then
+    /// takes the dictionary.
+    private let isUsable: Bool
 
     /// A table of `codes` (each key once, as a dictionary's keys are).
     init(_ codes: [ErrorCode: ErrorDescriptor]) {
-        var slotCount = 8
-        while slotCount < codes.count * 2 { slotCount <<= 1 }
-        slots = .allocate(capacity: slotCount)
-        slots.initialize(repeating: 0, count: slotCount)
-        mask = slotCount - 1
-        entries = .allocate(capacity: codes.count)
         let byteCount = codes.keys.reduce(0) { $0 + $1.domain.utf8.count + $1.code.utf8.count }
-        bytes = .allocate(capacity: max(byteCount, 1))
+        isUsable = byteCount <= Int(UInt32.max)
+        var slotCount = 8
+        while slotCount < codes.count * 2 && isUsable { slotCount <<= 1 }
+        slots = .allocate(capacity: slotCount)
+        slots.initialize(repeating: Entry(), count: slotCount)
+        mask = slotCount - 1
+        bytes = .allocate(capacity: isUsable ? max(byteCount, 1) : 1)
         var offset = 0
-        var index = 0
         var ascii = true
-        for (code, descriptor) in codes {
+        for (code, descriptor) in codes where isUsable {
             let domainCount = Self.append(code.domain, at: bytes + offset)
             let codeCount = Self.append(code.code, at: bytes + offset + domainCount)
             let domainBytes = UnsafeBufferPointer(start: bytes + offset, count: domainCount)
             let codeBytes = UnsafeBufferPointer(start: bytes + offset + domainCount, count: codeCount)
             let (hash, isASCII) = Self.hash(domainBytes, codeBytes)
             ascii = ascii && isASCII
-            (entries + index).initialize(
-                to: Entry(
-                    hash: hash, offset: offset, domainCount: domainCount, codeCount: codeCount,
-                    descriptor: Unmanaged.passUnretained(descriptor)))
             var slot = Int(truncatingIfNeeded: hash) & mask
-            while slots[slot] != 0 { slot = (slot &+ 1) & mask }
-            index += 1
-            slots[slot] = Int32(index)
+            while slots[slot].descriptor != nil { slot = (slot &+ 1) & mask }
+            slots[slot] = Entry(
+                hash: hash, offset: UInt32(offset), domainCount: UInt32(domainCount), codeCount: UInt32(codeCount),
+                descriptor: Unmanaged.passUnretained(descriptor))
             offset += domainCount + codeCount
         }
-        count = index
         isASCII = ascii
     }
 
     /// Frees the table's memory. Its owner calls it once, when no reader can hold the table.
     func deallocate() {
         slots.deallocate()
-        entries.deinitialize(count: count)
-        entries.deallocate()
         bytes.deallocate()
     }
 
@@ -96,16 +92,15 @@ struct CodeTable: @unchecked Sendable {
     }
 
     private func lookup(_ domain: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Answer {
+        guard isUsable else { return .unknown }
         let (hash, isASCII) = Self.hash(domain, name)
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let index = Int(slots[slot])
-            if index == 0 { return isASCII && self.isASCII ? .miss : .unknown }
-            let entry = entries[index &- 1]
-            if entry.hash == hash && entry.domainCount == domain.count && entry.codeCount == name.count
-                && Self.same(bytes + entry.offset, domain) && Self.same(bytes + entry.offset + domain.count, name)
-            {
-                return .hit(entry.descriptor)
+            let entry = slots[slot]
+            guard let descriptor = entry.descriptor else { return isASCII && self.isASCII ? .miss : .unknown }
+            if entry.hash == hash && Int(entry.domainCount) == domain.count && Int(entry.codeCount) == name.count {
+                let stored = bytes + Int(entry.offset)
+                if Self.same(stored, domain) && Self.same(stored + domain.count, name) { return .hit(descriptor) }
             }
             slot = (slot &+ 1) & mask
         }
