@@ -126,6 +126,11 @@ struct CodeTable: @unchecked Sendable {
 
     /// Copies a string's UTF-8 bytes to `target`, and returns how many there are.
     private static func append(_ string: String, at target: UnsafeMutablePointer<UInt8>) -> Int {
+        let copied = string.utf8.withContiguousStorageIfAvailable { bytes in
+            if let base = bytes.baseAddress { target.update(from: base, count: bytes.count) }
+            return bytes.count
+        }
+        if let copied { return copied }
         var count = 0
         for byte in string.utf8 {
             target[count] = byte
