@@ -194,6 +194,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    catalogBenchmarks()
+
     // Scaling across cores is measured by Benchmarks/hot-path-profile --scaling, in a plain release binary: this
     // process counts every malloc through the benchmark's interposer, a count all threads share, so here even bare
     // throw+catch gains nothing from a second task.

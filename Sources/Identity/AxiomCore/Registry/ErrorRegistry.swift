@@ -12,7 +12,7 @@ import Synchronization
 ///   any Error ──open existential──▶ E.self ──type table──▶ extractor ──▶ ErrorIdentity
 ///                                                                          │
 ///            fast code table (literal codes, no hashing of strings) ◀──────┤
-///                                 snapshot.byCode[identity.code] ◀─────────┘ (other codes, and misses)
+///        snapshot.codes (the names' bytes, then the dictionary) ◀──────────┘ (other codes, and misses)
 /// ```
 ///
 /// Readers never take a lock. The snapshot is immutable and published (`PublishedReference`): a registration
@@ -21,7 +21,7 @@ import Synchronization
 /// type table and the fast code table are grow-only tables (`PublishedTable`): a first sight of an error type or
 /// of a code adds one entry without copying the table. Codes can come from peers (decoded error bodies), so the
 /// fast table remembers at most `rememberedMissLimit` codes that no catalog registers; later unknown codes take
-/// the dictionary path and are not remembered, and the registry's memory stays bounded whatever peers send.
+/// the snapshot's path and are not remembered, and the registry's memory stays bounded whatever peers send.
 public final class ErrorRegistry: Sendable {
     /// The process-wide registry that layers use unless given another.
     public static let shared = ErrorRegistry()
@@ -44,6 +44,11 @@ public final class ErrorRegistry: Sendable {
     private let valueCacheFull = Atomic(false)
     /// Set once `rememberedMissLimit` misses are remembered, so that unknown codes then skip the writer's lock.
     private let missesFull = Atomic(false)
+    /// Set once an application teaches the registry an identity of `DomainError` of its own, which its lookups then
+    /// take (see `resolveSlowly`).
+    private let domainErrorTaught = Atomic(false)
+    /// Set once the fast code table holds `fastCodeLimit` entries, so that codes it lacks then skip the writer's lock.
+    private let fastCodesFull = Atomic(false)
     private let writer: Mutex<WriterState>
 
     /// Creates a registry holding the built-in catalog.
@@ -90,15 +95,25 @@ public final class ErrorRegistry: Sendable {
     /// The same, unretained: registered descriptors are immortal (see ``Snapshot``).
     @usableFromInline
     func descriptorReference(for code: ErrorCode) -> Unmanaged<ErrorDescriptor>? {
-        guard let key = RawCodeKey(code) else { return snapshot.byCode[code].map(Unmanaged.passUnretained) }
+        guard let key = RawCodeKey(code) else { return registered(code) }
         switch lookupFast(key) {
         case .hit(let descriptor)?: return descriptor
         case .miss?: return nil
         case nil:
-            let found = snapshot.byCode[code].map(Unmanaged.passUnretained)
-            if found != nil || !missesFull.load(ordering: .relaxed) { remember(key, code) }
+            let found = registered(code)
+            // Once the table is full, nothing more can be remembered: asking would take the writer's lock on
+            // every lookup of a code it lacks.
+            if found != nil ? !fastCodesFull.load(ordering: .relaxed) : !missesFull.load(ordering: .relaxed) {
+                remember(key, code)
+            }
             return found
         }
+    }
+
+    /// The snapshot's descriptor for a code, read through a guaranteed reference (see `lookupFast`).
+    @inline(__always)
+    private func registered(_ code: ErrorCode) -> Unmanaged<ErrorDescriptor>? {
+        published.object._withUnsafeGuaranteedRef { $0.descriptorReference(for: code) }
     }
 
     /// The descriptor registered under a numeric alias of a domain.
@@ -180,6 +195,12 @@ public final class ErrorRegistry: Sendable {
     private func resolveSlowly<E: Error>(
         _ value: E, bits: UInt64?
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
+        // A domain error (every error from a peer or a plugin) has one extractor in every registry, unless an
+        // application taught its own: its code is read in place, without asking the type table or the extractor.
+        if E.self == DomainError.self && !domainErrorTaught.load(ordering: .relaxed) {
+            let found = withUnsafePointer(to: value) { DomainErrorExtractor.descriptor(at: $0, in: self) }
+            return (found ?? Unmanaged.passUnretained(snapshot.unknown), TypeExtractor.domainError)
+        }
         let type = ObjectIdentifier(E.self)
         let extractor = lookupExtractor(type) ?? learn(value)
         if extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) { return nil }
@@ -261,6 +282,7 @@ public final class ErrorRegistry: Sendable {
                 fastCodes.replaceEntries { entries in entries.filter { if case .hit = $0.1 { true } else { false } } }
                 state.misses = 0
                 missesFull.store(false, ordering: .relaxed)
+                fastCodesFull.store(false, ordering: .relaxed)
             }
             published.replace(with: next)
         }
@@ -312,6 +334,7 @@ public final class ErrorRegistry: Sendable {
         }
         // An application's extractor replaces whatever is there; rare, so the table is rebuilt, and what the value
         // cache learned of the type through the old extractor is forgotten.
+        if key == ObjectIdentifier(DomainError.self) { domainErrorTaught.store(true, ordering: .relaxed) }
         typeTable.replaceEntries { entries in [(key, extractor)] + entries.filter { $0.0 != key } }
         valueCache.replaceEntries { entries in entries.filter { $0.0.type != key } }
         valueCacheFull.store(false, ordering: .relaxed)
@@ -334,13 +357,17 @@ public final class ErrorRegistry: Sendable {
     /// so a miss recorded here is true of the current snapshot.
     private func remember(_ key: RawCodeKey, _ code: ErrorCode) {
         writer.withTrackedLock { state in
-            _ = fastCodes.value(for: key) {
+            var asked = false
+            let entry = fastCodes.value(for: key) {
+                asked = true
                 if let descriptor = snapshot.byCode[code] { return .hit(Unmanaged.passUnretained(descriptor)) }
                 guard state.misses < Self.rememberedMissLimit else { return nil }
                 state.misses += 1
                 if state.misses == Self.rememberedMissLimit { missesFull.store(true, ordering: .relaxed) }
                 return .miss
             }
+            // Nothing found and nothing asked: the table holds `fastCodeLimit` entries.
+            if entry == nil && !asked { fastCodesFull.store(true, ordering: .relaxed) }
         }
     }
 

@@ -11,8 +11,8 @@ import Synchronization
 // bytes are their contents, so they are exact keys too. That makes codes a peer sends (decoded from JSON) fast
 // keys as well, so the owners of these tables bound what peers can add: the registry remembers a fixed number
 // of unknown codes, and the metrics observer keys its counters by descriptor, not by code. Longer strings built
-// at run time are not immortal and take the dictionary path; they are never keys, since keys must stay valid
-// forever.
+// at run time are not immortal and take the snapshot's path (`CodeTable`, by their bytes); they are never keys,
+// since keys must stay valid forever.
 
 /// The raw bits of two immortal strings: an exact identity for an `ErrorCode` made of literals.
 @usableFromInline
@@ -34,13 +34,23 @@ struct RawCodeKey: Hashable, Sendable {
         #endif
     }
 
-    @inlinable
+    /// A slot hash in which every bit of the four words counts. A multiply carries a word's bits only upwards, so
+    /// the chain ends with one full-width multiplication whose high half is folded into its low half (as wyhash
+    /// mixes): without it, codes that differ only in their later characters (`CODE_100`, `CODE_200`: the high bytes
+    /// of a word) shared their low bits, and so a slot and one long probe sequence.
+    @inlinable @inline(__always)
     var slotHash: Int {
         var h = w0 &* 0x9E37_79B9_7F4A_7C15
         h = (h ^ w1) &* 0xBF58_476D_1CE4_E5B9
         h = (h ^ w2) &* 0x94D0_49BB_1331_11EB
-        h = (h ^ w3) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: h ^ (h >> 29))
+        return Int(truncatingIfNeeded: Self.fold(h ^ w3, 0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// The two halves of the full product, combined: one multiplication that spreads every bit of either operand.
+    @inlinable @inline(__always)
+    static func fold(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let product = a.multipliedFullWidth(by: b)
+        return product.high ^ product.low
     }
 }
 

@@ -4,6 +4,8 @@ import AxiomCatalog
 final class Snapshot: Sendable {
     let byCode: [ErrorCode: ErrorDescriptor]
     let byAlias: [AliasKey: ErrorDescriptor]
+    /// `byCode` keyed by the names' bytes, for codes that are no fast key: see ``CodeTable``.
+    let codes: CodeTable
     let domainOwners: [String: String]
     let catalogs: [ErrorCatalog]
     /// Message tables by locale, one per catalog that provides the locale, in registration order: the first
@@ -21,6 +23,7 @@ final class Snapshot: Sendable {
         catalogs: [ErrorCatalog], messages: [String: [[String: String]]]
     ) {
         self.byCode = byCode
+        self.codes = CodeTable(byCode)
         self.byAlias = byAlias
         self.domainOwners = domainOwners
         self.catalogs = catalogs
@@ -36,6 +39,19 @@ final class Snapshot: Sendable {
         // in several snapshots is made immortal again, which changes nothing.
         for descriptor in byCode.values { _ = Unmanaged.passRetained(descriptor) }
         _ = Unmanaged.passRetained(unknown)
+    }
+
+    deinit { codes.deallocate() }
+
+    /// The descriptor registered under a code (a name, or a numeric alias as text), unretained: registered
+    /// descriptors are immortal.
+    @inline(__always)
+    func descriptorReference(for code: ErrorCode) -> Unmanaged<ErrorDescriptor>? {
+        switch codes.lookup(code) {
+        case .hit(let descriptor): descriptor
+        case .miss: nil
+        case .unknown: byCode[code].map(Unmanaged.passUnretained)
+        }
     }
 
     /// The text of a key in a locale: from the first catalog, in registration order, that has it.

@@ -55,6 +55,9 @@ class TypeExtractor: @unchecked Sendable {
     /// The extractor of `CancellationError`.
     static let cancellation = immortal(FixedExtractor(ErrorCatalog.cancellationCode))
 
+    /// The extractor of `DomainError`, which the registry also reads without asking its type table.
+    static let domainError = immortal(DomainErrorExtractor())
+
     /// Extractors learned from the first value of each type, shared by all registries.
     private static let learnedByType = Mutex<[ObjectIdentifier: Unmanaged<TypeExtractor>]>([:])
 
@@ -64,6 +67,10 @@ class TypeExtractor: @unchecked Sendable {
         let key = ObjectIdentifier(type(of: error))
         return learnedByType.withTrackedLock { learned in
             if let known = learned[key] { return known }
+            if type(of: error) == DomainError.self {
+                learned[key] = domainError
+                return domainError
+            }
             let extractor: TypeExtractor
             if type(of: error) is any ErrorEnvelope.Type {
                 extractor = EnvelopeExtractor()
@@ -90,6 +97,25 @@ final class IdentifiableExtractor<E: IdentifiableError>: TypeExtractor, @uncheck
     override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
         let value = pointer.assumingMemoryBound(to: E.self)
         return ErrorIdentity(code: value.pointee.errorCode, retryAfter: value.pointee.retryAfter)
+    }
+}
+
+/// Reads a ``DomainError``'s identity, the form of every error from a peer or a plugin, with code compiled for it.
+/// `IdentifiableExtractor<DomainError>` is made for a type known only at run time, so its reads run unspecialized,
+/// through the conformance's witnesses, which made a domain error's lookup several times a typed error's.
+final class DomainErrorExtractor: TypeExtractor, @unchecked Sendable {
+    // @unchecked: see TypeExtractor; this subclass adds no stored property.
+    init() { super.init(valueKeyBytes: nil) }
+
+    override func identity(at pointer: UnsafeRawPointer) -> ErrorIdentity {
+        let error = pointer.assumingMemoryBound(to: DomainError.self)
+        return ErrorIdentity(code: error.pointee.errorCode, retryAfter: error.pointee.retryAfter)
+    }
+
+    /// The descriptor `registry` registers for the code of the `DomainError` at `pointer`, read in place.
+    @inline(__always)
+    static func descriptor(at pointer: UnsafeRawPointer, in registry: ErrorRegistry) -> Unmanaged<ErrorDescriptor>? {
+        registry.descriptorReference(for: pointer.assumingMemoryBound(to: DomainError.self).pointee.errorCode)
     }
 }
 
