@@ -101,6 +101,20 @@ struct FingerprintNameTests {
         #expect(!FingerprintNames.isToolchainFunction("SwiftyLedger.total() -> Swift.Int"))
     }
 
+    @Test("The Swift runtime's fatal messages make the kind fatalError; a failed C assert's does not")
+    func swiftRuntimeMessages() {
+        #expect(
+            FingerprintNames.isSwiftRuntimeMessage(
+                "LedgerApp/app.swift:10: Fatal error: Unexpectedly found nil while unwrapping an Optional value"))
+        #expect(
+            FingerprintNames.isSwiftRuntimeMessage(
+                "Swift/ContiguousArrayBuffer.swift:691: Fatal error: Index out of range"))
+        #expect(FingerprintNames.isSwiftRuntimeMessage("LedgerApp/app.swift:12: Precondition failed: balanced"))
+        #expect(
+            !FingerprintNames.isSwiftRuntimeMessage(
+                "AxiomCrashProbe: axiom_crash_probe.c:173: axiom_probe_assert: Assertion `value == 42' failed."))
+    }
+
     @Test("The hash is FNV-1a 64 over the canonical text, which names the version, the kind and each frame")
     func canonicalTextAndHash() {
         // FNV-1a 64's published test vectors.

@@ -34,6 +34,12 @@ package enum FingerprintNames {
         "Dispatch.",
     ]
 
+    /// Whether a fatal message is the Swift runtime's (`file:line: Fatal error: …`, `Precondition failed: …`,
+    /// `Assertion failed: …`) rather than the C library's (a failed C `assert`'s, which ends `' failed.`).
+    package static func isSwiftRuntimeMessage(_ message: String) -> Bool {
+        ["Fatal error", "Precondition failed", "Assertion failed"].contains { message.contains($0) }
+    }
+
     /// Whether `function` (demangled) is a function of the Swift toolchain's libraries (see ``toolchainModules``):
     /// by the module its name starts with, once variants and enclosing closures are set aside, or the module
     /// an `(extension in Module):` qualifier names (an application's extension of `Array` is the application's).

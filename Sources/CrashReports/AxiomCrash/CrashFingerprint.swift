@@ -117,7 +117,7 @@ extension SymbolicatedCrashReport {
     /// compiler inlined as a `Swift runtime failure` frame): the same bug traps by SIGILL on x86_64 and SIGTRAP on
     /// aarch64, with a message in a debug build and without one in a release build. Else the signal's name.
     var fingerprintKind: String {
-        let swiftMessage = raw.fatalMessage.map { $0.contains("Fatal error") } ?? false
+        let swiftMessage = raw.fatalMessage.map(FingerprintNames.isSwiftRuntimeMessage) ?? false
         if swiftMessage || frames.contains(where: \.isRuntimeFailure) { return "fatalError" }
         return raw.signalName
     }
