@@ -165,10 +165,10 @@ package enum FingerprintNames {
     private static func withoutExtensionQualifiers(_ name: String) -> String {
         var result = Substring(name)
         var output = ""
-        while let range = result.range(of: "(extension in ") {
+        while let range = result.firstRange(of: "(extension in ") {
             output += result[..<range.lowerBound]
             let rest = result[range.upperBound...]
-            guard let end = rest.range(of: "):") else {
+            guard let end = rest.firstRange(of: "):") else {
                 output += result[range.lowerBound...]
                 return output
             }
