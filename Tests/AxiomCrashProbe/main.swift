@@ -67,6 +67,20 @@ func indexOutOfRange() -> Int {
     return values[CommandLine.arguments.count + 7]  // crash-line: index-out-of-range
 }
 
+/// The application code of the fingerprint tests, built by the test in several versions: opens the Swift library
+/// `AXIOM_PROBE_APP_LIBRARY` names and calls its `fingerprint_app_run` with `AXIOM_PROBE_APP_CASE`, which crashes.
+@inline(never)
+func runAppLibrary() {
+    guard let path = getenv("AXIOM_PROBE_APP_LIBRARY"), let library = dlopen(path, RTLD_NOW) else {
+        printError("dlopen: \(dlerror().map { String(cString: $0) } ?? "no AXIOM_PROBE_APP_LIBRARY")")
+        exit(5)
+    }
+    guard let entry = dlsym(library, "fingerprint_app_run") else { exit(5) }
+    typealias Run = @convention(c) (Int32) -> Int32
+    let selected = getenv("AXIOM_PROBE_APP_CASE").flatMap { Int32(String(cString: $0)) } ?? 0
+    print(unsafeBitCast(entry, to: Run.self)(selected))
+}
+
 enum ProbeError: IdentifiableError {
     case declined, timedOut
     var errorCode: ErrorCode {
@@ -394,6 +408,7 @@ case "fatal-error": fatalErrorWithMessage()
 case "index-out-of-range": print(indexOutOfRange())
 case "assert": axiom_probe_assert(Int32(arguments.count))
 case "dlopen-late": print(axiom_probe_crash_in_late_library())
+case "app-library": runAppLibrary()
 case "threads":
     // 8 other threads alive: 2 blocked in read(2), 6 waiting on a condition variable.
     axiom_probe_start_workers(8, 2)

@@ -204,6 +204,20 @@ struct CrashCommandTests {
         #expect(processed.first?["json"] as? String == "\(directory.path)/processed/\(stem).json")
         #expect(processed.first?["text"] as? String == "\(directory.path)/processed/\(stem).txt")
         #expect((processed.first?["crashSite"] as? String)?.hasPrefix("axiom_probe_null_write + ") == true)
+        // The fingerprint the processed JSON report has, for a tool that counts bugs.
+        let fingerprint = try #require(processed.first?["fingerprint"] as? [String: Any])
+        let written = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(ChildProcess.readText("\(directory.path)/processed/\(stem).json").utf8))
+                as? [String: Any])
+        let reported = try #require(written["fingerprint"] as? [String: Any])
+        #expect(fingerprint["value"] as? String == reported["value"] as? String)
+        #expect((fingerprint["value"] as? String)?.count == 16)
+        #expect(fingerprint["version"] as? Int == 1)
+        #expect(fingerprint["provisional"] as? Bool == false)
+        #expect(fingerprint["kind"] as? String == "SIGSEGV")
+        let frames = try #require(reported["frames"] as? [[String: Any]])
+        #expect(frames.first?["function"] as? String == "axiom_probe_null_write", "\(frames)")
         let rejected = try #require(object["rejected"] as? [[String: Any]])
         #expect(rejected.count == 1)
         #expect(rejected.first?["rawReport"] as? String == "\(directory.path)/rejected/crash-zzz-truncated.axcrash")

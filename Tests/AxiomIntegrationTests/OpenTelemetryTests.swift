@@ -194,6 +194,12 @@ struct OpenTelemetryTests {
                 as? String
         }
         #expect(buildIDs.contains { !$0.isEmpty })
+        // What a backend groups by: the report's fingerprint, its algorithm's version, and whether it is provisional.
+        #expect(crashRecord.stringAttribute("axiom.crash.fingerprint") == crash.report.fingerprint.value)
+        #expect("\(crashRecord.attribute("axiom.crash.fingerprint.version")?["intValue"] ?? "")" == "1")
+        #expect(
+            crashRecord.attribute("axiom.crash.fingerprint.provisional")?["boolValue"] as? Bool
+                == crash.report.fingerprint.isProvisional)
         let reportJSON = try #require(crashRecord.stringAttribute("axiom.crash.report"))
         let report = try #require(try JSONSerialization.jsonObject(with: Data(reportJSON.utf8)) as? [String: Any])
         #expect((report["trace"] as? [String: String])?["traceId"] == "101112131415161718191a1b1c1d1e1f")

@@ -9,7 +9,8 @@ extension SymbolicatedCrashReport {
     /// hexadecimal strings. `description` is the runtime's fatal message when it left one. Every thread is
     /// listed, the crashed one first (with its registers); one that did not answer in time has `answered`
     /// false and no frames. Added: `pid`, `tid`, `signal`, `code`, `fatalMessage`, `omittedThreads`,
-    /// `recentErrors` (the errors the application decided just before, oldest first), `plugins`, `trace`
+    /// `fingerprint` (``CrashFingerprint``: `value`, `version`, `provisional`, `kind` and the `frames` it was
+    /// made of), `recentErrors` (the errors the application decided just before, oldest first), `plugins`, `trace`
     /// (`traceId` and `spanId` of the span the crashed task worked for, when it announced one), `axiomVersion`
     /// (the version of Axiom that crashed, absent in reports written before it was recorded); a frame adds
     /// `imageOffset` (its address in the module's file) and, when it has no symbol,
@@ -29,6 +30,7 @@ extension SymbolicatedCrashReport {
         json.field("signal", Int(raw.signal))
         json.field("code", Int(raw.code))
         if let message = raw.fatalMessage { json.field("fatalMessage", message) }
+        writeFingerprint(to: &json)
         json.key("backtraceTime")
         json.raw(Self.seconds(raw.captureNanoseconds ?? 0))
         json.field("omittedImages", 0)
@@ -124,6 +126,33 @@ extension SymbolicatedCrashReport {
         return json.output + "\n"
     }
 
+    /// `"fingerprint": {"value", "version", "provisional", "kind", "frames"}`; each frame `{"module", "function"}`,
+    /// or in a provisional fingerprint `{"module", "functionStart"}` or `{"module", "imageOffset"}` (hexadecimal
+    /// strings).
+    private func writeFingerprint(to json: inout JSONWriter) {
+        let fingerprint = self.fingerprint
+        json.key("fingerprint")
+        json.beginObject()
+        json.field("value", fingerprint.value)
+        json.field("version", fingerprint.version)
+        json.field("provisional", fingerprint.isProvisional)
+        json.field("kind", fingerprint.kind)
+        json.key("frames")
+        json.beginArray()
+        for frame in fingerprint.frames {
+            json.beginObject()
+            json.field("module", frame.module)
+            switch frame.identity {
+            case .function(let name): json.field("function", name)
+            case .functionStart(let offset): json.field("functionStart", "0x" + String(offset, radix: 16))
+            case .imageOffset(let offset): json.field("imageOffset", "0x" + String(offset, radix: 16))
+            }
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+    }
+
     /// The frame the Swift backtracer ends a cut stack with.
     private func writeTruncation(to json: inout JSONWriter) {
         json.beginObject()
@@ -171,6 +200,9 @@ extension SymbolicatedCrashReport {
         if let version = raw.axiomVersion { lines.append("Axiom: \(version)") }
         lines.append("Process: \(raw.pid), signal \(raw.signal), code \(raw.code)")
         if let trace = raw.activeTrace { lines.append("Trace: \(trace.traceIDHex) span \(trace.spanIDHex)") }
+        let fingerprint = self.fingerprint
+        let provisional = fingerprint.isProvisional ? ", provisional: no debug info for its frames" : ""
+        lines.append("Fingerprint: \(fingerprint.value) (version \(fingerprint.version)\(provisional))")
         lines.append("")
         lines.append("Thread \(raw.tid) \"\(raw.threadName)\" crashed:")
         lines.append("")

@@ -18,6 +18,9 @@ import AxiomCrash
 /// | `exception.stacktrace` | the crashed thread's symbolicated frames, one a line as the text report prints them (function, image, `file:line:column`), at most ``topFrameLimit`` |
 /// | `axiom.crash.frames` | the same frames, as an array |
 /// | `axiom.crash.modules` | every module the report lists: `{path, build_id}` |
+/// | `axiom.crash.fingerprint` | the crash's fingerprint (``AxiomCrash/CrashFingerprint/value``), the same for every report of one bug: what a backend groups by |
+/// | `axiom.crash.fingerprint.version` | the version of the algorithm that made it (an integer) |
+/// | `axiom.crash.fingerprint.provisional` | true when it was made without debug info: the same report symbolicated later with its debug info has another, final fingerprint (a backend merges the groups by `log.record.uid`) |
 /// | `axiom.crash.report` | the report's whole JSON (the file `axiom crash-reports` writes) |
 /// | `process.pid`, `thread.id`, `thread.name` | the crashed process and thread |
 /// | `log.record.uid` | the report's stable id (``AxiomCrash/ProcessedCrashReport/reportID``): a record sent again for the same report (a run stopped between sending it and marking the report done) has the same one, so the backend can drop the repeat |
@@ -87,6 +90,10 @@ package struct CrashReportLogRecord: Sendable {
                 raw.modules.map { module in
                     .keyValues([("path", .string(module.path)), ("build_id", .string(module.buildIDHex))])
                 }))
+        let fingerprint = report.report.fingerprint
+        record.keyValue(6, "axiom.crash.fingerprint", .string(fingerprint.value))
+        record.keyValue(6, "axiom.crash.fingerprint.version", .int(Int64(fingerprint.version)))
+        record.keyValue(6, "axiom.crash.fingerprint.provisional", .bool(fingerprint.isProvisional))
         record.keyValue(6, "axiom.crash.report", .string(report.report.json))
         record.keyValue(6, "process.pid", .int(Int64(raw.pid)))
         record.keyValue(6, "thread.id", .int(Int64(raw.tid)))
@@ -105,6 +112,7 @@ package struct CrashReportLogRecord: Sendable {
 enum OTLPValue {
     case string(String)
     case int(Int64)
+    case bool(Bool)
     case array([OTLPValue])
     case keyValues([(String, OTLPValue)])
 }
@@ -118,12 +126,14 @@ extension ProtobufWriter {
         }
     }
 
-    /// The fields of an `AnyValue` (a `oneof`, so even an empty string or a zero is written): string_value = 1, int_value = 3, array_value = 5 (`ArrayValue.values` = 1),
+    /// The fields of an `AnyValue` (a `oneof`, so even an empty string or a zero is written): string_value = 1, bool_value = 2, int_value = 3, array_value = 5 (`ArrayValue.values` = 1),
     /// kvlist_value = 6 (`KeyValueList.values` = 1).
     mutating func anyValue(_ value: OTLPValue) {
         switch value {
         case .string(let string):
             self.string(1, string, always: true)
+        case .bool(let flag):
+            uint(2, flag ? 1 : 0, always: true)
         case .int(let integer):
             uint(3, UInt64(bitPattern: integer), always: true)
         case .array(let values):

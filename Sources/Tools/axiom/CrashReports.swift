@@ -272,6 +272,23 @@ struct CrashReportsSummary: Encodable {
         let timestamp: String
         /// The innermost frame of the executable's own code (see `SymbolicatedCrashReport.crashSite`).
         let crashSite: String?
+        /// What identifies the bug (`SymbolicatedCrashReport.fingerprint`): reports with one value are one bug.
+        let fingerprint: Fingerprint
+    }
+
+    /// A report's `CrashFingerprint`, without the frames it was made of (the JSON report has them).
+    struct Fingerprint: Encodable {
+        let value: String
+        let version: Int
+        let provisional: Bool
+        let kind: String
+
+        init(_ fingerprint: CrashFingerprint) {
+            self.value = fingerprint.value
+            self.version = fingerprint.version
+            self.provisional = fingerprint.isProvisional
+            self.kind = fingerprint.kind
+        }
     }
 
     struct SetAside: Encodable {
@@ -316,7 +333,8 @@ struct CrashReportsSummary: Encodable {
                         reportID: report.reportID, rawReport: report.rawPath, json: report.jsonPath,
                         text: report.textPath, signal: report.report.raw.signalName,
                         description: report.report.crashDescription, timestamp: report.report.timestamp,
-                        crashSite: report.report.crashSite?.summary))
+                        crashSite: report.report.crashSite?.summary,
+                        fingerprint: Fingerprint(report.report.fingerprint)))
             case .rejected(let path, let reason):
                 rejected.append(SetAside(reportID: reportID, rawReport: path, reason: reason.description))
             case .incomplete(let path, let pid, let reportID):
