@@ -224,3 +224,43 @@ struct CrashGroupsTests {
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "not a PNG: \(png.count) bytes")
     }
 }
+
+@Suite("axiom crash-reports group over real crashes")
+struct RealCrashGroupsTests {
+    @Test(
+        "Crashes of two machines, processed there, group by bug: two force unwraps on two hosts are one group, a null write another"
+    )
+    func realCrashes() throws {
+        let fleet = TemporaryDirectory()
+        defer { fleet.remove() }
+        let hosts = ["web-1", "web-2"].map { fleet.path + "/" + $0 }
+        for host in hosts { try #require(mkdir(host, 0o755) == 0) }
+        for (host, kind) in [(hosts[0], "force-unwrap"), (hosts[1], "force-unwrap"), (hosts[1], "null-write")] {
+            let crashed = ChildProcess.runProbe(directory: host, kind: kind)
+            #expect(crashed.termination.signal != nil, "\(kind): \(crashed.termination) \(crashed.stderr)")
+        }
+        for host in hosts {
+            let processed = ChildProcess.runAxiom(["crash-reports", "--dir", host], outputIn: fleet.path)
+            #expect(processed.termination.exitCode == 0, "\(processed.termination) \(processed.stderr)")
+        }
+        let result = ChildProcess.runAxiom(["crash-reports", "group", "--json"] + hosts, outputIn: fleet.path)
+        #expect(result.termination.exitCode == 0, "\(result.termination) \(result.stderr)")
+        #expect(SchemaCheck.problems(in: result.stdout, against: "crash-groups") == [])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["reports"] as? Int == 3)
+        #expect((json["skipped"] as? [Any])?.isEmpty == true, "\(json["skipped"] ?? "")")
+        let groups = try #require(json["groups"] as? [[String: Any]])
+        #expect(groups.count == 2)
+        let unwraps = try #require(groups.first)
+        #expect(unwraps["count"] as? Int == 2)
+        #expect(
+            (unwraps["hosts"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted() == ["web-1", "web-2"])
+        #expect(unwraps["kind"] as? String == "fatalError")
+        #expect((unwraps["frame"] as? String)?.hasPrefix("AxiomCrashProbe ") == true, "\(unwraps["frame"] ?? "")")
+        #expect(unwraps["provisional"] as? Bool == false)
+        let nullWrite = try #require(groups.last)
+        #expect(nullWrite["count"] as? Int == 1)
+        #expect(nullWrite["kind"] as? String == "SIGSEGV")
+        #expect(nullWrite["fingerprint"] as? String != unwraps["fingerprint"] as? String)
+    }
+}
