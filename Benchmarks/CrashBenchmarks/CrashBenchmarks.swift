@@ -44,40 +44,44 @@ let benchmarks: @Sendable () -> Void = {
     let grouping = Benchmark.Configuration(
         metrics: [.wallClock, .throughput], warmupIterations: 2, scalingFactor: .one, maxDuration: .seconds(10),
         maxIterations: 30)
-    let fleet = Fleet.make()
+    // The fleet is written before each grouping benchmark and removed after it (70 MB under /tmp).
+    let root = "/tmp/axiom-crash-fleet-\(getpid())"
 
-    Benchmark("read 1,000 crash report files (baseline)", configuration: grouping) { benchmark in
-        for _ in benchmark.scaledIterations {
-            var bytes = 0
-            for file in fleet.files { bytes += Fleet.read(file.path).count }
-            blackHole(bytes)
-        }
-    }
-
-    Benchmark("group 1,000 crash reports of 20 hosts and 3 builds (read, decode, group)", configuration: grouping) {
-        benchmark in
-        for _ in benchmark.scaledIterations {
-            var reports: [GroupedReport] = []
-            reports.reserveCapacity(fleet.files.count)
-            for file in fleet.files {
-                if let report = try? CrashGrouping.read(Fleet.read(file.path), path: file.path, host: file.host) {
-                    reports.append(report)
-                }
+    Benchmark(
+        "read 1,000 crash report files (baseline)", configuration: grouping,
+        closure: { (benchmark: Benchmark, fleet: Fleet) in
+            for _ in benchmark.scaledIterations {
+                var bytes = 0
+                for file in fleet.files { bytes += Fleet.read(file.path).count }
+                blackHole(bytes)
             }
-            precondition(reports.count == fleet.files.count, "a report was not read")
-            blackHole(CrashGrouping.group(reports))
-        }
-    }
+        }, setup: { Fleet.make(at: root) }, teardown: { Fleet.remove(root) })
+
+    Benchmark(
+        "group 1,000 crash reports of 20 hosts and 3 builds (read, decode, group)", configuration: grouping,
+        closure: { (benchmark: Benchmark, fleet: Fleet) in
+            for _ in benchmark.scaledIterations {
+                var reports: [GroupedReport] = []
+                reports.reserveCapacity(fleet.files.count)
+                for file in fleet.files {
+                    if let report = try? CrashGrouping.read(Fleet.read(file.path), path: file.path, host: file.host) {
+                        reports.append(report)
+                    }
+                }
+                precondition(reports.count == fleet.files.count, "a report was not read")
+                blackHole(CrashGrouping.group(reports))
+            }
+        }, setup: { Fleet.make(at: root) }, teardown: { Fleet.remove(root) })
 }
 
 /// 1,000 processed JSON reports of 4 bugs from 20 hosts and 3 builds, each the size of a real one (8 threads of 30
-/// symbolicated frames, 40 images), in a folder of its own under /tmp.
+/// symbolicated frames, 40 images), one folder per host under `root`.
 struct Fleet {
     var files: [(path: String, host: String)] = []
 
-    static func make() -> Fleet {
-        var template = Array("/tmp/axiom-crash-fleet-XXXXXX".utf8CString)
-        let root = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    static func make(at root: String) -> Fleet {
+        remove(root)
+        precondition(mkdir(root, 0o755) == 0, "cannot make \(root)")
         var fleet = Fleet()
         let bugs = [
             ("0123456789abcdef", 500), ("fedcba9876543210", 300), ("00000000deadbeef", 150),
@@ -117,6 +121,29 @@ struct Fleet {
             "function": "Shop.Checkout.run()"}]}, "threads": [\(threads.joined(separator: ", "))], \
             "images": [\(images.joined(separator: ", "))]}
             """
+    }
+
+    /// Removes the fleet under `root`: its host folders and their reports.
+    static func remove(_ root: String) {
+        guard let hosts = opendir(root) else { return }
+        while let host = readdir(hosts) {
+            let name = withUnsafeBytes(of: host.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name != ".", name != ".." else { continue }
+            if let files = opendir(root + "/" + name) {
+                while let file = readdir(files) {
+                    let fileName = withUnsafeBytes(of: file.pointee.d_name) {
+                        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                    }
+                    unlink(root + "/" + name + "/" + fileName)
+                }
+                closedir(files)
+            }
+            rmdir(root + "/" + name)
+        }
+        closedir(hosts)
+        rmdir(root)
     }
 
     static func write(_ text: String, to path: String) {
