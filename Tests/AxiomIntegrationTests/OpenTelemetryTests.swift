@@ -196,6 +196,7 @@ struct OpenTelemetryTests {
         #expect(buildIDs.contains { !$0.isEmpty })
         // What a backend groups by: the report's fingerprint, its algorithm's version, and whether it is provisional.
         #expect(crashRecord.stringAttribute("axiom.crash.fingerprint") == crash.report.fingerprint.value)
+        #expect(crashRecord.stringAttribute("axiom.version") == AxiomVersion.current)
         #expect("\(crashRecord.attribute("axiom.crash.fingerprint.version")?["intValue"] ?? "")" == "1")
         #expect(
             crashRecord.attribute("axiom.crash.fingerprint.provisional")?["boolValue"] as? Bool

@@ -94,6 +94,9 @@ package struct CrashReportLogRecord: Sendable {
         record.keyValue(6, "axiom.crash.fingerprint", .string(fingerprint.value))
         record.keyValue(6, "axiom.crash.fingerprint.version", .int(Int64(fingerprint.version)))
         record.keyValue(6, "axiom.crash.fingerprint.provisional", .bool(fingerprint.isProvisional))
+        // The release of Axiom whose crash reporter wrote the report (absent from reports written before it was
+        // recorded), as the JSON report's `axiomVersion`.
+        if let version = raw.axiomVersion { record.keyValue(6, "axiom.version", .string(version)) }
         record.keyValue(6, "axiom.crash.report", .string(report.report.json))
         record.keyValue(6, "process.pid", .int(Int64(raw.pid)))
         record.keyValue(6, "thread.id", .int(Int64(raw.tid)))
