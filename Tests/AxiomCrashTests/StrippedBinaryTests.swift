@@ -307,6 +307,39 @@ struct StrippedBinaryTests {
                 + "/usr/lib/debug/.build-id/de/adbeef.debug, debuginfod \(url) (")
     }
 
+    @Test("On a terminal, axiom symbolicate shows how many debuginfod queries were answered; elsewhere it stays quiet")
+    func debuginfodProgress() throws {
+        try #require(access("/usr/bin/script", X_OK) == 0, "util-linux's script gives the tool a terminal")
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let listener = try LoopbackListener()
+        let url = "http://127.0.0.1:\(listener.port)"
+        listener.close()
+        // Three modules that exist nowhere, asked for from a server that refuses at once.
+        let (json, _, _) = try symbolicateAbsentModule(url: url, timeoutSeconds: 60, modules: 3, in: directory)
+        #expect(json.contains("debuginfod \(url) ("), "\(json)")
+        let report = directory.path + "/absent.axcrash"
+        // The same command with a terminal for its output (util-linux's `script`), and without one.
+        let command = [
+            ChildProcess.axiomPath, "symbolicate", report, "--debuginfod", url, "--debug-dir", directory.path,
+        ]
+        .joined(separator: " ")
+        let onTerminal = directory.path + "/terminal.out"
+        let environment = Self.childEnvironment + ["DEBUGINFOD_CACHE_PATH=\(directory.path)/terminal-cache"]
+        let termination = ChildProcess.run(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment, stdoutPath: onTerminal)
+        #expect(termination.exitCode == 0, "\(termination)")
+        let shown = ChildProcess.readText(onTerminal)
+        #expect(shown.contains("axiom: debuginfod: 0 of 1 answered, asking for deadbeef"), "\(shown)")
+        #expect(shown.contains("axiom: debuginfod: 3 of 3 answered"), "\(shown)")
+        let quiet = directory.path + "/quiet.err"
+        _ = ChildProcess.run(
+            ChildProcess.axiomPath, ["symbolicate", report, "--debuginfod", url, "--debug-dir", directory.path],
+            environment: Self.childEnvironment + ["DEBUGINFOD_CACHE_PATH=\(directory.path)/quiet-cache"],
+            stdoutPath: "/dev/null", stderrPath: quiet)
+        #expect(!ChildProcess.readText(quiet).contains("debuginfod:"))
+    }
+
     @Test("A debuginfod server that accepts and never answers leaves module offsets within the timeout")
     func debuginfodSilent() throws {
         try withSilentServer { directory, url in

@@ -343,6 +343,34 @@ struct DebugInfoLocator {
 /// one module after another. Once a query has timed out, the servers are not asked again; and the queries together
 /// never wait longer than ``DebugInfoSearch/Debuginfod/totalTimeoutSeconds`` of wall time (queries that run at the
 /// same time count once). ``prefetch(_:buildIDs:)`` asks for several modules at once, on threads of its own.
+/// Tells whoever asked (the `axiom` tool, to show its progress on a terminal) when a debuginfod query starts and when
+/// it is answered, with how many have been asked and answered in this process. Nobody by default.
+package enum DebuginfodProgress {
+    /// One query starting (`answered` false) or answered.
+    package struct Event: Sendable {
+        /// The build-id asked for.
+        package var buildID: String
+        /// Whether it was answered (a file, or why not) rather than asked.
+        package var answered: Bool
+        /// Queries asked so far in this process, and answered.
+        package var asked: Int
+        package var answers: Int
+    }
+
+    /// Who is told; nil: nobody.
+    package static let observer = Mutex<(@Sendable (Event) -> Void)?>(nil)
+    private static let counts = Mutex((asked: 0, answered: 0))
+
+    static func tell(buildID: String, answered: Bool) {
+        guard let observer = observer.withLock({ $0 }) else { return }
+        let counts = counts.withLock { counts in
+            if answered { counts.answered += 1 } else { counts.asked += 1 }
+            return counts
+        }
+        observer(Event(buildID: buildID, answered: answered, asked: counts.asked, answers: counts.answered))
+    }
+}
+
 final class DebuginfodRun: Sendable {
     /// How many queries ``prefetch(_:buildIDs:)`` runs at a time.
     static let concurrentQueries = 4
@@ -407,7 +435,9 @@ final class DebuginfodRun: Sendable {
         case .answered(let answer): return answer
         case .ask(let seconds): deadline = seconds
         }
+        DebuginfodProgress.tell(buildID: buildID, answered: false)
         let answer = query(servers, buildID: buildID, deadline: deadline)
+        DebuginfodProgress.tell(buildID: buildID, answered: true)
         let end = ContinuousClock.now
         return withState { state in
             state.running -= 1

@@ -100,7 +100,9 @@ struct Symbolicate: AsyncParsableCommand {
             }
             throw ExitCode(1)
         }
+        let clearProgress = showDebuginfodProgress()
         let symbolicated = SymbolicatedCrashReport(raw: raw, symbolicator: Symbolicator(search: debugInfo.search))
+        clearProgress()
         if json || jsonLines {
             // The JSON form has no line break of its own (strings escape theirs): one report, one line.
             print(symbolicated.json, terminator: "")
@@ -240,6 +242,8 @@ struct ProcessCrashReports: AsyncParsableCommand {
         let outcomes: [CrashReportProcessor.Processing]
         // The reports' ids, in the order of the outcomes (one each).
         var reportIDs: [String?] = []
+        let clearProgress = showDebuginfodProgress()
+        defer { clearProgress() }
         do {
             outcomes = try CrashReportProcessor(
                 directory: directory, symbolicator: Symbolicator(search: debugInfo.search)

@@ -1,3 +1,4 @@
+import AxiomSymbolication
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -33,5 +34,23 @@ extension StringProtocol {
         guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
         else { return "" }
         return String(self[first...last])
+    }
+}
+
+/// While a command asks debuginfod servers for debug info, shows how far it has got on standard error when that is
+/// a terminal (`axiom: debuginfod: 3 of 8 answered, asking for 1a2b3c4d…`); shows nothing otherwise. Returns what
+/// clears the line, to call once the command is done.
+func showDebuginfodProgress() -> () -> Void {
+    guard isatty(2) == 1 else { return {} }
+    DebuginfodProgress.observer.withLock { observer in
+        observer = { event in
+            let state = event.answered ? "" : ", asking for \(event.buildID.prefix(12))…"
+            printError(
+                "\r\u{1B}[Kaxiom: debuginfod: \(event.answers) of \(event.asked) answered\(state)", newline: false)
+        }
+    }
+    return {
+        DebuginfodProgress.observer.withLock { $0 = nil }
+        printError("\r\u{1B}[K", newline: false)
     }
 }
