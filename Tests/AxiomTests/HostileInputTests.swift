@@ -105,6 +105,9 @@ struct HostileInputTests {
 
     @Test("100,000 distinct codes from peers leave the registry's and the metrics observer's tables bounded")
     func peerCodesStayBounded() throws {
+        // The large catalogs' tests keep what they register: they wait while this one measures.
+        MemoryHeavyTests.turn.wait()
+        defer { MemoryHeavyTests.turn.signal() }
         let registry = ErrorRegistry()
         let metrics = TestMetrics()
         let observer = MetricsObserver(factory: metrics)

@@ -1,7 +1,15 @@
 import Axiom
+import Dispatch
 import Testing
 
 @testable import AxiomCore
+
+/// Tests whose memory another test measures take turns with it: a catalog of 100,000 codes stays registered (a
+/// registry never frees its descriptors), and would count as the growth of a test that measures resident memory while
+/// it runs.
+enum MemoryHeavyTests {
+    static let turn = DispatchSemaphore(value: 1)
+}
 
 @Suite("Large catalogs")
 struct LargeCatalogTests {
@@ -21,6 +29,8 @@ struct LargeCatalogTests {
 
     @Test("a catalog of 100,000 definitions is declared and registered with every code, alias and text")
     func hundredThousandDefinitions() throws {
+        MemoryHeavyTests.turn.wait()
+        defer { MemoryHeavyTests.turn.signal() }
         let count = 100_000
         let registry = ErrorRegistry()
         try registry.register(ErrorCatalog(source: "large", domains: ["large"], definitions: Self.definitions(count)))
@@ -49,6 +59,8 @@ struct LargeCatalogTests {
 
     @Test("a catalog of 100,000 descriptors with a text table registers every code and text")
     func hundredThousandDescriptors() throws {
+        MemoryHeavyTests.turn.wait()
+        defer { MemoryHeavyTests.turn.signal() }
         let count = 100_000
         let definitions = Self.definitions(count, domain: "table")
         var messages: [String: [String: String]] = ["en": ["error.shared": "Shared."]]
@@ -68,6 +80,8 @@ struct LargeCatalogTests {
 
     @Test("a text given in a catalog's messages keeps it over a definition's own, at any size")
     func givenTextsWinAtScale() throws {
+        MemoryHeavyTests.turn.wait()
+        defer { MemoryHeavyTests.turn.signal() }
         let definitions = Self.definitions(10_000, domain: "given")
         let key = "error.given.\(Self.code(9_999))"
         let catalog = ErrorCatalog(
@@ -79,6 +93,8 @@ struct LargeCatalogTests {
 
     @Test("domain errors resolve each to its own code, whatever the registry's size and the codes' spelling")
     func domainErrorsAtEverySize() throws {
+        MemoryHeavyTests.turn.wait()
+        defer { MemoryHeavyTests.turn.signal() }
         for count in [1, 10, 500, 4_000] {
             let registry = ErrorRegistry()
             let short = (0..<count).map { "CODE_\($0)" }  // inline strings: the fast table's keys
@@ -146,6 +162,8 @@ struct LargeCatalogTests {
 
     @Test("more registered codes than the fast table holds all resolve, and the table stays within its bound")
     func moreCodesThanTheFastTable() throws {
+        MemoryHeavyTests.turn.wait()
+        defer { MemoryHeavyTests.turn.signal() }
         let count = ErrorRegistry.fastCodeLimit + 1_000
         let registry = ErrorRegistry()
         // Codes of at most 15 bytes are stored inline, so every one is a fast-table key.
