@@ -41,15 +41,7 @@ let benchmarks: @Sendable () -> Void = {
     )
 
     let registry = ErrorRegistry()
-    try! registry.register(
-        ErrorCatalog(
-            source: "bench", domains: ["bench"],
-            descriptors: [
-                ErrorDescriptor(code: BenchError.first.errorCode, category: .validation),
-                ErrorDescriptor(code: BenchError.second.errorCode, category: .network),
-                ErrorDescriptor(code: BenchError.third.errorCode, numericCode: 3, category: .api),
-                ErrorDescriptor(code: BenchError.fourth.errorCode, category: .general, severity: .warning),
-            ]))
+    try! registry.register(BenchError.catalog)
     // No observers: this measures dispatch itself. Counting through swift-metrics is measured below.
     let quiet = PipelineConfiguration(registry: registry, observers: [])
     let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: quiet) {

@@ -127,16 +127,9 @@ struct CatalogFixture: Sendable {
     /// A code as a peer spells it: longer than a string stored inline, so built on the heap at run time.
     static func code(_ index: Int) -> String { "PAYMENT_DECLINED_\(index)" }
 
-    private static let made = Mutex<[Int: CatalogFixture]>([:])
+    private static let made = FixtureCache(CatalogFixture.init(count:))
 
-    static func of(_ count: Int) -> CatalogFixture {
-        made.withLock { made in
-            if let known = made[count] { return known }
-            let fixture = CatalogFixture(count: count)
-            made[count] = fixture
-            return fixture
-        }
-    }
+    static func of(_ count: Int) -> CatalogFixture { made.of(count) }
 }
 
 /// A registry of `count` codes of a peer's domain, half of them longer than 15 bytes (built on the heap at run time)
@@ -156,15 +149,7 @@ struct LookupFixture: Sendable {
             ErrorCatalog(
                 source: "bench.peer", domains: ["peer"],
                 definitions: (longCodes + shortCodes).map { CodeDefinition("peer", $0, category: .api) }))
-        try! registry.register(
-            ErrorCatalog(
-                source: "bench", domains: ["bench"],
-                descriptors: [
-                    ErrorDescriptor(code: BenchError.first.errorCode, category: .validation),
-                    ErrorDescriptor(code: BenchError.second.errorCode, category: .network),
-                    ErrorDescriptor(code: BenchError.third.errorCode, numericCode: 3, category: .api),
-                    ErrorDescriptor(code: BenchError.fourth.errorCode, category: .general, severity: .warning),
-                ]))
+        try! registry.register(BenchError.catalog)
         // At most 4,096 distinct errors, spread over the whole catalog, so that a large one is not read in its first
         // few entries only.
         func errors(_ codes: [String]) -> [any Error] {
@@ -179,12 +164,22 @@ struct LookupFixture: Sendable {
         }
     }
 
-    private static let made = Mutex<[Int: LookupFixture]>([:])
+    private static let made = FixtureCache(LookupFixture.init(count:))
 
-    static func of(_ count: Int) -> LookupFixture {
+    static func of(_ count: Int) -> LookupFixture { made.of(count) }
+}
+
+/// Fixtures made once per size, the first time a benchmark asks, outside what is measured.
+final class FixtureCache<Fixture: Sendable>: Sendable {
+    private let made = Mutex<[Int: Fixture]>([:])
+    private let make: @Sendable (Int) -> Fixture
+
+    init(_ make: @escaping @Sendable (Int) -> Fixture) { self.make = make }
+
+    func of(_ count: Int) -> Fixture {
         made.withLock { made in
             if let known = made[count] { return known }
-            let fixture = LookupFixture(count: count)
+            let fixture = make(count)
             made[count] = fixture
             return fixture
         }
@@ -204,3 +199,15 @@ extension Int {
     }
 }
 #endif
+
+extension BenchError {
+    /// The four errors' catalog, as every benchmark registers it.
+    static let catalog = ErrorCatalog(
+        source: "bench", domains: ["bench"],
+        descriptors: [
+            ErrorDescriptor(code: BenchError.first.errorCode, category: .validation),
+            ErrorDescriptor(code: BenchError.second.errorCode, category: .network),
+            ErrorDescriptor(code: BenchError.third.errorCode, numericCode: 3, category: .api),
+            ErrorDescriptor(code: BenchError.fourth.errorCode, category: .general, severity: .warning),
+        ])
+}
