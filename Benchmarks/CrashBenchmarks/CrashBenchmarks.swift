@@ -64,7 +64,7 @@ let benchmarks: @Sendable () -> Void = {
                 var reports: [GroupedReport] = []
                 reports.reserveCapacity(fleet.files.count)
                 for file in fleet.files {
-                    if let report = try? CrashGrouping.read(Fleet.read(file.path), path: file.path, host: file.host) {
+                    if let report = try? CrashGrouping.read(path: file.path, host: file.host) {
                         reports.append(report)
                     }
                 }

@@ -1,4 +1,11 @@
+import AxiomCore
 import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One crash report as grouping reads it from its JSON form: which bug (its fingerprint), where (the host and the
 /// build), when, and what the crash looked like.
@@ -84,6 +91,24 @@ package struct CrashGroup: Sendable, Hashable {
 package enum CrashGrouping {
     /// The largest JSON report read: 64 MiB. A report of 64 threads of 256 frames and 4,096 images is a few MiB.
     package static let maximumReportSize = 64 << 20
+
+    /// Reads the JSON report at `path`, found in the crash folder of `host`. The file is sized before it is read: one
+    /// over ``maximumReportSize`` is refused unread.
+    ///
+    /// - Throws: `UngroupableReport` when the file cannot be read, or as ``read(_:path:host:)`` does.
+    package static func read(path: String, host: String) throws(UngroupableReport) -> GroupedReport {
+        let bytes: [UInt8]
+        do {
+            bytes = try readWholeFile(path, limit: maximumReportSize)
+        } catch {
+            switch error {
+            case .unreadable(let errno):
+                throw UngroupableReport(path: path, reason: "cannot be read: \(String(cString: strerror(errno)))")
+            case .tooLarge: throw UngroupableReport(path: path, reason: "larger than \(maximumReportSize >> 20) MiB")
+            }
+        }
+        return try read(bytes, path: path, host: host)
+    }
 
     /// Reads the JSON report `bytes` found at `path` in the crash folder of `host`.
     ///

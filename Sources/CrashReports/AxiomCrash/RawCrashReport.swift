@@ -537,28 +537,14 @@ extension RawCrashReport {
     }
 
     static func readFile(_ path: String) throws(RawReportError) -> [UInt8] {
-        // O_NONBLOCK: a FIFO at the path must not wait for a writer. It (like a device) has no size, so it reads
-        // as empty; on a regular file the flag changes nothing.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw .unreadable(path: path, errno: errno) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, errno: errno) }
-        let size = Int(info.st_size)
-        guard size <= sizeLimit else { throw .tooLarge(size: size, limit: sizeLimit) }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        while filled < size {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                read(fd, buffer.baseAddress! + filled, size - filled)
+        do {
+            return try readWholeFile(path, limit: sizeLimit)
+        } catch {
+            switch error {
+            case .unreadable(let errno): throw .unreadable(path: path, errno: errno)
+            case .tooLarge(let size): throw .tooLarge(size: size, limit: sizeLimit)
             }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw .unreadable(path: path, errno: errno) }
-            if count == 0 { break }  // shrank while reading: parse what is there
-            filled += count
         }
-        bytes.removeLast(size - filled)
-        return bytes
     }
 }
 

@@ -1,3 +1,5 @@
+import AxiomCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,18 +84,4 @@ public struct PluginSearch: Sendable {
         }
         return result
     }
-}
-
-/// The names in a directory, without `.` and `..`; nil if it cannot be read.
-func listDirectory(_ path: String) -> [String]? {
-    guard let directory = opendir(path) else { return nil }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-            pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names
 }

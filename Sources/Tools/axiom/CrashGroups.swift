@@ -1,4 +1,5 @@
 import ArgumentParser
+import AxiomCore
 import AxiomCrash
 import FoundationEssentials
 
@@ -75,12 +76,8 @@ struct CrashGroups: AsyncParsableCommand {
         reports.reserveCapacity(files.count)
         for (index, file) in files.enumerated() {
             progress.show(index)
-            guard let bytes = readFile(file.path) else {
-                skipped.append(UngroupableReport(path: file.path, reason: "cannot be read: \(errnoText())"))
-                continue
-            }
             do {
-                let report = try CrashGrouping.read(bytes, path: file.path, host: file.host)
+                let report = try CrashGrouping.read(path: file.path, host: file.host)
                 if let cutoff, report.timestamp < cutoff { continue }
                 reports.append(report)
             } catch {
@@ -254,52 +251,12 @@ struct Progress {
     }
 }
 
-/// The names in `directory`, or nil when it cannot be opened.
-func listDirectory(_ directory: String) -> [String]? {
-    guard let handle = opendir(directory) else { return nil }
-    defer { closedir(handle) }
-    var names: [String] = []
-    while let entry = readdir(handle) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names
-}
-
-/// The bytes of the file at `path`, or nil (errno set) when it cannot be read.
-func readFile(_ path: String) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { return nil }
-        if count == 0 { return bytes }
-        bytes += chunk[..<count]
-    }
-}
-
 /// Writes `text` to a new file at `path` (replacing one there); false (errno set) when it cannot.
 func writeFile(_ path: String, _ text: String) -> Bool {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { return false }
     defer { close(descriptor) }
-    var text = text
-    return text.withUTF8 { bytes in
-        var rest = UnsafeRawBufferPointer(bytes)
-        while !rest.isEmpty {
-            let written = write(descriptor, rest.baseAddress, rest.count)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            rest = UnsafeRawBufferPointer(rebasing: rest[written...])
-        }
-        return true
-    }
+    return writeAll(descriptor, text)
 }
 
 /// The system's text for the current errno.

@@ -16,15 +16,21 @@ func printJSON(_ value: some Encodable) throws {
 
 /// Writes one line to standard error (or, with `newline` false, text that stays on the current line).
 func printError(_ message: String, newline: Bool = true) {
-    var line = newline ? message + "\n" : message
-    line.withUTF8 { bytes in
+    _ = writeAll(2, newline ? message + "\n" : message)
+}
+
+/// Writes all of `text` to `descriptor`, again after an interruption; false (errno set) when a write fails.
+func writeAll(_ descriptor: Int32, _ text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { bytes in
         var rest = UnsafeRawBufferPointer(bytes)
         while !rest.isEmpty {
-            let written = write(2, rest.baseAddress, rest.count)
+            let written = write(descriptor, rest.baseAddress, rest.count)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else { return false }
             rest = UnsafeRawBufferPointer(rebasing: rest[written...])
         }
+        return true
     }
 }
 
