@@ -198,7 +198,6 @@ extension Int {
         return text
     }
 }
-#endif
 
 extension BenchError {
     /// The four errors' catalog, as every benchmark registers it.
@@ -211,3 +210,4 @@ extension BenchError {
             ErrorDescriptor(code: BenchError.fourth.errorCode, category: .general, severity: .warning),
         ])
 }
+#endif
