@@ -46,7 +46,7 @@ let benchmarks: @Sendable () -> Void = {
     let quiet = PipelineConfiguration(registry: registry, observers: [])
     let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: quiet) {
         Ignore(.code(BenchError.first.errorCode))
-        Recover(.code(BenchError.second.errorCode), .descriptorPolicy)
+        Recover(.code(BenchError.second.errorCode), .descriptorPolicy())
         Escalate(.category(.api))
         Handle(.code(BenchError.fourth.errorCode))
     }
@@ -58,7 +58,7 @@ let benchmarks: @Sendable () -> Void = {
         configuration: PipelineConfiguration(registry: registry, observers: [MetricsObserver(factory: metrics)])
     ) {
         Ignore(.code(BenchError.first.errorCode))
-        Recover(.code(BenchError.second.errorCode), .descriptorPolicy)
+        Recover(.code(BenchError.second.errorCode), .descriptorPolicy())
         Escalate(.category(.api))
         Handle(.code(BenchError.fourth.errorCode))
     }

@@ -9,9 +9,7 @@ import Logging
 // them, so the figures are formatting and redaction, not I/O.
 
 /// Drops every line; keeps the optimizer from dropping the formatting.
-struct NullSink: LogLineSink {
-    func write(_ line: String) { blackHole(line) }
-}
+@Sendable func nullSink(_ line: String) { blackHole(line) }
 
 /// The metadata `LoggingObserver` writes for one handled error.
 let cleanMetadata: Logger.Metadata = [
@@ -42,7 +40,7 @@ struct DroppingHandler: LogHandler {
 
 func logger(redacting: Bool) -> Logger {
     Logger(label: "bench") { label in
-        let structured = StructuredLogHandler(label: label, sink: NullSink())
+        let structured = StructuredLogHandler(label: label, sink: nullSink)
         return redacting ? RedactingLogHandler(wrapping: structured) : structured
     }
 }

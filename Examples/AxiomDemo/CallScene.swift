@@ -1,4 +1,5 @@
 import Axiom
+import Synchronization
 
 /// Calls through the runtime's middleware: a circuit breaker in front of a signalling server that fails,
 /// then gateway registration that gives up after three tries.
@@ -12,7 +13,6 @@ struct CallScene {
             Transcript.line("skipped: the telnyx plugin is not loaded")
             return
         }
-        let faults = FaultInjector(seed: 7)
         let breaker: CircuitBreaker
         do {
             breaker = try CircuitBreaker(
@@ -26,16 +26,23 @@ struct CallScene {
         let runner = OperationRunner(
             chain: OperationChain {
                 CircuitBreakerStage(breaker)
-                FaultInjectionStage(faults, clock: clock)
             },
             pipeline: ErrorPipeline(layer: .application, escalatesTo: nil, configuration: configuration) {
                 Handle()
             })
 
-        // The socket to the signalling server is down for five calls in a row.
-        faults.failNext(5, with: DomainError(domain: "telnyx", code: "SOCKET_NOT_CONNECTED", message: "socket closed"))
+        // The socket to the signalling server is down for the next five calls that reach it.
+        let socketDownFor = Mutex(5)
+        let invite: @Sendable () async throws -> String = {
+            let down = socketDownFor.withLock { remaining in
+                defer { remaining = max(remaining - 1, 0) }
+                return remaining > 0
+            }
+            if down { throw DomainError(domain: "telnyx", code: "SOCKET_NOT_CONNECTED", message: "socket closed") }
+            return "ringing"
+        }
         for call in 1...7 {
-            let outcome = try? await runner.run("invite") { "ringing" }
+            let outcome = try? await runner.run("invite") { try await invite() }
             let result: String
             switch outcome {
             case .success(let value)?: result = value
@@ -45,7 +52,7 @@ struct CallScene {
             Transcript.line("call \(call): \(result); breaker \(breaker.state)")
         }
         clock.advance(by: .seconds(60))
-        let probe = try? await runner.run("invite") { "ringing" }
+        let probe = try? await runner.run("invite") { try await invite() }
         Transcript.line("60 s later, one probe: \(probe?.value ?? "failed"); breaker \(breaker.state)")
 
         Transcript.line("— gateway registration, 3 tries 3 s apart:")

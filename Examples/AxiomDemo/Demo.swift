@@ -22,7 +22,7 @@ struct Demo {
     /// Every log line goes through redaction, then the structured one-line format, into the transcript.
     static let bootstrapLogging: Void = {
         RedactingLogHandler.bootstrap { label in
-            var handler = StructuredLogHandler(label: label, sink: TranscriptSink())
+            var handler = StructuredLogHandler(label: label, sink: { line in print("   log │ \(line)") })
             handler.logLevel = .info
             return handler
         }
@@ -57,9 +57,4 @@ struct Demo {
         tally.printTable()
         Transcript.line("simulated time spent waiting: \(clock.elapsed)")
     }
-}
-
-/// Writes structured log lines inside the transcript.
-struct TranscriptSink: LogLineSink {
-    func write(_ line: String) { print("   log │ \(line)") }
 }

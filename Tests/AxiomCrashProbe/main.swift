@@ -463,12 +463,12 @@ case "observer-bootstrap":
     // The process's default observers: bootstrapped once, seen by a pipeline made with the default configuration,
     // and a second bootstrap stops the process.
     let counter = CountingObserver()
-    ErrorObserverSystem.bootstrap(MultiplexErrorObserver([counter, NoOpErrorObserver()]))
+    ErrorObserverSystem.bootstrap(counter)
     let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil) { Ignore(.any) }
     _ = try? pipeline.decide(ClientError.invalidState, operation: "probe")
     _ = try? pipeline.decide(ClientError.invalidState, operation: "probe")
     printError("observed \(counter.count)")
-    ErrorObserverSystem.bootstrap(NoOpErrorObserver())
+    ErrorObserverSystem.bootstrap()
 case "swift-log-bootstrap":
     // An application that bootstraps swift-log itself, after the framework made its loggers: every line of the
     // framework reaches the application's handler redacted, and the handler is made once, not per line.

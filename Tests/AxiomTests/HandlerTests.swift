@@ -75,7 +75,7 @@ struct HandlerTests {
     func recoverRetries() async throws {
         let harness = try Harness()
         let pipeline = ErrorPipeline(layer: .client, escalatesTo: .context, configuration: harness.configuration) {
-            Recover(.code(ShopError.busy.errorCode), .descriptorPolicy)
+            Recover(.code(ShopError.busy.errorCode), .descriptorPolicy())
         }
         let calls = Counter()
         let task = Task {

@@ -9,7 +9,7 @@ struct LoggingPathTests {
     /// The logging path an application bootstraps: redaction in front of the structured line writer.
     func makeLogger(_ sink: InMemoryLogLineSink, level: Logger.Level = .trace) -> Logger {
         var logger = Logger(label: "axiom.errors") { label in
-            RedactingLogHandler(wrapping: StructuredLogHandler(label: "", sink: sink, timestamp: { "T" }))
+            RedactingLogHandler(wrapping: StructuredLogHandler(label: "", sink: sink.write, timestamp: { "T" }))
         }
         logger.logLevel = level
         return logger
@@ -110,7 +110,7 @@ struct LoggingPathTests {
         let given = LoggingObserver(logger: Logger(label: "app.before") { _ in captured })
 
         let first = InMemoryLogLineSink()
-        RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: first, timestamp: { "T" }) }
+        RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: first.write, timestamp: { "T" }) }
 
         observer.observe(event(), disposition: .handle)
         _ = try await pipeline.run(marker) { () throws -> Int in
@@ -135,7 +135,7 @@ struct LoggingPathTests {
 
         // A second bootstrap does not trap; the same objects now write to the new backend.
         let second = InMemoryLogLineSink()
-        RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: second, timestamp: { "T2" }) }
+        RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: second.write, timestamp: { "T2" }) }
         observer.observe(event(), disposition: .handle)
         Logger(label: "app.after").error("login \(marker) password=\(Self.orderSecret)")
         let secondLines = second.lines.filter { $0.contains(marker) }
@@ -152,7 +152,7 @@ struct LoggingPathTests {
         var logger = Logger(label: "corpus") { _ in
             RedactingLogHandler(
                 wrapping: MultiplexLogHandler([
-                    StructuredLogHandler(label: "", sink: sink, timestamp: { "T" }), memory,
+                    StructuredLogHandler(label: "", sink: sink.write, timestamp: { "T" }), memory,
                 ]))
         }
         logger.logLevel = .trace

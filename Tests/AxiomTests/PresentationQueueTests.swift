@@ -103,7 +103,7 @@ struct PresentationQueueTests {
     @Test("presentations shown are counted by style and category")
     func metrics() {
         let metrics = TestMetrics()
-        let queue = PresentationQueue(clock: ManualClock(), metrics: PresentationMetrics(factory: metrics))
+        let queue = PresentationQueue(clock: ManualClock(), metricsFactory: metrics)
         for code in ["A", "B", "C", "D"] { queue.present(presentation(code, .toast, category: .network)) }
         queue.present(presentation("E", .modal, nil, category: .credit))
         #expect(

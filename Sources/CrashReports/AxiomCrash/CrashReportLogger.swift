@@ -19,7 +19,7 @@ import Synchronization
 /// - Error events: as an `ErrorObserver` next to `LoggingObserver`, it writes one more entry for each event
 ///   a `Handle` handler took (`.handled`) at or above `minimumSeverity` that carries a stack: the event's
 ///   metadata (code, category, layer, disposition…) with `stack` holding the symbolicated frames, from the
-///   application's frame on (see ``ModuleStackDescriber``). The stack was captured as addresses when the error
+///   application's frame on (see ``UnwindStackCapturer``). The stack was captured as addresses when the error
 ///   entered the pipeline (see ``UnwindStackCapturer``); it is symbolicated here, only when the entry is actually
 ///   written, with one cached `Symbolicator`.
 ///

@@ -1,6 +1,6 @@
 import AxiomSymbolication
 
-/// Finishes log lines whose stacks were logged module-relative (see ``ModuleStackDescriber``): each
+/// Finishes log lines whose stacks were logged module-relative (see `ModuleStackDescriber`): each
 /// `module+0xoffset` frame of a module the same line lists (`module:buildid:path`) becomes its functions, files
 /// and lines.
 ///

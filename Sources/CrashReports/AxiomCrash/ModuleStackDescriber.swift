@@ -26,7 +26,7 @@ import Synchronization
 /// The module-relative form is cheap (no debug info is read past the leading frames) and works for stripped
 /// binaries whose debug info lives in a symbol store: `axiom symbolicate --log` finds each module by its build-id
 /// (`--symbols DIR`, debug folders, debuginfod) and replaces the frames with functions, files and lines.
-public struct ModuleStackDescriber: StackDescriber {
+@usableFromInline package struct ModuleStackDescriber: StackDescriber {
     /// The modules whose functions are the framework's own: leading frames in them are left out.
     package static let frameworkModules = ["AxiomCore", "Axiom", "AxiomCrash"]
 
@@ -42,7 +42,7 @@ public struct ModuleStackDescriber: StackDescriber {
     ///     process-wide symbolicator that looks locally only.
     ///   - symbolicates: true to log `function (file:line)` frames; false (the default) to log module-relative
     ///     frames with build-ids, finished later by `axiom symbolicate --log`.
-    public init(symbolicator: Symbolicator = ModuleStackDescriber.sharedSymbolicator, symbolicates: Bool = false) {
+    package init(symbolicator: Symbolicator = ModuleStackDescriber.sharedSymbolicator, symbolicates: Bool = false) {
         self.symbolicator = symbolicator
         self.symbolicates = symbolicates
     }
@@ -50,7 +50,7 @@ public struct ModuleStackDescriber: StackDescriber {
     /// The symbolicator describers use unless given one: local debug info only, caches kept for the process.
     @usableFromInline package static let sharedSymbolicator = Symbolicator()
 
-    public func describe(_ stack: CapturedStack) -> LoggedStack {
+    package func describe(_ stack: CapturedStack) -> LoggedStack {
         var frames: [String] = []
         var modules: [String] = []
         var listed: Set<String> = []

@@ -11,9 +11,13 @@ import CAxiomCrash
 /// Every error whose severity is at least the configuration's `stackSeverity` (error by default) then carries
 /// the return addresses of the thread where it entered the pipeline. Capturing costs what one
 /// `unw_backtrace` call costs plus one array; nothing is symbolicated here. A stack is described only when it is
-/// logged, by its ``ModuleStackDescriber``: the framework's frames left out, then module-relative frames with
-/// build-ids (`axiom symbolicate --log` finishes them), or symbolicated frames when the capturer was made with
-/// `symbolicates: true`. ``CrashReportLogger`` always symbolicates.
+/// logged, in the process that captured it: the framework's frames left out, then each frame either module-relative
+/// (`module+0xoffset`, its module listed once as `module:buildid:path`) or symbolicated (`function (file:line)`) when
+/// the capturer was made with `symbolicates: true`; never a bare address. ``CrashReportLogger`` always symbolicates.
+///
+/// The module-relative form is cheap (no debug info is read past the leading frames) and works for stripped
+/// binaries whose debug info lives in a symbol store: `axiom symbolicate --log` finds each module by its build-id
+/// (`--symbols DIR`, debug folders, debuginfod) and replaces the frames with functions, files and lines.
 public struct UnwindStackCapturer: StackCapturer {
     /// The most return addresses one stack keeps (the innermost ones).
     package let maxFrames: Int
@@ -26,7 +30,7 @@ public struct UnwindStackCapturer: StackCapturer {
     ///   - maxFrames: the most return addresses one stack keeps.
     ///   - symbolicates: whether a logged stack is symbolicated when it is logged (`function (file:line)`), or
     ///     logged module-relative with build-ids (the default: cheap, and finished later where the debug info is).
-    ///   - symbolicator: reads debug info when a stack is logged (see ``ModuleStackDescriber``).
+    ///   - symbolicator: reads debug info when a stack is logged.
     public init(
         maxFrames: Int = 64, symbolicates: Bool = false,
         symbolicator: Symbolicator = ModuleStackDescriber.sharedSymbolicator

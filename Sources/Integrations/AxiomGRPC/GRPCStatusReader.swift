@@ -30,12 +30,12 @@ public struct GRPCStatusReader: Sendable {
     /// The largest serialized details read: 64 KiB, as `ProblemReader/maximumBodySize`.
     package static let maximumDetailsSize = ProblemReader.maximumBodySize
     /// The key gRPC carries serialized `google.rpc.Status` details under, in the trailing metadata.
-    public static let detailsKey = "grpc-status-details-bin"
+    package static let detailsKey = "grpc-status-details-bin"
     /// The error metadata key of the gRPC code's name (`resourceExhausted`).
-    public static let grpcCodeKey = "grpcCode"
+    package static let grpcCodeKey = "grpcCode"
     /// The `ErrorInfo` metadata key of the code as its catalog writes it (`outOfStock`), beside the reason in
     /// UPPER_SNAKE_CASE (`OUT_OF_STOCK`) that AIP-193 asks for.
-    public static let codeKey = "code"
+    package static let codeKey = "code"
 
     /// The `ErrorInfo` reason of `code`: UPPER_SNAKE_CASE, as AIP-193 asks, matching `[A-Z][A-Z0-9_]+[A-Z0-9]`.
     ///
@@ -45,7 +45,7 @@ public struct GRPCStatusReader: Sendable {
     /// reason. A code that would not start with a letter or would have fewer than three characters gets the prefix
     /// `CODE_` (`404` is `CODE_404`). The result is at most 63 characters; the metadata's ``codeKey`` keeps the code
     /// whole.
-    public static func reason(for code: String) -> String {
+    package static func reason(for code: String) -> String {
         let bytes = Array(code.utf8)
         func isUpper(_ byte: UInt8) -> Bool { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) }
         func isLower(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
@@ -98,7 +98,7 @@ public struct GRPCStatusReader: Sendable {
     }
 
     /// The peer's error in serialized `google.rpc.Status` details that came with `code` and `message`.
-    public func read(
+    package func read(
         details bytes: [UInt8], code: RPCError.Code, message: String
     ) throws(UnreadableAnswer)
         -> PeerProblem

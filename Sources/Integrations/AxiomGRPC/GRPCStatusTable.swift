@@ -30,9 +30,9 @@
 /// A SERVER span is failed (``isServerFailure(_:)``) for `unknown`, `deadlineExceeded`, `unimplemented`,
 /// `internalError`, `unavailable` and `dataLoss`, as OpenTelemetry's gRPC conventions ask; the other codes are the
 /// caller's failures and leave the status unset.
-public enum GRPCStatusTable {
+package enum GRPCStatusTable {
     /// The code of an answer with `status`.
-    public static func code(forHTTPStatus status: Int) -> RPCError.Code {
+    package static func code(forHTTPStatus status: Int) -> RPCError.Code {
         switch status {
         case 400, 413, 415, 422: .invalidArgument
         case 401: .unauthenticated
@@ -53,7 +53,7 @@ public enum GRPCStatusTable {
     }
 
     /// The HTTP status a code stands for, when a peer's answer gives none.
-    public static func httpStatus(for code: RPCError.Code) -> Int {
+    package static func httpStatus(for code: RPCError.Code) -> Int {
         switch code {
         case .cancelled: 499
         case .invalidArgument: 400
@@ -72,7 +72,7 @@ public enum GRPCStatusTable {
     }
 
     /// Whether a SERVER span's status is error for an answer with `code`: the server failed, not the caller.
-    public static func isServerFailure(_ code: RPCError.Code) -> Bool {
+    package static func isServerFailure(_ code: RPCError.Code) -> Bool {
         switch code {
         case .unknown, .deadlineExceeded, .unimplemented, .internalError, .unavailable, .dataLoss: true
         default: false

@@ -4,7 +4,7 @@ import Axiom
 /// What a server sends for an error once its pipeline has decided it: a recovery's own response, or problem
 /// details. ``ProblemResponder/answer(deciding:through:operation:acceptLanguage:instance:traceId:ownStatus:response:)``
 /// gives it; a server adapter turns it into its framework's response.
-public enum DecidedAnswer<Response> {
+package enum DecidedAnswer<Response> {
     /// A handler recovered with a value the server sends as it is (its framework's own response).
     case response(Response)
     /// Problem details. `escalated` is the event of an error that went past the pipeline's last layer (the answer
@@ -39,7 +39,7 @@ extension ProblemResponder {
     ///   - ownStatus: the status of a server framework's own error (a 404 of its router), used when no catalog
     ///     registers the error.
     ///   - response: the framework's response for a recovery's value, nil when the value is not one.
-    public func answer<Handlers: ErrorHandler, Response>(
+    package func answer<Handlers: ErrorHandler, Response>(
         deciding error: any Error, through pipeline: ErrorPipeline<Handlers>, operation: String,
         acceptLanguage: String?, instance: String, traceId: String?, ownStatus: @autoclosure () -> Int?,
         response: (any Sendable) -> Response?

@@ -69,13 +69,13 @@ public enum HTTPErrorDomain {
         ])
 
     /// Registers the domain in `registry`. Idempotent.
-    public static func register(in registry: ErrorRegistry) throws(RegistrationError) {
+    package static func register(in registry: ErrorRegistry) throws(RegistrationError) {
         _ = try registry.registerFrameworkDomain(domain)
     }
 
     /// Registers the domain in `registry` and teaches it the identity of a server framework's own status error:
     /// `axiom.http/<status>`, the status read by `status`. What a server adapter calls once, for its framework's type.
-    public static func register<StatusError: Error>(
+    package static func register<StatusError: Error>(
         _ type: StatusError.Type, in registry: ErrorRegistry, status: @escaping @Sendable (StatusError) -> Int
     ) throws(RegistrationError) {
         try register(in: registry)

@@ -60,7 +60,7 @@ public struct UnreadableAnswer: IdentifiableError, Sendable, Hashable, CustomStr
         ])
 
     /// Registers the domain in `registry`. Idempotent.
-    public static func register(in registry: ErrorRegistry) throws(RegistrationError) {
+    package static func register(in registry: ErrorRegistry) throws(RegistrationError) {
         try registry.registerFrameworkDomain(builtinDomain)
     }
 }

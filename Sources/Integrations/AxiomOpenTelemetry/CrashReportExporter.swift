@@ -46,7 +46,7 @@ public final class CrashReportExporter: Sendable {
     }
 
     /// An exporter for `endpoint`.
-    public init(
+    package init(
         endpoint: String, serviceName: String, resource: [String: String] = [:], headers: [(String, String)] = [],
         timeout: Duration = .seconds(10), maxAttempts: Int = 3, logger: Logger = .axiom("axiom.opentelemetry")
     ) {

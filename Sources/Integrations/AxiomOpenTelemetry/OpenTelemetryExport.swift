@@ -39,8 +39,8 @@ import Tracing
 /// instrumentation systems, for an application that bootstraps them itself (with a multiplex handler, say) or a test.
 ///
 /// On graceful shutdown the three exporters make their last export at the same time, under one deadline,
-/// `Configuration/shutdownTimeout`: what is not sent by then is dropped, and the signals dropped are counted in
-/// ``droppedAtShutdown`` and logged as one warning. A collector that is down therefore holds shutdown up for that
+/// `Configuration/shutdownTimeout`: what is not sent by then is dropped, and the signals dropped are logged as one
+/// warning (`dropped_count`, `dropped_signals`). A collector that is down therefore holds shutdown up for that
 /// deadline, not for each exporter's export timeout in turn.
 public struct OpenTelemetryExport: Service {
     /// Where and what to export.
@@ -58,7 +58,7 @@ public struct OpenTelemetryExport: Service {
         package var otel: OTel.Configuration
         /// How long graceful shutdown may take, from the moment the export is told to shut down: the logs, metrics
         /// and traces exporters make their last export together, and whichever has not finished by then is
-        /// cancelled, its unsent data dropped and counted in ``OpenTelemetryExport/droppedAtShutdown``. 5 s by
+        /// cancelled, its unsent data dropped and named in the export's shutdown warning. 5 s by
         /// default, well inside Kubernetes' 30 s grace period, whatever the exporters' own export timeouts are.
         package var shutdownTimeout: Duration
 
@@ -74,7 +74,7 @@ public struct OpenTelemetryExport: Service {
         ///     its `OTEL_*` environment variables still apply, as swift-otel documents.
         ///   - shutdownTimeout: how long graceful shutdown may take, from the moment the export is told to shut down:
         ///     the logs, metrics and traces exporters make their last export together, and whichever has not finished by
-        ///     then is cancelled, its unsent data dropped and counted in ``OpenTelemetryExport/droppedAtShutdown``. 5 s
+        ///     then is cancelled, its unsent data dropped and named in the export's shutdown warning. 5 s
         ///     by default, well inside Kubernetes' 30 s grace period, whatever the exporters' own export timeouts are.
         public init(
             collector: String = "http://localhost:4318", serviceName: String, redactor: Redactor = Redactor(),
@@ -118,16 +118,16 @@ public struct OpenTelemetryExport: Service {
     /// One of the three kinds of telemetry the export sends.
     ///
     /// A struct, so that a 1.x release may add a signal without breaking a `switch`.
-    public typealias Signal = NamedCase<OpenTelemetryExport>
+    package typealias Signal = NamedCase<OpenTelemetryExport>
 
     /// The signals whose last export graceful shutdown cut off at `Configuration/shutdownTimeout` (or that were
     /// cancelled while exporting), in `logs`, `metrics`, `traces` order; empty until then, and after a shutdown
     /// that sent everything. Its count is the number of exporters whose buffered data was dropped.
-    public var droppedAtShutdown: [Signal] { drops.signals }
+    package var droppedAtShutdown: [Signal] { drops.signals }
 
     /// The exporters, without bootstrapping anything. Throws swift-otel's error for a configuration it refuses.
     ///
-    /// `logger` gets one warning when shutdown drops data (see ``droppedAtShutdown``). By default it writes to
+    /// `logger` gets one warning when shutdown drops data, naming the signals dropped. By default it writes to
     /// standard error: a logger that exports through this export's own logs would lose the warning with them.
     public init(_ configuration: Configuration, logger: Logger? = nil) throws {
         self.configuration = configuration
@@ -186,7 +186,7 @@ public struct OpenTelemetryExport: Service {
 
     /// Runs the exporters until graceful shutdown, then flushes what they buffer (swift-otel's batch processors
     /// and periodic metric reader export one last time), all three at once, for at most
-    /// `Configuration/shutdownTimeout`; what is not sent by then is dropped and counted (``droppedAtShutdown``).
+    /// `Configuration/shutdownTimeout`; what is not sent by then is dropped and logged as one warning.
     public func run() async throws {
         guard !exporters.isEmpty else {
             try? await gracefulShutdown()
@@ -270,11 +270,11 @@ struct StripedCountsFlush: Service {
 
 extension NamedCase where Owner == OpenTelemetryExport {
     /// Log records.
-    public static var logs: Self { Self(name: "logs") }
+    package static var logs: Self { Self(name: "logs") }
     /// Metrics.
-    public static var metrics: Self { Self(name: "metrics") }
+    package static var metrics: Self { Self(name: "metrics") }
     /// Spans.
-    public static var traces: Self { Self(name: "traces") }
+    package static var traces: Self { Self(name: "traces") }
     /// The three, in the order the export shuts them down.
     package static var all: [Self] { [.logs, .metrics, .traces] }
 }

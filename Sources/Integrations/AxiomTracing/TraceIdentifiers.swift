@@ -15,7 +15,7 @@ public struct TraceIdentifiers: Sendable, Hashable {
     public var spanID: String
 
     /// Creates ids.
-    public init(traceID: String, spanID: String) {
+    package init(traceID: String, spanID: String) {
         self.traceID = traceID
         self.spanID = spanID
     }

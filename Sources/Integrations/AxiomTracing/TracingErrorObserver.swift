@@ -17,7 +17,7 @@ import Tracing
 /// tracer must support it (swift-otel's and the in-memory tracer do).
 public struct TracingErrorObserver: ErrorObserver {
     /// The name of the span event.
-    public static let eventName = "axiom.error"
+    package static let eventName = "axiom.error"
 
     private let redactor: Redactor
     private let tracer: (any Tracer)?

@@ -9,7 +9,8 @@ import Tracing
 /// An escalation passes through: the next layer decides it, and its pipeline's instrument sets the status then. An
 /// escalation that no layer decides reaches whoever catches it (`ProblemDetailsMiddleware` decides it through its
 /// own pipeline). The span also gets the attribute `error.type` (`domain/code`) when its status becomes error, as
-/// OpenTelemetry's conventions ask.
+/// OpenTelemetry's conventions ask. A client span whose call a peer answered with an error gets `axiom.peer.code`
+/// (the peer's `domain/code`) and, when the peer named one, `axiom.peer.trace_id` (the trace of its answer).
 ///
 /// Set it as a configuration's `PipelineConfiguration/instrument`; with ``TracingErrorObserver`` among the
 /// observers every decided error is an event on the same span.
@@ -72,10 +73,10 @@ public struct TracingInstrument: PipelineInstrument {
 
     /// The span attribute naming the code of a peer's error (its `domain/code`), recorded on the active span when the
     /// HTTP or gRPC client integration reads a peer's error answer.
-    public static let peerCodeAttribute = "axiom.peer.code"
+    package static let peerCodeAttribute = "axiom.peer.code"
     /// The span attribute naming the trace of a peer's error answer, recorded with ``peerCodeAttribute`` when the
     /// peer named its trace.
-    public static let peerTraceIdAttribute = "axiom.peer.trace_id"
+    package static let peerTraceIdAttribute = "axiom.peer.trace_id"
 
     /// `error.type` on the active span, and its status error when `settingStatus`.
     private static func mark(_ code: ErrorCode, settingStatus: Bool, tracer: (any Tracer)?) {

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// - `axiom_presentations_shown_total{style, category}`: presentations that reached the screen;
 /// - `axiom_presentations_dismissed_total{style, reason}`: how they left it (expired, replaced, dismissed).
-public final class PresentationMetrics: Sendable {
+package final class PresentationMetrics: Sendable {
     /// The shown counter's label.
     package static let shownLabel = "axiom_presentations_shown_total"
     /// The dismissed counter's label.
@@ -22,7 +22,7 @@ public final class PresentationMetrics: Sendable {
     private let counters = Mutex<[Key: Counter]>([:])
 
     /// Counts through `factory` (the bootstrapped one by default).
-    public init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
+    package init(factory: any MetricsFactory = MetricsSystem.factory) { self.factory = factory }
 
     /// Counts a presentation that reached the screen.
     package func shown(_ presentation: ErrorPresentation) {

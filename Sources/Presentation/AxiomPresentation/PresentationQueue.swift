@@ -1,4 +1,5 @@
 import AxiomCore
+import CoreMetrics
 import Synchronization
 
 /// The error presentations on screen: at most three toasts (a fourth dismisses the oldest), one banner,
@@ -38,12 +39,17 @@ public final class PresentationQueue: Sendable {
     }
 
     /// A queue whose durations run on `clock`, showing at most `maxToasts` toasts (three by default).
+    ///
+    /// With a `metricsFactory` (`MetricsSystem.factory` for the bootstrapped one), the queue counts through
+    /// swift-metrics `axiom_presentations_shown_total{style, category}`, presentations that reached the screen, and
+    /// `axiom_presentations_dismissed_total{style, reason}`, how they left it (expired, replaced, dismissed).
     public init(
-        clock: some Clock<Duration> = ContinuousClock(), maxToasts: Int = 3, metrics: PresentationMetrics? = nil
+        clock: some Clock<Duration> = ContinuousClock(), maxToasts: Int = 3,
+        metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.clock = RuntimeClock(clock)
         self.maxToasts = max(1, maxToasts)
-        self.metrics = metrics
+        self.metrics = metricsFactory.map { PresentationMetrics(factory: $0) }
     }
 
     deinit {

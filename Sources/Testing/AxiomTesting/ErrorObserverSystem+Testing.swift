@@ -5,6 +5,6 @@ extension ErrorObserverSystem {
     /// call). `nil` restores the built-in logging and metrics observers. Configurations made earlier keep the
     /// observers they were made with, so set it before the pipelines under test are made.
     public static func bootstrapForTesting(_ observer: (any ErrorObserver)?) {
-        bootstrapInternal(observer)
+        bootstrapInternal(observer.map { [$0] })
     }
 }

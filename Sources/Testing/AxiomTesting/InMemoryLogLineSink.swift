@@ -1,13 +1,15 @@
 import AxiomCore
 import Synchronization
 
-/// A log line sink that keeps every line, for tests that read what a structured log handler wrote.
-public final class InMemoryLogLineSink: LogLineSink {
+/// Keeps every line written to it, for tests that read what a structured log handler wrote:
+/// `StructuredLogHandler(label: label, sink: lines.write)`.
+public final class InMemoryLogLineSink: Sendable {
     private let storage = Mutex<[String]>([])
 
     /// Creates an empty sink.
     public init() {}
 
+    /// Keeps `line`.
     public func write(_ line: String) {
         storage.withTrackedLock { $0.append(line) }
     }

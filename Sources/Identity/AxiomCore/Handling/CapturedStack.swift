@@ -12,8 +12,15 @@ public struct CapturedStack: Sendable, Hashable, CustomStringConvertible {
     /// made from bare addresses. Not part of equality.
     package var describer: (any StackDescriber)?
 
-    /// Creates a stack from return addresses, described for logs by `describer`.
-    public init(addresses: [UInt], describer: (any StackDescriber)? = nil) {
+    /// Creates a stack from return addresses; a log shows how many there are (a capturer of the framework's, such
+    /// as `AxiomCrash`'s `UnwindStackCapturer`, makes stacks that a log shows frame by frame).
+    public init(addresses: [UInt]) {
+        self.addresses = addresses
+        self.describer = nil
+    }
+
+    /// A stack that `describer` describes when it is logged.
+    package init(addresses: [UInt], describer: (any StackDescriber)?) {
         self.addresses = addresses
         self.describer = describer
     }

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// ```swift
 /// // First thing in main, once:
-/// ErrorObserverSystem.bootstrap(MultiplexErrorObserver([LoggingObserver(), MetricsObserver(), MyTracingObserver()]))
+/// ErrorObserverSystem.bootstrap(LoggingObserver(), MetricsObserver(), MyTracingObserver())
 /// ```
 ///
 /// Without a bootstrap, pipelines log each outcome (``LoggingObserver``) and count it (``MetricsObserver``),
@@ -13,33 +13,34 @@ import Synchronization
 /// observers it was made with. Tests that need other defaults rebootstrap through `AxiomTesting`.
 public enum ErrorObserverSystem {
     private struct State {
-        var observer: (any ErrorObserver)?
+        var observers: [any ErrorObserver]?
         var bootstrapped = false
     }
 
     private static let state = Mutex(State())
 
-    /// Sets the process's default observer. Call it once, before pipelines are made; a second call is a
-    /// programming error and stops the process, as a second `LoggingSystem.bootstrap` does.
-    public static func bootstrap(_ observer: some ErrorObserver) {
+    /// Sets the process's default observers, each told of every outcome in the order given; with none, pipelines
+    /// observe nothing unless their configuration names observers. Call it once, before pipelines are made; a
+    /// second call is a programming error and stops the process, as a second `LoggingSystem.bootstrap` does.
+    public static func bootstrap(_ observers: any ErrorObserver...) {
         state.withTrackedLock { state in
             precondition(!state.bootstrapped, "ErrorObserverSystem.bootstrap may only be called once per process")
             state.bootstrapped = true
-            state.observer = observer
+            state.observers = observers
         }
     }
 
-    /// Replaces the default observer whether or not it was bootstrapped. For tests (`AxiomTesting` exposes it).
-    package static func bootstrapInternal(_ observer: (any ErrorObserver)?) {
+    /// Replaces the default observers whether or not they were bootstrapped; nil restores the built-in ones. For
+    /// tests (`AxiomTesting` exposes it).
+    package static func bootstrapInternal(_ observers: [any ErrorObserver]?) {
         state.withTrackedLock { state in
-            state.observer = observer
+            state.observers = observers
         }
     }
 
-    /// The observers a configuration gets by default: the bootstrapped one, or logging and metrics.
+    /// The observers a configuration gets by default: the bootstrapped ones, or logging and metrics.
     public static var observers: [any ErrorObserver] {
-        if let observer = state.withTrackedLock({ $0.observer }) { return [observer] }
-        return builtinDefaults
+        state.withTrackedLock({ $0.observers }) ?? builtinDefaults
     }
 
     /// Logging and metrics, made once for the process (a metrics observer caches its counters: one instance

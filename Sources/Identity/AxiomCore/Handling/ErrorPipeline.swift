@@ -6,7 +6,7 @@ import Logging
 /// ```swift
 /// let client = ErrorPipeline(layer: .client, escalatesTo: .context) {
 ///     Ignore(CancellationError.self)
-///     Recover(.code(ErrorCode("nwc", "RATE_LIMITED")), .descriptorPolicy)
+///     Recover(.code(ErrorCode("nwc", "RATE_LIMITED")), .descriptorPolicy())
 ///     FollowDescriptor()
 /// }
 /// let outcome = try await client.run("payInvoice") { try await wallet.pay(invoice) }

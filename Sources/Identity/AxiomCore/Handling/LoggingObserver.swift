@@ -9,7 +9,7 @@ import Synchronization
 /// Ignored errors log at debug, recoveries at info, escalations at debug (the next layer logs the rest),
 /// defaults at the descriptor's severity. The error's own text is never logged for sensitive descriptors.
 ///
-/// An event's stack is described when its line is written, by the stack's ``StackDescriber``: `stack` holds its
+/// An event's stack is described when its line is written, by the describer its capturer gave it: `stack` holds its
 /// frames (module-relative `module+0xoffset`, or symbolicated `function (file:line)`; never a bare address) and
 /// `stackModules` the `module:buildid:path` of each module a module-relative frame names.
 ///

@@ -18,13 +18,9 @@ public struct Recover: ErrorHandler {
         }
 
         /// Retry as the error's descriptor says; nothing when it is not retryable or its attempts (counted for
-        /// the whole operation) are used up.
-        public static let descriptorPolicy = Strategy { event in
-            Recover.plannedRetry(event.descriptor.retry, event, budget: nil)
-        }
-
-        /// ``descriptorPolicy``, each retry taken from `budget`: a retry the budget refuses is not made.
-        public static func descriptorPolicy(budget: RetryBudget) -> Strategy {
+        /// the whole operation) are used up. With a `budget`, each retry is taken from it, and a retry it refuses
+        /// is not made.
+        public static func descriptorPolicy(budget: RetryBudget? = nil) -> Strategy {
             Strategy { event in Recover.plannedRetry(event.descriptor.retry, event, budget: budget) }
         }
 

@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// ```swift
 /// let recoveries = RecoveryMetricsObserver()
-/// ErrorObserverSystem.bootstrap(MultiplexErrorObserver([LoggingObserver(), MetricsObserver(), recoveries]))
+/// ErrorObserverSystem.bootstrap(LoggingObserver(), MetricsObserver(), recoveries)
 /// ```
 public final class RecoveryMetricsObserver: ErrorObserver {
     /// Counter of errors per domain.

@@ -3,7 +3,7 @@
 /// The crash module's describer leaves out the framework's own frames (a logged stack starts in the
 /// application), then symbolicates the rest or gives each frame as `module+0xoffset` with the module's build-id,
 /// which `axiom symbolicate --log` finishes later.
-public protocol StackDescriber: Sendable {
+package protocol StackDescriber: Sendable {
     /// The frames of `stack` for a log.
     func describe(_ stack: CapturedStack) -> LoggedStack
 }
@@ -15,20 +15,20 @@ public protocol StackDescriber: Sendable {
 /// before the return-address adjustment). Each module a module-relative frame names is listed once in ``modules``
 /// as `module:buildid:path` (`-` for a module without build-id), so the frames can be symbolicated later,
 /// elsewhere, by build-id.
-public struct LoggedStack: Sendable, Hashable, CustomStringConvertible {
+package struct LoggedStack: Sendable, Hashable, CustomStringConvertible {
     /// The frames, innermost (where the application threw, or called the framework) first.
-    public var frames: [String]
+    package var frames: [String]
     /// The modules of module-relative frames: `module:buildid:path`.
-    public var modules: [String]
+    package var modules: [String]
 
     /// Creates a logged stack.
-    public init(frames: [String], modules: [String] = []) {
+    package init(frames: [String], modules: [String] = []) {
         self.frames = frames
         self.modules = modules
     }
 
     /// `[frame, frame] modules=[module:buildid:path]` (the modules part only when there are any).
-    public var description: String {
+    package var description: String {
         var text = "[" + frames.joined(separator: ", ") + "]"
         if !modules.isEmpty { text += " modules=[" + modules.joined(separator: ", ") + "]" }
         return text

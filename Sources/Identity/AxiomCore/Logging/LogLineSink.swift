@@ -1,26 +1,21 @@
 import Glibc
 
-/// Where formatted log lines go: a stream, a file, a buffer in tests.
-public protocol LogLineSink: Sendable {
-    /// Writes one line; the sink adds the line break.
-    func write(_ line: String)
-}
-
 /// Writes lines to standard error or standard output.
 ///
 /// One `write(2)` per line, unbuffered: lines from concurrent loggers do not interleave, and a line
 /// written just before a crash is not lost in a buffer.
-public struct StandardStreamSink: LogLineSink {
+package struct StandardStreamSink: Sendable {
     private let useStandardOutput: Bool
 
     /// Standard error, where diagnostics belong.
-    public static let standardError = StandardStreamSink(useStandardOutput: false)
+    package static let standardError = StandardStreamSink(useStandardOutput: false)
     /// Standard output.
-    public static let standardOutput = StandardStreamSink(useStandardOutput: true)
+    package static let standardOutput = StandardStreamSink(useStandardOutput: true)
 
     private init(useStandardOutput: Bool) { self.useStandardOutput = useStandardOutput }
 
-    public func write(_ line: String) {
+    /// Writes `line` and a line break.
+    package func write(_ line: String) {
         var line = line + "\n"
         line.withUTF8 { bytes in
             var offset = 0

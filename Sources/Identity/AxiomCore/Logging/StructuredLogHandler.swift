@@ -16,19 +16,26 @@ public struct StructuredLogHandler: LogHandler {
     /// The logger's label, written as `label=` when it is not empty.
     package let label: String
     /// Where lines go.
-    package let sink: any LogLineSink
+    package let sink: @Sendable (String) -> Void
     /// The time stamp of a line; UTC ISO 8601 with milliseconds by default. Tests inject a fixed one.
     package let timestamp: @Sendable () -> String
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     public var logLevel: Logger.Level = .info
 
+    /// Writes a line to standard error: the default sink.
+    @usableFromInline package static let standardError: @Sendable (String) -> Void = {
+        StandardStreamSink.standardError.write($0)
+    }
+
     /// The fields written first, in this order, when present.
     package static let leadingFields = ["category", "key", "code", "layer", "disposition"]
 
-    /// Creates a handler writing to `sink` (standard error by default).
+    /// Creates a handler that hands each line, without its line break, to `sink`; by default it writes the line to
+    /// standard error, one `write(2)` per line, unbuffered, so lines of concurrent loggers do not interleave and a line
+    /// written just before a crash is not lost in a buffer.
     public init(
-        label: String, sink: any LogLineSink = StandardStreamSink.standardError,
+        label: String, sink: @escaping @Sendable (String) -> Void = StructuredLogHandler.standardError,
         timestamp: @escaping @Sendable () -> String = StructuredLogHandler.utcTimestamp
     ) {
         self.label = label
@@ -43,13 +50,13 @@ public struct StructuredLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let merged = RedactingLogHandler.merge(metadata, metadataProvider?.get(), event.metadata)
-        sink.write(
+        sink(
             Self.format(
                 level: event.level, timestamp: timestamp(), message: event.message.description, metadata: merged,
                 label: label))
     }
 
-    /// One line for an event. Public so other sinks (a file, a ring buffer) can share the format.
+    /// One line for an event.
     package static func format(
         level: Logger.Level, timestamp: String, message: String, metadata: Logger.Metadata, label: String = ""
     ) -> String {

@@ -7,9 +7,9 @@ import AxiomCatalog
 /// let report = CatalogCheck.check(catalog, in: registry)
 /// guard report.passes else { throw … report.errors … }
 /// ```
-public enum CatalogCheck {
+package enum CatalogCheck {
     /// One finding.
-    public struct Issue: Sendable, Hashable, CustomStringConvertible {
+    package struct Issue: Sendable, Hashable, CustomStringConvertible {
         /// What is wrong.
         package enum Kind: String, Sendable, Hashable {
             /// A descriptor's message key has no English text. An error.
@@ -43,7 +43,7 @@ public enum CatalogCheck {
             }
         }
 
-        public var description: String { "\(source): \(problem)" }
+        package var description: String { "\(source): \(problem)" }
 
         /// What is wrong, without the source: for a message that names the source once for several issues.
         var problem: String {
@@ -60,18 +60,18 @@ public enum CatalogCheck {
     }
 
     /// The findings for one catalog.
-    public struct Report: Sendable, Hashable {
+    package struct Report: Sendable, Hashable {
         /// The catalog's source.
         package let source: String
         /// Everything found, errors first.
         package let issues: [Issue]
 
         /// Findings that make the catalog unacceptable.
-        public var errors: [Issue] { issues.filter(\.isError) }
+        package var errors: [Issue] { issues.filter(\.isError) }
         /// Findings the fallback covers.
         package var warnings: [Issue] { issues.filter { !$0.isError } }
         /// Whether the catalog may be loaded: no errors.
-        public var passes: Bool { !issues.contains(where: \.isError) }
+        package var passes: Bool { !issues.contains(where: \.isError) }
     }
 
     /// Checks a catalog's messages.
@@ -79,7 +79,7 @@ public enum CatalogCheck {
     /// A key may also be satisfied by a catalog already in `registry` (a plugin may reference
     /// `error.general.unexpected`, which the built-in catalog provides). Translations are checked for every
     /// locale the catalog ships besides English.
-    public static func check(_ catalog: ErrorCatalog, in registry: ErrorRegistry? = nil) -> Report {
+    package static func check(_ catalog: ErrorCatalog, in registry: ErrorRegistry? = nil) -> Report {
         check(catalog, englishFallback: { key in registry?.message(forKey: key, locale: ErrorCatalog.baseLocale) })
     }
 
@@ -153,13 +153,13 @@ public enum CatalogCheck {
 }
 
 /// A catalog refused at load: its registration failed, or its messages did not pass ``CatalogCheck``.
-public struct CatalogLoadError: Error, Sendable, CustomStringConvertible {
+package struct CatalogLoadError: Error, Sendable, CustomStringConvertible {
     /// The registration failure, if the registry refused it.
     package let registration: RegistrationError?
     /// The message check's errors, if the check refused it.
     package let issues: [CatalogCheck.Issue]
 
-    public var description: String {
+    package var description: String {
         if let registration { return registration.description }
         // One catalog's issues: its source once, then each problem.
         guard let source = issues.first?.source, issues.allSatisfy({ $0.source == source }) else {
@@ -175,7 +175,7 @@ extension ErrorRegistry {
     ///
     /// - Returns: the check's report; its warnings (missing titles, missing translations) do not refuse.
     @discardableResult
-    public func registerChecked(_ catalog: ErrorCatalog) throws(CatalogLoadError) -> CatalogCheck.Report {
+    package func registerChecked(_ catalog: ErrorCatalog) throws(CatalogLoadError) -> CatalogCheck.Report {
         try registerChecked(catalog, report: CatalogCheck.check(catalog, in: self))
     }
 

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Share one injector between the test and a ``FaultInjectionStage``; change the faults at any time. Ratio
 /// failures come from a seeded generator, so a run replays exactly.
-public final class FaultInjector: Sendable {
+package final class FaultInjector: Sendable {
     /// What the next call will suffer.
     @usableFromInline package struct Plan: Sendable {
         /// A wait before the call, on the stage's clock.
@@ -27,10 +27,10 @@ public final class FaultInjector: Sendable {
     private let state: Mutex<State>
 
     /// Creates an injector that does nothing until told to; `seed` fixes the ratio failures.
-    public init(seed: UInt64 = 0) { state = Mutex(State(random: SplitMix64(seed: seed))) }
+    package init(seed: UInt64 = 0) { state = Mutex(State(random: SplitMix64(seed: seed))) }
 
     /// The next `count` calls fail with `error` (an `InjectedFault` when nil).
-    public func failNext(_ count: Int, with error: (any Error)? = nil) {
+    package func failNext(_ count: Int, with error: (any Error)? = nil) {
         state.withTrackedLock {
             $0.failNext = max(0, count)
             $0.failNextError = error
@@ -38,12 +38,12 @@ public final class FaultInjector: Sendable {
     }
 
     /// Every call waits `latency` first.
-    public func addLatency(_ latency: Duration) {
+    package func addLatency(_ latency: Duration) {
         state.withTrackedLock { $0.latency = latency }
     }
 
     /// A share `ratio` (0…1) of calls fails with `error` (an `InjectedFault` when nil).
-    public func failRatio(_ ratio: Double, with error: (any Error)? = nil) {
+    package func failRatio(_ ratio: Double, with error: (any Error)? = nil) {
         state.withTrackedLock {
             $0.ratio = min(1, max(0, ratio))
             $0.ratioError = error
@@ -57,7 +57,7 @@ public final class FaultInjector: Sendable {
     ///
     /// - Throws: `ResilienceConfigurationError` when `registry` does not know `code`: an injected fault must
     ///   have an identity, a fate and texts.
-    public func failRatio(
+    package func failRatio(
         _ ratio: Double, code: ErrorCode, retryAfter: Duration? = nil, message: String = "injected fault",
         registry: ErrorRegistry = .shared
     ) throws(ResilienceConfigurationError) {
@@ -70,7 +70,7 @@ public final class FaultInjector: Sendable {
     }
 
     /// Stops every fault.
-    public func reset() {
+    package func reset() {
         state.withTrackedLock {
             $0.failNext = 0
             $0.latency = .zero
@@ -105,19 +105,19 @@ public final class FaultInjector: Sendable {
 /// The fault-injection stage: applies a ``FaultInjector``'s plan to every call passing through.
 ///
 /// Put it innermost (after retry) to see how the chain copes with a failing dependency.
-public struct FaultInjectionStage: OperationMiddleware {
+package struct FaultInjectionStage: OperationMiddleware {
     /// The faults to apply.
     @usableFromInline package let injector: FaultInjector
     /// The clock latency is spent on.
     package let clock: RuntimeClock
 
     /// Creates the stage.
-    public init(_ injector: FaultInjector, clock: some Clock<Duration> = ContinuousClock()) {
+    package init(_ injector: FaultInjector, clock: some Clock<Duration> = ContinuousClock()) {
         self.injector = injector
         self.clock = RuntimeClock(clock)
     }
 
-    nonisolated(nonsending) public func run<Output: Sendable>(
+    nonisolated(nonsending) package func run<Output: Sendable>(
         context: OperationContext,
         next: nonisolated(nonsending) @Sendable (OperationContext) async throws -> Output
     ) async throws -> Output {

@@ -71,7 +71,7 @@ extension RegistrationError: IdentifiableError {
 
 extension CatalogLoadError: IdentifiableError {
     /// The registry's refusal when there is one, else `axiom.registry/missingTexts`: the message check refused it.
-    public var errorCode: ErrorCode {
+    package var errorCode: ErrorCode {
         registration?.errorCode ?? ErrorCode(RegistrationError.domain, "missingTexts")
     }
 }

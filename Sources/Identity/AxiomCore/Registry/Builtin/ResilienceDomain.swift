@@ -1,7 +1,7 @@
 import AxiomCatalog
 
 /// Where a circuit breaker stands.
-public enum CircuitState: String, Sendable, Hashable, CustomStringConvertible {
+public enum CircuitState: String, Sendable, Hashable {
     /// Calls go through; failures are counted.
     case closed
     /// Calls are refused until the open duration has passed.
@@ -10,8 +10,6 @@ public enum CircuitState: String, Sendable, Hashable, CustomStringConvertible {
     case halfOpen
     /// Opened by hand; only closing it by hand ends it.
     case isolated
-
-    public var description: String { rawValue }
 }
 
 /// A call the circuit breaker refused: the dependency behind `key` is failing, or was isolated by hand.
@@ -108,14 +106,14 @@ public struct TimeoutError: IdentifiableError, Hashable, Sendable, CustomStringC
 ///
 /// One code, so no `Code` type: ``sequence`` is the payload, ``throwSite`` the throw site, and equality
 /// compares the sequence.
-public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
+package struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomStringConvertible {
     /// The identity of injected faults.
     package static let code = ErrorCode(CircuitOpenError.domain, "injectedFault")
 
     /// Which injected failure this is, from 1, across the injector's life.
-    public let sequence: Int
+    package let sequence: Int
     /// Where it was thrown. It takes no part in equality: see `ThrowSite`.
-    public let throwSite: ThrowSite
+    package let throwSite: ThrowSite
 
     /// Creates the error; `file` and `line` default to the caller's.
     package init(sequence: Int, file: String = #fileID, line: UInt = #line) {
@@ -123,9 +121,9 @@ public struct InjectedFault: IdentifiableError, Sendable, Hashable, CustomString
         self.throwSite = ThrowSite(file: file, line: line)
     }
 
-    public var errorCode: ErrorCode { Self.code }
+    package var errorCode: ErrorCode { Self.code }
 
-    public var description: String { "injected fault #\(sequence)" }
+    package var description: String { "injected fault #\(sequence)" }
 }
 
 /// Options of a resilience component (a circuit breaker, a limiter) that cannot work, refused when the component
