@@ -73,13 +73,13 @@ enum DescriptorReader {
         let version = header.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
         guard version == AXIOM_PLUGIN_ABI_VERSION else {
             return (
-                .abiVersionMismatch,
+                .incompatibleABI,
                 "plugin speaks ABI version \(version); this host speaks \(AXIOM_PLUGIN_ABI_VERSION)"
             )
         }
         guard Int(size) >= Layout.revision1DescriptorSize else {
             return (
-                .structSizeMismatch,
+                .incompatibleABI,
                 "descriptor is \(size) bytes; ABI version 1 needs at least \(Layout.revision1DescriptorSize)"
             )
         }
