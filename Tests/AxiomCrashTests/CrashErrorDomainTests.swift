@@ -16,8 +16,10 @@ struct CrashErrorDomainTests {
             #expect(registry.source(ofDomain: domain.name) == domain.name)
             #expect(domain.problems(samples: errors, in: registry) == [], "\(domain.name)")
         }
-        let decided = registry.resolve(RawReportError.badMagic())
-        #expect(decided.identity.code == ErrorCode("axiom.crash", "badMagic"))
+        let decided = registry.resolve(RawReportError.notAReport())
+        #expect(decided.identity.code == ErrorCode("axiom.crash", "notAReport"))
+        let malformed = registry.resolve(RawReportError.malformed(headerLength: 40))
+        #expect(malformed.identity.code == ErrorCode("axiom.crash", "malformed"))
         #expect(decided.descriptor.category == .storage)
         #expect(decided.descriptor.disposition == .handle)
     }

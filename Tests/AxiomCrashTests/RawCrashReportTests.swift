@@ -165,11 +165,23 @@ struct RawCrashReportTests {
         }
     }
 
+    /// Refused with `code`, and a description that names the check: `description`.
+    func expectRefusal(
+        _ bytes: [UInt8], _ code: RawReportError.Code, _ description: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let error = #expect(throws: RawReportError.self, sourceLocation: sourceLocation) {
+            try RawCrashReport(bytes: bytes)
+        }
+        #expect(error?.code == code, sourceLocation: sourceLocation)
+        #expect(error?.description == description, sourceLocation: sourceLocation)
+    }
+
     @Test func rejectsBadMagic() {
         var bytes = RawReportBuilder().bytes()
         bytes[0] = 0x7f
-        #expect(throws: RawReportError.badMagic()) { try RawCrashReport(bytes: bytes) }
-        #expect(throws: RawReportError.badMagic()) { try RawCrashReport(bytes: Array("hello".utf8)) }
+        expectRefusal(bytes, .notAReport, "not a raw crash report (bad magic)")
+        expectRefusal(Array("hello".utf8), .notAReport, "not a raw crash report (bad magic)")
     }
 
     @Test func rejectsUnknownVersion() {
@@ -236,7 +248,7 @@ struct RawCrashReportTests {
             ("an async chain longer than its record", 6, [0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
             ("an active trace of 23 bytes", 7, [UInt8](repeating: 1, count: 23)),
         ] as [(String, UInt16, [UInt8])])
-    func malformedRecords(_ what: String, type: UInt16, payload: [UInt8]) throws {
+    func recordsThatDoNotFitTheirShapeAreRefused(_ what: String, type: UInt16, payload: [UInt8]) throws {
         var builder = RawReportBuilder()
         builder.version = 2
         builder.records = [(type, payload)]
@@ -244,6 +256,7 @@ struct RawCrashReportTests {
         do {
             _ = try RawCrashReport(bytes: builder.bytes())
         } catch {
+            #expect(error.code == .malformed)
             #expect(error.description.contains("record 0 is malformed"), "\(error)")
         }
     }
@@ -260,33 +273,30 @@ struct RawCrashReportTests {
     @Test func rejectsShortHeaderLength() {
         var bytes = RawReportBuilder().bytes()
         bytes[10] = 40
-        #expect(throws: RawReportError.badHeaderLength(40)) { try RawCrashReport(bytes: bytes) }
+        expectRefusal(bytes, .malformed, "raw crash report header length 40 is too small")
     }
 
     @Test func rejectsTrailingBytes() {
         let bytes = RawReportBuilder().bytes()
-        #expect(throws: RawReportError.trailingBytes(declared: bytes.count, actual: bytes.count + 3)) {
-            try RawCrashReport(bytes: bytes + [1, 2, 3])
-        }
+        expectRefusal(
+            bytes + [1, 2, 3], .malformed, "raw crash report declares \(bytes.count) bytes but has \(bytes.count + 3)")
     }
 
     @Test func rejectsCountsBeyondTheFile() {
         var bytes = RawReportBuilder().bytes()
         bytes[16] = 3  // frame_count 2 → 3: sections no longer add up to total_length
-        #expect(throws: RawReportError.countsBeyondFile(needed: bytes.count + 8, declared: bytes.count)) {
-            try RawCrashReport(bytes: bytes)
-        }
+        expectRefusal(
+            bytes, .malformed,
+            "raw crash report sections need \(bytes.count + 8) bytes but the report declares \(bytes.count)")
         bytes[16] = 0xff
         bytes[17] = 0xff
-        #expect(throws: RawReportError.countOutOfRange(field: "frame count", value: 0xffff, limit: 256)) {
-            try RawCrashReport(bytes: bytes)
-        }
+        expectRefusal(bytes, .malformed, "raw crash report frame count is 65535, above the limit 256")
     }
 
     @Test func rejectsMissingTrailer() {
         var bytes = RawReportBuilder().bytes()
         bytes[bytes.count - 8] = 0
-        #expect(throws: RawReportError.missingTrailer()) { try RawCrashReport(bytes: bytes) }
+        expectRefusal(bytes, .truncated, "raw crash report is truncated: it has no end marker")
     }
 
     @Test func rejectsModuleRunningPastItsSection() {
@@ -301,7 +311,7 @@ struct RawCrashReportTests {
         do {
             _ = try RawCrashReport(bytes: shorter)
         } catch {
-            guard error.code == .malformedModule, error.description.hasPrefix("raw crash report module 1 is malformed")
+            guard error.code == .malformed, error.description.hasPrefix("raw crash report module 1 is malformed")
             else {
                 Issue.record("expected module 1 to be malformed, got \(error)")
                 return

@@ -40,10 +40,12 @@ import Glibc
         #expect(check(descriptor(language: AXIOM_PLUGIN_LANGUAGE_C, toolchain: "gcc 1.0")) == nil)
     }
 
-    @Test func aShorterDescriptorIsAStructSizeMismatch() {
+    @Test func aShorterDescriptorIsAnIncompatibleABI() {
         var short = descriptor()
         short.struct_size = 8
-        #expect(check(short) == .structSizeMismatch)
+        let failure = withUnsafePointer(to: short) { DescriptorReader.checkHeader($0) }
+        #expect(failure?.0 == .incompatibleABI)
+        #expect(failure?.1.hasPrefix("descriptor is 8 bytes; ABI version 1 needs at least ") == true)
     }
 
     @Test func aMissingOrMalformedIDIsRefused() {

@@ -18,7 +18,9 @@ import Glibc
         let host = PluginHost(registry: ErrorRegistry())
         let report = host.load(PluginSearch(paths: [directory.path]))
         #expect(report.loaded.map(\.id) == ["test.dir"])
-        #expect(report.rejected.map(\.code) == [.missingEntrySymbol, .notELF])
+        #expect(report.rejected.map(\.code) == [.notAPlugin, .notAPlugin])
+        #expect(report.rejected.first?.detail.hasPrefix("axiom_plugin_entry_v1 is not exported") == true)
+        #expect(report.rejected.last?.detail.hasPrefix("not an ELF file") == true)
         #expect(
             report.rejected.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["a-plain.so", "c-readme.txt"])
     }

@@ -76,7 +76,8 @@ import Glibc
             ["FIXTURE_ID=\"zz.texts\"", "FIXTURE_DOMAIN=\"zz.texts\"", "FIXTURE_EXTRA_KEY=\"error.nwc.RATE_LIMITED\""])
         let registry = ErrorRegistry()
         let rejection = try #require(refusal(host(registry), hijack))
-        #expect(rejection.code == .foreignMessageKey)
+        #expect(rejection.code == .invalidCatalog)
+        #expect(rejection.detail.contains("ships texts for keys that are not its own"))
         #expect(rejection.detail.contains("error.nwc.RATE_LIMITED") && rejection.detail.contains("zz.texts"))
         #expect(registry.message(forKey: "error.nwc.RATE_LIMITED", locale: "en") == nil)
         #expect(registry.source(ofDomain: "zz.texts") == nil)
@@ -91,7 +92,8 @@ import Glibc
         let host = host(registry)
         _ = try host.load(file: owner).get()
         let rejection = try #require(refusal(host, borrower))
-        #expect(rejection.code == .foreignMessageKey)
+        #expect(rejection.code == .invalidCatalog)
+        #expect(rejection.detail.contains("ships texts for keys that are not its own"))
         #expect(rejection.detail.contains("belongs to test.alpha"))
         #expect(registry.message(forKey: "error.alpha.E000", locale: "en") == "Fixture error 0.")
     }
@@ -131,7 +133,7 @@ import Glibc
         chmod(parent, 0o777)
         defer { chmod(parent, 0o755) }
         let rejection = try #require(refusal(host(), path))
-        #expect(rejection.code == .directoryWritableByOthers)
+        #expect(rejection.code == .unsafePermissions)
         #expect(rejection.detail.contains("/open, a folder above the plugin,"))
         #expect(rejection.detail.contains("without the sticky bit"))
         // With the sticky bit, owned by the current user: as /tmp, nobody can move the plugin's folder away.
@@ -144,8 +146,8 @@ import Glibc
         let path = try directory.plugin("group.so")
         chmod(path, 0o775)
         let rejection = try #require(refusal(host(), path))
-        #expect(rejection.code == .fileWritableByOthers)
-        #expect(rejection.detail.contains("writable by its group (mode 775)"))
+        #expect(rejection.code == .unsafePermissions)
+        #expect(rejection.detail.hasPrefix("the file is writable by its group (mode 775)"))
     }
 
     @Test func theScannerMissingRefusesClearlyAndInProcessIsAnOptIn() throws {
@@ -183,7 +185,8 @@ import Glibc
             Issue.record("an executable loaded as a plugin")
             return
         }
-        #expect(rejection.code == .missingEntrySymbol)
+        #expect(rejection.code == .notAPlugin)
+        #expect(rejection.detail.hasPrefix("axiom_plugin_entry_v1 "), "\(rejection.detail)")
         #expect(rejection.detail.contains("position-independent executable") && rejection.detail.contains("-shared"))
     }
 
@@ -215,6 +218,7 @@ import Glibc
             Issue.record("an executable header loaded")
             return
         }
+        #expect(refused.code == .notAPlugin)
         #expect(refused.detail == "the file is an executable, not a shared library; link the plugin with -shared")
     }
 }

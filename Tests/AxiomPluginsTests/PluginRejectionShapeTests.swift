@@ -9,10 +9,10 @@ struct PluginRejectionShapeTests {
     @Test("a factory gives its code, its identity and where it was called")
     func factoryGivesCodeIdentityAndThrowSite() {
         let line: UInt = #line + 1
-        let rejection = PluginRejection.refused(.notELF, path: "/p/x.so", detail: "bad magic")
-        #expect(rejection.code == .notELF)
-        #expect(rejection.errorCode == ErrorCode("axiom.plugins", "notELF"))
-        #expect(rejection.description == "/p/x.so: notELF: bad magic")
+        let rejection = PluginRejection.refused(.notAPlugin, path: "/p/x.so", detail: "bad magic")
+        #expect(rejection.code == .notAPlugin)
+        #expect(rejection.errorCode == ErrorCode("axiom.plugins", "notAPlugin"))
+        #expect(rejection.description == "/p/x.so: notAPlugin: bad magic")
         #expect(rejection.throwSite.file == #fileID)
         #expect(rejection.throwSite.line == line)
     }

@@ -29,9 +29,8 @@ public enum CrashErrorDomains {
                 turkish: ("Çökme raporlayıcısı kurulamadı.", "Çökme raporları kullanılamıyor")),
         ]
             + [
-                RawReportError.Code.unreadable, .empty, .tooLarge, .truncated, .badMagic, .unsupportedVersion,
-                .badHeaderLength, .trailingBytes, .countOutOfRange, .countsBeyondFile, .missingTrailer,
-                .malformedModule, .malformedRecord,
+                RawReportError.Code.unreadable, .empty, .tooLarge, .truncated, .notAReport, .unsupportedVersion,
+                .malformed,
             ].map { reason in
                 // A damaged report is set aside and the others are processed: worth a warning, not more.
                 code(
@@ -113,12 +112,12 @@ public enum CrashErrorDomains {
                 CrashReporterError.installFailed(step: "x", errno: 1),
                 RawReportError.unreadable(path: "x", errno: 1), RawReportError.empty(),
                 RawReportError.tooLarge(size: 2, limit: 1), RawReportError.truncated(expected: 2, actual: 1),
-                RawReportError.badMagic(), RawReportError.unsupportedVersion(9), RawReportError.badHeaderLength(1),
-                RawReportError.trailingBytes(declared: 1, actual: 2),
-                RawReportError.countOutOfRange(field: "x", value: 2, limit: 1),
-                RawReportError.countsBeyondFile(needed: 2, declared: 1), RawReportError.missingTrailer(),
-                RawReportError.malformedModule(index: 0, reason: "x"),
-                RawReportError.malformedRecord(index: 0, reason: "x"),
+                RawReportError.truncatedBeforeEndMarker(), RawReportError.notAReport(),
+                RawReportError.unsupportedVersion(9), RawReportError.malformed(headerLength: 1),
+                RawReportError.malformed(declaredLength: 1, actualLength: 2),
+                RawReportError.malformed(count: "x", value: 2, limit: 1),
+                RawReportError.malformed(sectionsNeed: 2, declaredLength: 1),
+                RawReportError.malformed(module: 0, reason: "x"), RawReportError.malformed(record: 0, reason: "x"),
             ]
         ),
         (

@@ -272,9 +272,9 @@ extension RawCrashReport {
         guard !bytes.isEmpty else { throw .empty() }
         guard bytes.count >= magic.count else {
             throw bytes.elementsEqual(magic.prefix(bytes.count))
-                ? .truncated(expected: magic.count, actual: bytes.count) : .badMagic()
+                ? .truncated(expected: magic.count, actual: bytes.count) : .notAReport()
         }
-        guard bytes.prefix(magic.count).elementsEqual(magic) else { throw .badMagic() }
+        guard bytes.prefix(magic.count).elementsEqual(magic) else { throw .notAReport() }
         let headerLength = Int(AXIOM_CRASH_HEADER_LENGTH_V1)
         guard bytes.count >= 12 else { throw .truncated(expected: headerLength, actual: bytes.count) }
 
@@ -282,7 +282,7 @@ extension RawCrashReport {
         let version = reader.u16()
         guard version == 1 || version == 2 else { throw .unsupportedVersion(version) }
         let declaredHeaderLength = Int(reader.u16())
-        guard declaredHeaderLength >= headerLength else { throw .badHeaderLength(declaredHeaderLength) }
+        guard declaredHeaderLength >= headerLength else { throw .malformed(headerLength: declaredHeaderLength) }
         guard bytes.count >= declaredHeaderLength else {
             throw .truncated(expected: declaredHeaderLength, actual: bytes.count)
         }
@@ -304,7 +304,7 @@ extension RawCrashReport {
         }
         let declaredLength = Int(totalLength)
         if bytes.count < declaredLength { throw .truncated(expected: declaredLength, actual: bytes.count) }
-        if bytes.count > declaredLength { throw .trailingBytes(declared: declaredLength, actual: bytes.count) }
+        if bytes.count > declaredLength { throw .malformed(declaredLength: declaredLength, actualLength: bytes.count) }
 
         try Self.check("register count", registerCount, limit: Int(AXIOM_CRASH_MAX_REGISTERS))
         try Self.check("frame count", frameCount, limit: Int(AXIOM_CRASH_MAX_FRAMES))
@@ -316,8 +316,8 @@ extension RawCrashReport {
         let needed =
             declaredHeaderLength + (registerCount + frameCount) * 8 + moduleSectionLength + recordSectionLength
             + trailerLength
-        guard needed == declaredLength else { throw .countsBeyondFile(needed: needed, declared: declaredLength) }
-        guard bytes.suffix(trailerLength).elementsEqual(Self.trailerMagic) else { throw .missingTrailer() }
+        guard needed == declaredLength else { throw .malformed(sectionsNeed: needed, declaredLength: declaredLength) }
+        guard bytes.suffix(trailerLength).elementsEqual(Self.trailerMagic) else { throw .truncatedBeforeEndMarker() }
 
         signal = reader.i32()
         code = reader.i32()
@@ -357,24 +357,24 @@ extension RawCrashReport {
         let headerLength = Int(AXIOM_CRASH_RECORD_HEADER_LENGTH)
         for index in 0..<count {
             guard reader.offset + headerLength <= sectionEnd else {
-                throw .malformedRecord(index: index, reason: "record header runs past the record section")
+                throw .malformed(record: index, reason: "record header runs past the record section")
             }
             let type = Int32(reader.u16())
             _ = reader.u16()
             let length = Int(reader.u32())
             guard length <= sectionEnd - reader.offset else {
-                throw .malformedRecord(index: index, reason: "payload of \(length) bytes runs past the record section")
+                throw .malformed(record: index, reason: "payload of \(length) bytes runs past the record section")
             }
             var payload = ByteReader(bytes: Array(reader.bytes(length)))
             switch type {
             case AXIOM_CRASH_RECORD_MESSAGE:
-                guard fatalMessage == nil else { throw .malformedRecord(index: index, reason: "a second message") }
+                guard fatalMessage == nil else { throw .malformed(record: index, reason: "a second message") }
                 fatalMessage = String(decoding: payload.bytes, as: UTF8.self)
             case AXIOM_CRASH_RECORD_THREAD:
                 otherThreads.append(try Self.parseThread(&payload, index: index))
             case AXIOM_CRASH_RECORD_THREADS_OMITTED:
                 guard length == 8 else {
-                    throw .malformedRecord(index: index, reason: "omitted threads: \(length) bytes")
+                    throw .malformed(record: index, reason: "omitted threads: \(length) bytes")
                 }
                 omittedThreads += Int(payload.u32())
             case AXIOM_CRASH_RECORD_RECENT_ERROR:
@@ -383,20 +383,20 @@ extension RawCrashReport {
                 plugins += try Self.parsePlugins(&payload, index: index)
             case AXIOM_CRASH_RECORD_ASYNC_CHAIN:
                 guard length >= 8 else {
-                    throw .malformedRecord(index: index, reason: "async chain of \(length) bytes")
+                    throw .malformed(record: index, reason: "async chain of \(length) bytes")
                 }
                 let frameIndex = Int(payload.u32())
                 let count = Int(payload.u32())
                 guard count <= Int(AXIOM_CRASH_MAX_ASYNC_FRAMES), length == 8 + count * 8, frameIndex < frames.count
                 else {
-                    throw .malformedRecord(index: index, reason: "async chain of \(count) frames in \(length) bytes")
+                    throw .malformed(record: index, reason: "async chain of \(count) frames in \(length) bytes")
                 }
                 asyncChains.append(
                     AsyncChain(frameIndex: frameIndex, resumePoints: (0..<count).map { _ in payload.u64() }))
             case AXIOM_CRASH_RECORD_ACTIVE_TRACE:
-                guard activeTrace == nil else { throw .malformedRecord(index: index, reason: "a second active trace") }
+                guard activeTrace == nil else { throw .malformed(record: index, reason: "a second active trace") }
                 guard length == 24 else {
-                    throw .malformedRecord(index: index, reason: "active trace of \(length) bytes")
+                    throw .malformed(record: index, reason: "active trace of \(length) bytes")
                 }
                 activeTrace = ActiveTrace(traceID: Array(payload.bytes[0..<16]), spanID: Array(payload.bytes[16..<24]))
             default:
@@ -404,15 +404,15 @@ extension RawCrashReport {
             }
         }
         guard reader.offset == sectionEnd else {
-            throw .malformedRecord(
-                index: count, reason: "\(sectionEnd - reader.offset) bytes left after the last record")
+            throw .malformed(
+                record: count, reason: "\(sectionEnd - reader.offset) bytes left after the last record")
         }
     }
 
     private static func parseThread(_ payload: inout ByteReader, index: Int) throws(RawReportError) -> Thread {
         let fixed = Int(AXIOM_CRASH_THREAD_RECORD_FIXED_LENGTH)
         guard payload.bytes.count >= fixed else {
-            throw .malformedRecord(index: index, reason: "thread record of \(payload.bytes.count) bytes")
+            throw .malformed(record: index, reason: "thread record of \(payload.bytes.count) bytes")
         }
         let tid = payload.i32()
         let flags = payload.u32()
@@ -421,7 +421,7 @@ extension RawCrashReport {
         let name = String(decoding: payload.bytes(16).prefix { $0 != 0 }, as: UTF8.self)
         try check("thread frame count", frameCount, limit: Int(AXIOM_CRASH_MAX_THREAD_FRAMES))
         guard payload.bytes.count == fixed + frameCount * 8 else {
-            throw .malformedRecord(index: index, reason: "thread record length does not match its \(frameCount) frames")
+            throw .malformed(record: index, reason: "thread record length does not match its \(frameCount) frames")
         }
         let frames = (0..<frameCount).map { _ in payload.u64() }
         return Thread(
@@ -434,7 +434,7 @@ extension RawCrashReport {
         _ payload: inout ByteReader, index: Int
     ) throws(RawReportError) -> RecentError {
         guard payload.bytes.count == Int(AXIOM_RECENT_ERROR_LENGTH) else {
-            throw .malformedRecord(index: index, reason: "recent error of \(payload.bytes.count) bytes")
+            throw .malformed(record: index, reason: "recent error of \(payload.bytes.count) bytes")
         }
         let seconds = payload.i64()
         let nanoseconds = payload.i64()
@@ -462,7 +462,7 @@ extension RawCrashReport {
 
     private static func parsePlugins(_ payload: inout ByteReader, index: Int) throws(RawReportError) -> [Plugin] {
         let size = payload.bytes.count
-        guard size >= 8 else { throw .malformedRecord(index: index, reason: "plugin list of \(size) bytes") }
+        guard size >= 8 else { throw .malformed(record: index, reason: "plugin list of \(size) bytes") }
         let count = Int(payload.u32())
         _ = payload.u32()
         var plugins: [Plugin] = []
@@ -470,7 +470,7 @@ extension RawCrashReport {
             guard payload.offset + 8 <= size else { break }
             let lengths = (0..<4).map { _ in Int(payload.u16()) }
             guard lengths.reduce(0, +) <= size - payload.offset else {
-                throw .malformedRecord(index: index, reason: "a plugin entry runs past the record")
+                throw .malformed(record: index, reason: "a plugin entry runs past the record")
             }
             let id = String(decoding: payload.bytes(lengths[0]), as: UTF8.self)
             let version = String(decoding: payload.bytes(lengths[1]), as: UTF8.self)
@@ -479,13 +479,13 @@ extension RawCrashReport {
             plugins.append(Plugin(id: id, version: version, buildID: buildID, path: path))
         }
         guard plugins.count == count, payload.offset == size else {
-            throw .malformedRecord(index: index, reason: "plugin list does not hold the \(count) entries it counts")
+            throw .malformed(record: index, reason: "plugin list does not hold the \(count) entries it counts")
         }
         return plugins
     }
 
     private static func check(_ field: String, _ value: Int, limit: Int) throws(RawReportError) {
-        if value > limit { throw .countOutOfRange(field: field, value: value, limit: limit) }
+        if value > limit { throw .malformed(count: field, value: value, limit: limit) }
     }
 
     private static func parseModules(
@@ -496,7 +496,7 @@ extension RawCrashReport {
         modules.reserveCapacity(count)
         for index in 0..<count {
             guard reader.offset + fixedLength <= sectionEnd else {
-                throw .malformedModule(index: index, reason: "record header runs past the module section")
+                throw .malformed(module: index, reason: "record header runs past the module section")
             }
             let bias = reader.u64()
             let base = reader.u64()
@@ -504,15 +504,15 @@ extension RawCrashReport {
             let buildIDLength = Int(reader.u16())
             let pathLength = Int(reader.u16())
             guard reader.offset + buildIDLength + pathLength <= sectionEnd else {
-                throw .malformedModule(index: index, reason: "build-id or path runs past the module section")
+                throw .malformed(module: index, reason: "build-id or path runs past the module section")
             }
             let buildID = Array(reader.bytes(buildIDLength))
             let path = String(decoding: reader.bytes(pathLength), as: UTF8.self)
             modules.append(Module(path: path, bias: bias, base: base, endOfText: endOfText, buildID: buildID))
         }
         guard reader.offset == sectionEnd else {
-            throw .malformedModule(
-                index: count, reason: "\(sectionEnd - reader.offset) bytes left after the last record")
+            throw .malformed(
+                module: count, reason: "\(sectionEnd - reader.offset) bytes left after the last record")
         }
         return modules
     }

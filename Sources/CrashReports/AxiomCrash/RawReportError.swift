@@ -43,9 +43,14 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
             line: line)
     }
 
+    /// The end marker is missing: the file was cut or overwritten.
+    package static func truncatedBeforeEndMarker(file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.truncated, "raw crash report is truncated: it has no end marker", file: file, line: line)
+    }
+
     /// The file does not start with the raw report magic.
-    package static func badMagic(file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.badMagic, "not a raw crash report (bad magic)", file: file, line: line)
+    package static func notAReport(file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.notAReport, "not a raw crash report (bad magic)", file: file, line: line)
     }
 
     /// The format version is not one this reader knows.
@@ -57,49 +62,48 @@ public struct RawReportError: IdentifiableError, Hashable, Sendable, CustomStrin
     }
 
     /// The header length is smaller than the header of the version it claims.
-    package static func badHeaderLength(_ length: Int, file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.badHeaderLength, "raw crash report header length \(length) is too small", file: file, line: line)
+    package static func malformed(headerLength: Int, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(.malformed, "raw crash report header length \(headerLength) is too small", file: file, line: line)
     }
 
     /// The file is longer than the length its header declares.
-    package static func trailingBytes(declared: Int, actual: Int, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func malformed(
+        declaredLength: Int, actualLength: Int, file: String = #fileID, line: UInt = #line
+    ) -> Self {
         Self(
-            .trailingBytes, "raw crash report declares \(declared) bytes but has \(actual)", file: file, line: line)
+            .malformed, "raw crash report declares \(declaredLength) bytes but has \(actualLength)", file: file,
+            line: line)
     }
 
     /// A count in the header is above what the writer ever writes.
-    package static func countOutOfRange(
-        field: String, value: Int, limit: Int, file: String = #fileID, line: UInt = #line
+    package static func malformed(
+        count field: String, value: Int, limit: Int, file: String = #fileID, line: UInt = #line
     ) -> Self {
-        Self(
-            .countOutOfRange, "raw crash report \(field) is \(value), above the limit \(limit)", file: file,
-            line: line)
+        Self(.malformed, "raw crash report \(field) is \(value), above the limit \(limit)", file: file, line: line)
     }
 
     /// The sections the header counts do not add up to the declared length.
-    package static func countsBeyondFile(needed: Int, declared: Int, file: String = #fileID, line: UInt = #line) -> Self
-    {
+    package static func malformed(
+        sectionsNeed needed: Int, declaredLength: Int, file: String = #fileID, line: UInt = #line
+    ) -> Self {
         Self(
-            .countsBeyondFile,
-            "raw crash report sections need \(needed) bytes but the report declares \(declared)", file: file,
+            .malformed,
+            "raw crash report sections need \(needed) bytes but the report declares \(declaredLength)", file: file,
             line: line)
     }
 
-    /// The end marker is missing: the file was cut or overwritten.
-    package static func missingTrailer(file: String = #fileID, line: UInt = #line) -> Self {
-        Self(.missingTrailer, "raw crash report has no end marker", file: file, line: line)
-    }
-
     /// A module record does not fit in the module section.
-    package static func malformedModule(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self
-    {
-        Self(.malformedModule, "raw crash report module \(index) is malformed: \(reason)", file: file, line: line)
+    package static func malformed(
+        module index: Int, reason: String, file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.malformed, "raw crash report module \(index) is malformed: \(reason)", file: file, line: line)
     }
 
     /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
-    package static func malformedRecord(index: Int, reason: String, file: String = #fileID, line: UInt = #line) -> Self
-    {
-        Self(.malformedRecord, "raw crash report record \(index) is malformed: \(reason)", file: file, line: line)
+    package static func malformed(
+        record index: Int, reason: String, file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.malformed, "raw crash report record \(index) is malformed: \(reason)", file: file, line: line)
     }
 
     /// Which check refused the report.
@@ -122,24 +126,14 @@ extension NamedCase where Owner == RawReportError {
     public static var empty: Self { Self(name: "empty") }
     /// The file is larger than any report the writer produces.
     public static var tooLarge: Self { Self(name: "tooLarge") }
-    /// The file ends before `expected` bytes.
+    /// The file was cut: it ends before the length its header declares, or before its end marker.
     public static var truncated: Self { Self(name: "truncated") }
-    /// The file does not start with the raw report magic.
-    public static var badMagic: Self { Self(name: "badMagic") }
+    /// The file does not start with the raw report magic: it is not a raw crash report.
+    public static var notAReport: Self { Self(name: "notAReport") }
     /// The format version is not one this reader knows.
     public static var unsupportedVersion: Self { Self(name: "unsupportedVersion") }
-    /// The header length is smaller than the header of the version it claims.
-    public static var badHeaderLength: Self { Self(name: "badHeaderLength") }
-    /// The file is longer than the length its header declares.
-    public static var trailingBytes: Self { Self(name: "trailingBytes") }
-    /// A count in the header is above what the writer ever writes.
-    public static var countOutOfRange: Self { Self(name: "countOutOfRange") }
-    /// The sections the header counts do not add up to the declared length.
-    public static var countsBeyondFile: Self { Self(name: "countsBeyondFile") }
-    /// The end marker is missing: the file was cut or overwritten.
-    public static var missingTrailer: Self { Self(name: "missingTrailer") }
-    /// A module record does not fit in the module section.
-    public static var malformedModule: Self { Self(name: "malformedModule") }
-    /// A tagged record (version 2) does not fit in the record section, or its payload is not of its type's shape.
-    public static var malformedRecord: Self { Self(name: "malformedRecord") }
+    /// The report's structure does not add up: a header length too small for its version, bytes past the declared
+    /// length, a count above what the writer writes, sections that do not fill the declared length, or a module or
+    /// record that does not fit its section. The description says which.
+    public static var malformed: Self { Self(name: "malformed") }
 }

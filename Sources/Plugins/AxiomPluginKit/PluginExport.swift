@@ -39,7 +39,7 @@ public final class PluginExport: @unchecked Sendable {
 
     /// The toolchain string a Swift plugin reports in its fingerprint. Swift has no stable ABI on Linux:
     /// the host accepts a Swift plugin only when this equals its own.
-    public static var toolchain: String { swiftToolchain }
+    package static var toolchain: String { swiftToolchain }
 
     private static func descriptor(
         _ definition: PluginDefinition, status: Int32, message: String?

@@ -20,6 +20,8 @@ enum DescriptorReader {
 
     /// The ABI header hash this host was built with.
     static let hostABIHash = AXIOM_PLUGIN_ABI_HASH
+    /// The toolchain that built this host: the only one whose Swift plugins it loads.
+    static let hostToolchain = PluginExport.toolchain
 
     /// The hash of every revision of the version-1 header this host reads, oldest first. A plugin built against
     /// any of them loads; an unknown hash is an edited header or a revision newer than the host. When the header
@@ -73,13 +75,13 @@ enum DescriptorReader {
         let version = header.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
         guard version == AXIOM_PLUGIN_ABI_VERSION else {
             return (
-                .abiVersionMismatch,
+                .incompatibleABI,
                 "plugin speaks ABI version \(version); this host speaks \(AXIOM_PLUGIN_ABI_VERSION)"
             )
         }
         guard Int(size) >= Layout.revision1DescriptorSize else {
             return (
-                .structSizeMismatch,
+                .incompatibleABI,
                 "descriptor is \(size) bytes; ABI version 1 needs at least \(Layout.revision1DescriptorSize)"
             )
         }
@@ -98,10 +100,10 @@ enum DescriptorReader {
         case AXIOM_PLUGIN_LANGUAGE_C:
             break  // C has a stable ABI: the toolchain is recorded, not compared.
         case AXIOM_PLUGIN_LANGUAGE_SWIFT:
-            guard toolchain == PluginExport.toolchain else {
+            guard toolchain == hostToolchain else {
                 return (
                     .fingerprintMismatch,
-                    "Swift plugin built by \(toolchain); this host was built by \(PluginExport.toolchain) and Swift has no stable ABI on Linux"
+                    "Swift plugin built by \(toolchain); this host was built by \(hostToolchain) and Swift has no stable ABI on Linux"
                 )
             }
         default:

@@ -6,26 +6,34 @@ import AxiomELF
 
 /// What the pre-load inspection found out about an open file.
 enum ELFImage {
+    /// Why the checks refused a file: its code, and a detail that says which check failed.
+    struct Refusal {
+        var code: PluginRejection.Code
+        var detail: String
+        /// The file makes no claim to be a plugin: it is not ELF, or a shared object without the entry. A search of
+        /// a folder where other files are expected (the executable's own) passes over it.
+        var isUnrelated = false
+    }
+
     /// Checks that the file open at `descriptor` is an ELF64 little-endian shared object for this machine
     /// that defines `symbol` in its dynamic symbol table.
-    static func check(
-        descriptor: Int32, size: Int, exporting symbol: String
-    ) -> (PluginRejection.Code, String)? {
+    static func check(descriptor: Int32, size: Int, exporting symbol: String) -> Refusal? {
         do throws(ELFError) {
             let file = try ELFFile(DescriptorELFBytes(descriptor: descriptor, count: size))
             let machine = file.header.machine
             let host = ELFHeader.hostMachine
             guard machine == host else {
-                return (
-                    .wrongArchitecture,
-                    "ELF machine \(machine) (\(ELFHeader.machineName(machine))); this host is \(host)"
-                )
+                return Refusal(
+                    code: .wrongPlatform,
+                    detail: "ELF for \(ELFHeader.machineName(machine)) (machine \(machine)); this host is "
+                        + "\(ELFHeader.machineName(host)) (machine \(host))")
             }
             let type = file.header.type
             guard type == ELFHeader.sharedObject else {
-                return (
-                    .notSharedObject,
-                    "the file is \(ELFHeader.typeName(type)), not a shared library; link the plugin with -shared"
+                return Refusal(
+                    code: .notAPlugin,
+                    detail:
+                        "the file is \(ELFHeader.typeName(type)), not a shared library; link the plugin with -shared"
                 )
             }
             let lookup = try file.dynamicSymbol(named: symbol)
@@ -35,29 +43,29 @@ enum ELFImage {
                 executable
                 ? " (the file is a position-independent executable, not a shared library: link the plugin with -shared)"
                 : ""
+            let detail: String
             switch lookup {
             case .found(let entry) where isExportedFunction(entry): return nil
-            case .found:
-                return (
-                    .missingEntrySymbol, "\(symbol) is in the dynamic symbol table but not as a defined function" + hint
-                )
-            case .absent: return (.missingEntrySymbol, "\(symbol) is not exported" + hint)
-            case .unavailable(let detail): return (.missingEntrySymbol, detail + hint)
+            case .found: detail = "\(symbol) is in the dynamic symbol table but not as a defined function"
+            case .absent: detail = "\(symbol) is not exported"
+            case .unavailable(let why): detail = "\(symbol) cannot be looked up: \(why)"
             }
+            return Refusal(code: .notAPlugin, detail: detail + hint, isUnrelated: true)
         } catch {
             return rejection(error)
         }
     }
 
     /// The reader's failure as the host's refusal: the one place its words become reasons.
-    static func rejection(_ error: ELFError) -> (PluginRejection.Code, String) {
+    static func rejection(_ error: ELFError) -> Refusal {
         switch error {
-        case .notELF: (.notELF, error.description)
-        case .truncated: (.malformedELF, error.description)
+        case .notELF: Refusal(code: .notAPlugin, detail: "not an ELF file: \(error)", isUnrelated: true)
+        case .truncated, .malformed: Refusal(code: .notAPlugin, detail: "malformed ELF: \(error)")
         case .unsupportedClass(let value):
-            (.wrongClass, value == 1 ? "ELF32; this host loads ELF64" : error.description)
-        case .unsupportedByteOrder: (.wrongByteOrder, "\(error); this host is little-endian")
-        case .malformed(let detail): (.malformedELF, detail)
+            Refusal(
+                code: .wrongPlatform,
+                detail: value == 1 ? "ELF32; this host loads ELF64" : "\(error); this host loads ELF64")
+        case .unsupportedByteOrder: Refusal(code: .wrongPlatform, detail: "\(error); this host is little-endian")
         }
     }
 

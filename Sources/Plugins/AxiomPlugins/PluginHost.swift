@@ -96,7 +96,7 @@ public final class PluginHost: Sendable {
         switch load(file: path, quietUnlessPlugin: false) {
         case .loaded(let plugin): .success(plugin)
         case .rejected(let rejection): .failure(rejection)
-        case .skipped: .failure(.refused(.missingEntrySymbol, path: path, detail: "not a plugin"))
+        case .skipped: .failure(.refused(.notAPlugin, path: path, detail: "not a plugin"))
         }
     }
 
@@ -108,8 +108,8 @@ public final class PluginHost: Sendable {
         case skipped
     }
 
-    /// - Parameter quiet: skip, rather than report, a file that is not a plugin at all (no entry symbol) or a
-    ///   plugin file already loaded through another path.
+    /// - Parameter quiet: skip, rather than report, a file that is not a plugin at all (not ELF, or no entry symbol)
+    ///   or a plugin file already loaded through another path.
     /// - Parameter shipped: the file came with the application (its executable's directory): its domains take
     ///   precedence, which a clash with a later plugin names.
     /// - Parameter skipLoaded: skip quietly a file this host already loaded (a search that reaches a shipped
@@ -132,20 +132,22 @@ public final class PluginHost: Sendable {
             guard descriptor >= 0 else {
                 let code = errno
                 if code == ENOENT || code == ENOTDIR { return refuse(.notFound, "no such file") }
-                return refuse(.unreadable, String(cString: strerror(code)))
+                return refuse(.unreadable, "cannot open the file: \(String(cString: strerror(code)))")
             }
             defer { close(descriptor) }
             var info = stat()
-            guard fstat(descriptor, &info) == 0 else { return refuse(.unreadable, String(cString: strerror(errno))) }
+            guard fstat(descriptor, &info) == 0 else {
+                return refuse(.unreadable, "cannot read the file's status: \(String(cString: strerror(errno)))")
+            }
             guard info.st_mode & S_IFMT == S_IFREG else {
-                return refuse(.notRegularFile, info.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file")
+                return refuse(.unreadable, "not a regular file: \(Self.fileKind(info.st_mode))")
             }
 
             // 2. ELF shared object for this machine exporting the entry, read without loading it.
-            if let (reason, detail) = ELFImage.check(
+            if let refusal = ELFImage.check(
                 descriptor: descriptor, size: Int(info.st_size), exporting: AXIOM_PLUGIN_ENTRY_SYMBOL)
             {
-                return quiet && (reason == .missingEntrySymbol || reason == .notELF) ? .skipped : refuse(reason, detail)
+                return quiet && refusal.isUnrelated ? .skipped : refuse(refusal.code, refusal.detail)
             }
 
             // 3. Nobody but the owner can change what gets loaded.
@@ -184,7 +186,7 @@ public final class PluginHost: Sendable {
                 return refuse(.duplicatePluginID, "plugin id \(accepted.id) is already loaded from \(other.path)")
             }
             if let detail = TextOwnership.foreignKeys(of: accepted.catalog, in: registry) {
-                return refuse(.foreignMessageKey, detail)
+                return refuse(.invalidCatalog, detail)
             }
             do throws(CatalogLoadError) {
                 try registry.registerChecked(accepted.catalog, englishFrom: TextOwnership.isFramework)
@@ -238,6 +240,18 @@ public final class PluginHost: Sendable {
         return verdict
     }
 
+    /// What a file that is not a regular one is, by the type bits of its mode: `a directory`, `a FIFO`, ….
+    static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "of file type \(String(mode & S_IFMT, radix: 8))"
+        }
+    }
+
     /// A refusal when someone other than the owner (or root) can change the file or the directories that lead to
     /// it. The file and its own directory must be writable by their owner only; every directory above, up to `/`,
     /// too, unless it has the sticky bit and belongs to root or to the current user (as `/tmp`): the rule OpenSSH
@@ -253,7 +267,7 @@ public final class PluginHost: Sendable {
             }
         }
         guard file.st_mode & writableByOthers == 0 else {
-            return (.fileWritableByOthers, "the file is \(who(file.st_mode)); only its owner may write it")
+            return (.unsafePermissions, "the file is \(who(file.st_mode)); only its owner may write it")
         }
         var current = directory
         var first = true
@@ -272,7 +286,7 @@ public final class PluginHost: Sendable {
                     let why =
                         first
                         ? "" : sticky ? " and is not owned by root or the current user" : " without the sticky bit"
-                    return (.directoryWritableByOthers, "\(place) is \(who(info.st_mode))\(why)")
+                    return (.unsafePermissions, "\(place) is \(who(info.st_mode))\(why)")
                 }
             }
             if current == "/" { return nil }

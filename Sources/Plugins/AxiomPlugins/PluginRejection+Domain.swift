@@ -36,45 +36,39 @@ extension PluginRejection: IdentifiableError {
     private static func texts(_ code: Code) -> (String, String) {
         switch code {
         case .notFound: ("the file does not exist", "dosya yok")
-        case .unreadable: ("the file cannot be read", "dosya okunamıyor")
-        case .notRegularFile: ("the path is not a regular file", "yol sıradan bir dosya değil")
-        case .notELF: ("the file is not an ELF file", "dosya bir ELF dosyası değil")
-        case .wrongClass: ("the file is built for another word size", "dosya başka bir sözcük boyu için derlenmiş")
-        case .wrongByteOrder: ("the file is built for another byte order", "dosya başka bir bayt sırası için derlenmiş")
-        case .wrongArchitecture:
-            ("the file is built for another processor", "dosya başka bir işlemci için derlenmiş")
-        case .notSharedObject: ("the file is not a shared library", "dosya paylaşılan bir kitaplık değil")
-        case .malformedELF: ("the file is damaged", "dosya bozuk")
-        case .missingEntrySymbol:
-            ("the library has no plugin entry point", "kitaplığın eklenti giriş noktası yok")
-        case .fileWritableByOthers:
-            ("the file may be changed by other users", "dosya başka kullanıcılarca değiştirilebilir")
-        case .directoryWritableByOthers:
-            ("its folder may be changed by other users", "klasörü başka kullanıcılarca değiştirilebilir")
+        case .unreadable:
+            ("the file cannot be read, or is not a regular file", "dosya okunamıyor ya da sıradan bir dosya değil")
+        case .notAPlugin: ("the file is not an Axiom plugin", "dosya bir Axiom eklentisi değil")
+        case .wrongPlatform: ("the file is built for another machine", "dosya başka bir makine için derlenmiş")
+        case .unsafePermissions:
+            (
+                "the file or a folder above it may be changed by other users",
+                "dosya ya da üstündeki bir klasör başka kullanıcılarca değiştirilebilir"
+            )
         case .duplicateFile: ("the same file is already loaded", "aynı dosya zaten yüklü")
         case .scannerUnavailable:
             ("the plugin scanner could not be started", "eklenti tarayıcısı başlatılamadı")
-        case .crashedInScanner: ("the plugin crashed while it was checked", "eklenti denetlenirken çöktü")
+        case .crashedInScanner:
+            (
+                "the plugin crashed or ended its process while it was checked",
+                "eklenti denetlenirken çöktü ya da sürecini sonlandırdı"
+            )
         case .timedOutInScanner:
             ("the plugin did not finish starting in time", "eklenti zamanında başlamayı bitirmedi")
-        case .exitedInScanner:
-            ("the plugin ended its process while it was checked", "eklenti denetlenirken sürecini sonlandırdı")
-        case .foreignMessageKey:
-            ("it ships texts that belong to another error domain", "başka bir hata alanına ait metinler içeriyor")
         case .dlopenFailed: ("the system could not load the library", "sistem kitaplığı yükleyemedi")
-        case .entryUnresolved: ("its entry point could not be found", "giriş noktası bulunamadı")
-        case .nullDescriptor: ("the plugin described nothing", "eklenti hiçbir şey tanımlamadı")
-        case .abiVersionMismatch:
+        case .incompatibleABI:
             ("it was built for another plugin interface version", "başka bir eklenti arayüzü sürümü için derlenmiş")
-        case .structSizeMismatch:
-            ("its description is too short for this interface", "tanımı bu arayüz için fazla kısa")
         case .fingerprintMismatch:
             ("it was built with another header or toolchain", "başka bir başlık dosyası ya da derleyiciyle derlenmiş")
         case .initFailed: ("the plugin could not start", "eklenti başlayamadı")
         case .invalidPluginID: ("its identifier is malformed", "tanımlayıcısı hatalı")
         case .duplicatePluginID:
             ("a plugin with the same identifier is already loaded", "aynı tanımlayıcıya sahip bir eklenti zaten yüklü")
-        case .invalidCatalog: ("its error catalog is malformed", "hata kataloğu hatalı")
+        case .invalidCatalog:
+            (
+                "its error catalog is malformed or ships texts that are not its own",
+                "hata kataloğu hatalı ya da kendisine ait olmayan metinler içeriyor"
+            )
         case .domainClash:
             (
                 "another source already owns one of its error domains",

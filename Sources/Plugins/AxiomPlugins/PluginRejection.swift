@@ -5,7 +5,8 @@ import AxiomCore
 /// Shaped like the framework's other errors: a ``code`` to match, the ``throwSite``, and the identity
 /// `axiom.plugins/<code>`.
 public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Why it was refused, one code per check the loader makes, in the order it makes them.
+    /// Why it was refused: one code per thing an operator does about it (rebuild the plugin for this machine,
+    /// change a folder's permissions, …). Several checks share a code; ``detail`` says which one failed.
     public typealias Code = NamedCase<PluginRejection>
 
     private let facts: ErrorFacts<PluginRejection>
@@ -24,7 +25,8 @@ public struct PluginRejection: Error, Sendable, Hashable, CustomStringConvertibl
     /// Why it was refused.
     public var code: Code { facts.code }
 
-    /// What a person needs to fix it: `dlerror()` text, the clashing sources, the expected value.
+    /// Which check failed, and what a person needs to fix it: `dlerror()` text, the clashing sources, the expected
+    /// value.
     public var detail: String { facts.text }
 
     public var description: String { "\(path): \(code.name): \(detail)" }
@@ -66,50 +68,35 @@ public struct PluginLoadReport: Sendable {
 extension NamedCase where Owner == PluginRejection {
     /// Nothing exists at the path.
     public static var notFound: Self { Self(name: "notFound") }
-    /// The path exists but cannot be opened or read.
+    /// The path cannot be opened or read, or is not a regular file (a directory, a FIFO, a device); the detail says
+    /// which.
     public static var unreadable: Self { Self(name: "unreadable") }
-    /// The path is a directory, a socket, a device: not a regular file.
-    public static var notRegularFile: Self { Self(name: "notRegularFile") }
-    /// The file does not start with the ELF magic.
-    public static var notELF: Self { Self(name: "notELF") }
-    /// ELF of the other word size (ELF32 on a 64-bit host).
-    public static var wrongClass: Self { Self(name: "wrongClass") }
-    /// ELF of the other byte order.
-    public static var wrongByteOrder: Self { Self(name: "wrongByteOrder") }
-    /// ELF for another machine (aarch64 on x86_64).
-    public static var wrongArchitecture: Self { Self(name: "wrongArchitecture") }
-    /// ELF, but an executable or an object file, not a shared object.
-    public static var notSharedObject: Self { Self(name: "notSharedObject") }
-    /// ELF headers that point outside the file or do not add up.
-    public static var malformedELF: Self { Self(name: "malformedELF") }
-    /// A shared object whose dynamic symbol table does not define `axiom_plugin_entry_v1`.
-    public static var missingEntrySymbol: Self { Self(name: "missingEntrySymbol") }
-    /// The file is writable by its group or by everyone.
-    public static var fileWritableByOthers: Self { Self(name: "fileWritableByOthers") }
-    /// The directory holding the file is writable by its group or by everyone.
-    public static var directoryWritableByOthers: Self { Self(name: "directoryWritableByOthers") }
+    /// The file is not an Axiom plugin: not ELF, a damaged ELF file, an executable or object file rather than a
+    /// shared library, no `axiom_plugin_entry_v1` in its dynamic symbol table or none that `dlsym` resolves after
+    /// loading, or an entry that returns a null descriptor. The detail says which.
+    public static var notAPlugin: Self { Self(name: "notAPlugin") }
+    /// ELF built for another machine: another word size (ELF32 on a 64-bit host), another byte order, or another
+    /// processor (aarch64 on x86_64). The detail names the file's and the host's.
+    public static var wrongPlatform: Self { Self(name: "wrongPlatform") }
+    /// Someone other than the owner can change what gets loaded: the file, its folder or a folder above it is
+    /// writable by its group or by everyone. The detail names which and its mode.
+    public static var unsafePermissions: Self { Self(name: "unsafePermissions") }
     /// The same file (device and inode) is already loaded, through another path or link.
     public static var duplicateFile: Self { Self(name: "duplicateFile") }
     /// No scanner, which runs a plugin's code before the host takes its catalog, could be started: the
     /// ``PluginVetting/scannerPath`` named is missing, the host's own executable cannot be its scanner (a
     /// set-user-ID host without a separate `axiom-plugin-scanner`, no `/proc`), or the process did not start.
     public static var scannerUnavailable: Self { Self(name: "scannerUnavailable") }
-    /// The plugin crashed in the scanner (the detail names the signal and where); the host is unharmed.
+    /// The plugin crashed in the scanner, or ended the scanner process (`exit`) before it returned its catalog; the
+    /// detail names the signal and where, or the exit status. The host is unharmed.
     public static var crashedInScanner: Self { Self(name: "crashedInScanner") }
     /// The plugin did not return its catalog in the scanner's time limit; the scanner was killed.
     public static var timedOutInScanner: Self { Self(name: "timedOutInScanner") }
-    /// The plugin ended the scanner process (`exit`) before it returned its catalog.
-    public static var exitedInScanner: Self { Self(name: "exitedInScanner") }
     /// `dlopen` failed; the detail holds `dlerror()`.
     public static var dlopenFailed: Self { Self(name: "dlopenFailed") }
-    /// `dlsym` did not find the entry after loading; the detail holds `dlerror()`.
-    public static var entryUnresolved: Self { Self(name: "entryUnresolved") }
-    /// The entry returned a null descriptor.
-    public static var nullDescriptor: Self { Self(name: "nullDescriptor") }
-    /// The descriptor's ABI version is not one this host speaks.
-    public static var abiVersionMismatch: Self { Self(name: "abiVersionMismatch") }
-    /// The descriptor is smaller than this ABI version's.
-    public static var structSizeMismatch: Self { Self(name: "structSizeMismatch") }
+    /// The descriptor is for another version of the plugin interface: its ABI version is not one this host speaks,
+    /// or it is smaller than that version's. The detail gives both values.
+    public static var incompatibleABI: Self { Self(name: "incompatibleABI") }
     /// Built against another ABI header, or by another Swift toolchain.
     public static var fingerprintMismatch: Self { Self(name: "fingerprintMismatch") }
     /// The plugin's init reported failure; the detail holds its message.
@@ -118,23 +105,20 @@ extension NamedCase where Owner == PluginRejection {
     public static var invalidPluginID: Self { Self(name: "invalidPluginID") }
     /// A plugin with the same id is already loaded.
     public static var duplicatePluginID: Self { Self(name: "duplicatePluginID") }
-    /// The catalog holds a null where a value is required, a value the host does not know, or bad text.
+    /// The catalog holds a null where a value is required, a value the host does not know, or bad text, or ships
+    /// texts for message keys that are not the plugin's own (see the host's text ownership). The detail says which.
     public static var invalidCatalog: Self { Self(name: "invalidCatalog") }
-    /// The catalog ships texts for message keys that are not the plugin's own (see the host's text ownership).
-    public static var foreignMessageKey: Self { Self(name: "foreignMessageKey") }
     /// A domain of the catalog is already owned by another source; nothing of the catalog is registered.
     /// Plugins shipped with the application load first, so a plugin found elsewhere is the one refused.
     public static var domainClash: Self { Self(name: "domainClash") }
     /// The registry refused the catalog for another reason (a duplicate code or alias).
     public static var registrationRefused: Self { Self(name: "registrationRefused") }
-    /// Every code, in the order the loader checks them.
+    /// Every code, in the order the loader first checks for it.
     package static var all: [Self] {
         [
-            .notFound, .unreadable, .notRegularFile, .notELF, .wrongClass, .wrongByteOrder, .wrongArchitecture,
-            .notSharedObject, .malformedELF, .missingEntrySymbol, .fileWritableByOthers, .directoryWritableByOthers,
-            .duplicateFile, .scannerUnavailable, .crashedInScanner, .timedOutInScanner, .exitedInScanner, .dlopenFailed,
-            .entryUnresolved, .nullDescriptor, .abiVersionMismatch, .structSizeMismatch, .fingerprintMismatch,
-            .initFailed, .invalidPluginID, .duplicatePluginID, .invalidCatalog, .foreignMessageKey, .domainClash,
+            .notFound, .unreadable, .notAPlugin, .wrongPlatform, .unsafePermissions, .duplicateFile,
+            .scannerUnavailable, .crashedInScanner, .timedOutInScanner, .dlopenFailed, .incompatibleABI,
+            .fingerprintMismatch, .initFailed, .invalidPluginID, .duplicatePluginID, .invalidCatalog, .domainClash,
             .registrationRefused,
         ]
     }

@@ -65,11 +65,16 @@ package enum PluginScanner {
             return (.refused(.dlopenFailed, dlerror().map { String(cString: $0) } ?? "dlopen failed"), nil)
         }
         guard let symbol = dlsym(handle, AXIOM_PLUGIN_ENTRY_SYMBOL) else {
-            return (.refused(.entryUnresolved, dlerror().map { String(cString: $0) } ?? "dlsym failed"), nil)
+            let reason = dlerror().map { String(cString: $0) } ?? "dlsym failed"
+            return (.refused(.notAPlugin, "\(AXIOM_PLUGIN_ENTRY_SYMBOL) did not resolve after loading: \(reason)"), nil)
         }
         let entry = unsafeBitCast(symbol, to: axiom_plugin_entry_v1_fn.self)
         let address = UnsafeRawPointer(symbol)
-        guard let plugin = entry() else { return (.refused(.nullDescriptor, "the entry returned NULL"), address) }
+        guard let plugin = entry() else {
+            return (
+                .refused(.notAPlugin, "\(AXIOM_PLUGIN_ENTRY_SYMBOL) returned NULL instead of a descriptor"), address
+            )
+        }
         if let (reason, detail) = DescriptorReader.checkHeader(plugin) { return (.refused(reason, detail), address) }
         let header = DescriptorReader.descriptor(plugin)
         let identification: (id: String, version: String, toolchain: String)

@@ -314,8 +314,9 @@ enum ScannerProcess {
             return .refused(.crashedInScanner, "\(scanner) returned a malformed verdict")
         }
         return .refused(
-            .exitedInScanner,
-            "the process exited with status \(exitCode) while the plugin loaded, before a catalog was returned")
+            .crashedInScanner,
+            "the plugin exited with status \(exitCode) before it returned its catalog (in \(scanner); the host is "
+                + "unharmed)")
     }
 }
 

@@ -35,8 +35,8 @@ func fuzzELF(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     precondition(staged, "cannot stage the input")
     // The entry the host looks for, and a name that hashes elsewhere, so both hash-chain outcomes are reached.
     for symbol in ["axiom_plugin_entry_v1", "x"] {
-        if let (reason, detail) = AxiomPlugins.ELFImage.check(descriptor: descriptor, size: count, exporting: symbol) {
-            precondition(!detail.isEmpty, "a refusal (\(reason)) without a detail")
+        if let refusal = AxiomPlugins.ELFImage.check(descriptor: descriptor, size: count, exporting: symbol) {
+            precondition(!refusal.detail.isEmpty, "a refusal (\(refusal.code)) without a detail")
         }
     }
     let hostID = AxiomPlugins.ELFImage.buildID(descriptor: descriptor, size: count)

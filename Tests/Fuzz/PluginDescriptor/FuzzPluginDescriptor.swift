@@ -12,8 +12,6 @@ import Axiom
 import CAxiomPluginABI
 import FuzzSupport
 
-import class AxiomPluginKit.PluginExport
-
 @testable import AxiomPlugins
 
 /// Reads the recipe; past the end of the input every read answers zero.
@@ -60,7 +58,7 @@ private final class Arena {
 private let known = [
     "general", "network", "error", "warning", "default", "recover", "escalate", "ignore", "exponential", "constant",
     "linear", "toast", "modal", "inline", "none", "light", "en", "tr", "fuzz", "fuzz.plugin", "E1", "E2",
-    "error.general.E1", "error.general.E1.title", "1.0.0", AXIOM_PLUGIN_ABI_HASH, PluginExport.toolchain,
+    "error.general.E1", "error.general.E1.title", "1.0.0", AXIOM_PLUGIN_ABI_HASH, DescriptorReader.hostToolchain,
 ]
 
 private struct Builder {
