@@ -21,7 +21,7 @@ import Tracing
 /// - The registry is taught the identity of `RPCError`: the peer's error inside it, with its wait (a `RetryStage`
 ///   over the call waits the peer's `RetryInfo`, capped by the code's policy), or, for an `RPCError` without one
 ///   (the transport's, or a peer's without details), `axiom.http/<status>` of its code's status
-///   (``GRPCStatusTable/httpStatus(for:)``), as `ProblemReader` reads an answer without a code.
+///   (the table of the guide "Across a gRPC call"), as `ProblemReader` reads an answer without a code.
 /// - The span active around the call, when it is recording, gets the peer's code (`axiom.peer.code`) and
 ///   its trace id (`axiom.peer.trace_id`).
 public struct ClientErrorInterceptor: ClientInterceptor {

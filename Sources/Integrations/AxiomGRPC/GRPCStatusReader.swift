@@ -12,7 +12,7 @@ import GRPCProtobuf
 ///   grpc-status-details-bin ≤ 64 KiB, a google.rpc.Status ──▶ PeerProblem
 ///        ErrorInfo domain + metadata code ──▶ the error's identity, when the code's reason is the reason
 ///        ErrorInfo domain + reason ──▶ otherwise (no ErrorInfo: axiom.http/<status>)
-///        ErrorInfo metadata traceId, status ──▶ traceId, status (else the code's status, GRPCStatusTable)
+///        ErrorInfo metadata traceId, status ──▶ traceId, status (else the code's status, the guide's table)
 ///        RetryInfo retry_delay ──▶ retryAfter (at most a day; a negative one is dropped, its reason kept)
 ///        LocalizedMessage message ──▶ detail (else the status message)
 ///        the gRPC code ──▶ metadata `grpcCode`

@@ -22,7 +22,7 @@ import Tracing
 ///
 /// ```
 ///   handler throws ──▶ pipeline.decide ──▶ handled, ignored, or recovered with a value that is no response
-///                                       │       ──▶ RPCError: code from the HTTP status (GRPCStatusTable),
+///                                       │       ──▶ RPCError: code from the HTTP status (the guide's table),
 ///                                       │           message = the detail in the caller's language,
 ///                                       │           details: ErrorInfo (reason = the code in UPPER_SNAKE_CASE,
 ///                                       │           domain, metadata code, status and traceId), RetryInfo (the
@@ -33,12 +33,12 @@ import Tracing
 /// ```
 ///
 /// The `ErrorInfo` follows AIP-193, so that any gRPC client reads it: its `reason` is the code in UPPER_SNAKE_CASE
-/// (``GRPCStatusReader/reason(for:)``: `outOfStock` is `OUT_OF_STOCK`), its `domain` the code's domain, and its
+/// (`outOfStock` is `OUT_OF_STOCK`), its `domain` the code's domain, and its
 /// metadata carries the code as written (`code`), the HTTP status (`status`) and the trace id (`traceId`), from which
 /// ``GRPCStatusReader`` gives the caller back the exact identity.
 ///
 /// The status the responder chooses (an override, the descriptor's `httpStatus`, its category's status) gives the
-/// gRPC code through ``GRPCStatusTable``. The message and the `LocalizedMessage` come from the registry's catalogs in
+/// gRPC code through the table of the guide "Across a gRPC call". The message and the `LocalizedMessage` come from the registry's catalogs in
 /// the language the request's `accept-language` metadata asks for (English when it asks for none the registry has),
 /// never from the error's own description; an answer the table makes a 5xx says only the generic "something went
 /// wrong". An error no catalog registers is answered as `axiom/unknownError`, `internalError`. An `RPCError` the
@@ -52,7 +52,7 @@ import Tracing
 /// runs the handler under a SERVER span named the full method, child of the caller's, so the answer's trace id
 /// is the caller's trace. The span gets `error.type` for every error that ends the call and
 /// `rpc.grpc.status_code`, and status error only for `unknown`, `deadlineExceeded`, `unimplemented`,
-/// `internalError`, `unavailable` and `dataLoss` (``GRPCStatusTable/isServerFailure(_:)``), as OpenTelemetry's gRPC
+/// `internalError`, `unavailable` and `dataLoss`, as OpenTelemetry's gRPC
 /// conventions ask. The span ends when the response has been written or the error answered; a call whose caller
 /// left before its response started (grpc-swift then never writes it) ends when the response is dropped, with status
 /// code `cancelled` when the caller cancelled it, so no span of a call stays open. A streaming response that fails
