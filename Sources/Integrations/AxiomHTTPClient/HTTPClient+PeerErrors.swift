@@ -38,11 +38,11 @@ extension HTTPClient {
     /// The request carries the task's trace context (W3C `traceparent` with swift-otel): the client injects it when
     /// it has a tracer (and then makes a CLIENT span for the call); when it has none, this method injects the
     /// context through the bootstrapped instrument, so a peer continues the caller's trace either way. The span
-    /// active around the call records the peer's code and trace id (``TracingInstrument/recordPeerError(code:traceId:tracer:)``).
+    /// active around the call records the peer's code and trace id (`axiom.peer.code`, `axiom.peer.trace_id`).
     ///
     /// - Parameters:
     ///   - timeout: as `execute(_:timeout:)`'s, for the head; reading a problem body is bounded by
-    ///     ``ProblemReader/maximumBodySize``.
+    ///     64 KiB.
     ///   - reader: reads the peer's answers, and looks their codes up in its registry.
     ///   - now: the time an HTTP-date `Retry-After` is measured from.
     public func execute(
