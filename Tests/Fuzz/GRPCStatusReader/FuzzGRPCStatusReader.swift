@@ -7,7 +7,7 @@
 // The same bytes, read as a code, give an `ErrorInfo` reason that AIP-193 accepts and that is its own reason.
 
 import Axiom
-import AxiomGRPC
+@_spi(Fuzzing) import AxiomGRPC
 @_spi(Fuzzing) import AxiomHTTP
 import FuzzSupport
 
@@ -21,14 +21,14 @@ func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CC
 
 func fuzzGRPCStatusReader(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: bytes, count: count))
-    let reason = GRPCStatusReader.reason(for: String(decoding: input, as: UTF8.self))
+    let reason = GRPCStatusReaderFuzzing.reason(for: String(decoding: input, as: UTF8.self))
     check(isAIP193Reason(reason), "the reason \(reason) does not match [A-Z][A-Z0-9_]+[A-Z0-9] in 63 characters")
-    check(GRPCStatusReader.reason(for: reason) == reason, "the reason \(reason) is not its own reason")
+    check(GRPCStatusReaderFuzzing.reason(for: reason) == reason, "the reason \(reason) is not its own reason")
     guard let first = input.first, let code = RPCError.Code(Status.Code(rawValue: Int(first % 17))!) else {
         return 0
     }
     let error = RPCError(
-        code: code, message: "m", metadata: [GRPCStatusReader.detailsKey: .binary(Array(input.dropFirst()))])
+        code: code, message: "m", metadata: [GRPCStatusReaderFuzzing.detailsKey: .binary(Array(input.dropFirst()))])
     do {
         guard let peer = try interceptor.reader.read(error) else {
             fatalError("details present, but read as none")
