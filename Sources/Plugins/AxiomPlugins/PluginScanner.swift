@@ -96,17 +96,6 @@ package enum PluginScanner {
         }
     }
 
-    /// Writes every byte, retrying short writes and interruptions.
-    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
-        var done = 0
-        while done < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, bytes.count - done) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            done += written
-        }
-    }
-
     /// Fatal signals write a crash note to the verdict pipe, then kill the process with the same signal. The
     /// handler formats with the allocator and `dladdr`, which a signal handler should not: the process is a
     /// throwaway, and if the handler itself hangs the host's time limit ends it.

@@ -1,3 +1,4 @@
+import AxiomCore
 import AxiomELF
 import CAxiomPluginABI
 
@@ -90,7 +91,7 @@ struct PluginVerdictCache {
         let temporary = final + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { return }
-        PluginScanner.writeAll(descriptor, writer.bytes)
+        writeAll(descriptor, writer.bytes)
         var info = stat()
         let complete = fstat(descriptor, &info) == 0 && Int(info.st_size) == writer.bytes.count
         close(descriptor)

@@ -1,3 +1,4 @@
+import AxiomCore
 import AxiomSymbolication
 import FoundationEssentials
 
@@ -16,22 +17,7 @@ func printJSON(_ value: some Encodable) throws {
 
 /// Writes one line to standard error (or, with `newline` false, text that stays on the current line).
 func printError(_ message: String, newline: Bool = true) {
-    _ = writeAll(2, newline ? message + "\n" : message)
-}
-
-/// Writes all of `text` to `descriptor`, again after an interruption; false (errno set) when a write fails.
-func writeAll(_ descriptor: Int32, _ text: String) -> Bool {
-    var text = text
-    return text.withUTF8 { bytes in
-        var rest = UnsafeRawBufferPointer(bytes)
-        while !rest.isEmpty {
-            let written = write(descriptor, rest.baseAddress, rest.count)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            rest = UnsafeRawBufferPointer(rebasing: rest[written...])
-        }
-        return true
-    }
+    writeAll(STDERR_FILENO, newline ? message + "\n" : message)
 }
 
 extension StringProtocol {

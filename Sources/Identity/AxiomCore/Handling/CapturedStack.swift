@@ -15,8 +15,7 @@ public struct CapturedStack: Sendable, Hashable, CustomStringConvertible {
     /// Creates a stack from return addresses; a log shows how many there are (a capturer of the framework's, such
     /// as `AxiomCrash`'s `UnwindStackCapturer`, makes stacks that a log shows frame by frame).
     public init(addresses: [UInt]) {
-        self.addresses = addresses
-        self.describer = nil
+        self.init(addresses: addresses, describer: nil)
     }
 
     /// A stack that `describer` describes when it is logged.

@@ -23,9 +23,10 @@ public struct StructuredLogHandler: LogHandler {
     public var metadataProvider: Logger.MetadataProvider?
     public var logLevel: Logger.Level = .info
 
-    /// Writes a line to standard error: the default sink.
+    /// Writes a line and its line break to standard error, in one `write(2)` unless the kernel takes it in parts:
+    /// the default sink.
     @usableFromInline package static let standardError: @Sendable (String) -> Void = {
-        StandardStreamSink.standardError.write($0)
+        writeAll(STDERR_FILENO, $0 + "\n")
     }
 
     /// The fields written first, in this order, when present.

@@ -50,3 +50,30 @@ package func readWholeFile(_ path: String, limit: Int) throws(WholeFileFailure) 
     bytes.removeLast(size - filled)
     return bytes
 }
+
+/// Writes every byte of `bytes` to `descriptor`, again after a short write or an interruption; false (with `errno`
+/// set) when a write fails. For log lines, the crash tool's output and the plugin scanner's verdicts.
+@discardableResult
+package func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    var rest = bytes
+    while !rest.isEmpty {
+        let written = write(descriptor, rest.baseAddress, rest.count)
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return false }
+        rest = UnsafeRawBufferPointer(rebasing: rest[written...])
+    }
+    return true
+}
+
+/// Writes all of `text`'s UTF-8 to `descriptor`, as the raw-buffer form writes bytes.
+@discardableResult
+package func writeAll(_ descriptor: Int32, _ text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+}
+
+/// Writes every byte of `bytes` to `descriptor`, as the raw-buffer form does.
+@discardableResult
+package func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { writeAll(descriptor, $0) }
+}
