@@ -507,6 +507,20 @@ let package = Package(
             ],
             path: "Benchmarks/HTTPErrorServer"
         ),
+        // The server `Benchmarks/grpc-errors` loads with h2load: the framework's error answer beside grpc-swift's own
+        // `RPCError` (GRPC trait).
+        .executableTarget(
+            name: "GRPCErrorServer",
+            dependencies: [
+                "Axiom", "AxiomGRPC",
+                product("GRPCCore", "grpc-swift-2", trait: "GRPC"),
+                product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
+                product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
+                product("GRPCNIOTransportHTTP2", "grpc-swift-nio-transport", trait: "GRPC"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/GRPCErrorServer"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,14 +11,16 @@ import Synchronization
 //   the baseline stays the same at every n.
 // - `descriptor(for: any Error)` of a `DomainError` (the form of every error from a peer or a plugin), cycling
 //   through up to 4,096 distinct ones, with codes longer than 15 bytes (strings on the heap) and with shorter ones
-//   (stored inline), beside the same lookup of a typed `IdentifiableError`, in registries of 10, 1,000 and 100,000
-//   codes.
+//   (stored inline), beside the same lookup of a typed `IdentifiableError`, in registries of 10, 100, 1,000, 10,000
+//   and 100,000 codes.
+//
+// `Benchmarks/scaling registry` runs them all and draws how each grows with the registry's size.
 //
 // Registered descriptors are immortal, so each iteration of a declaring benchmark keeps its n descriptors for the
 // rest of the run: the largest sizes run few iterations.
 
 func catalogBenchmarks() {
-    for count in [10, 1_000, 10_000, 100_000] {
+    for count in CatalogFixture.sizes {
         let configuration = Benchmark.Configuration(
             metrics: [.wallClock, .mallocCountTotal], timeUnits: count >= 10_000 ? .milliseconds : .microseconds,
             warmupIterations: count >= 10_000 ? 1 : 10, scalingFactor: .one, maxDuration: .seconds(3),
@@ -72,7 +74,7 @@ func catalogBenchmarks() {
     let lookupConfiguration = Benchmark.Configuration(
         metrics: [.wallClock, .mallocCountTotal, .instructions], timeUnits: .nanoseconds, warmupIterations: 1_000,
         scalingFactor: .kilo, maxDuration: .seconds(2), maxIterations: 100_000)
-    for count in [10, 1_000, 100_000] {
+    for count in CatalogFixture.sizes {
         let size = count.formatted
         Benchmark("Lookup in \(size) codes: typed IdentifiableError (baseline)", configuration: lookupConfiguration) {
             benchmark in
@@ -105,6 +107,8 @@ func catalogBenchmarks() {
 /// The codes of a catalog of a given size, declared once per size (outside what is measured).
 struct CatalogFixture: Sendable {
     static let domain = "bench.catalog"
+    /// The registry sizes every catalog and lookup benchmark runs at.
+    static let sizes = [10, 100, 1_000, 10_000, 100_000]
 
     let definitions: [CodeDefinition]
     let descriptors: [ErrorDescriptor]

@@ -15,6 +15,8 @@ import Synchronization
 //   cache cold (five scanner processes) and warm (no process: five cache entries read). The scanner is found beside
 //   this executable: build it in the same configuration first (`swift build -c release --product
 //   axiom-plugin-scanner`).
+// - starting with 1, 10 and 100 plugins of 20 codes each, in process: how a start grows with the plugins installed
+//   (`Benchmarks/scaling plugins` draws it).
 //
 // The plugins are compiled from Tests/PluginFixtures/fixture_plugin.c with `cc` at start, so the benchmark does
 // not depend on which products the build put beside it.
@@ -65,6 +67,18 @@ let benchmarks: @Sendable () -> Void = {
         for copy in copies { unlink(copy) }
         fixtures.expectFive(report, benchmark, scanned: 5)
     }
+    for count in Fixtures.startSizes {
+        Benchmark("Plugins: start with \(count) plugins, in process", configuration: startConfiguration) { benchmark in
+            let copies = fixtures.plugins.prefix(count).map(fixtures.freshCopy(of:))
+            benchmark.startMeasurement()
+            let report = PluginHost(registry: ErrorRegistry(), vetting: .inProcess).load(PluginSearch(paths: copies))
+            benchmark.stopMeasurement()
+            for copy in copies { unlink(copy) }
+            if report.loaded.count != count || !report.rejected.isEmpty {
+                benchmark.error("\(report.loaded.count) of \(count) loaded: \(report.rejected)")
+            }
+        }
+    }
     let warmCache = fixtures.freshCacheDirectory()
     _ = PluginHost(registry: ErrorRegistry(), vetting: PluginVetting(cacheDirectory: warmCache))
         .load(PluginSearch(paths: fixtures.five))
@@ -109,7 +123,12 @@ let benchmarks: @Sendable () -> Void = {
 final class Fixtures: Sendable {
     let directory: String
     let hundred: String
-    let five: [String]
+    /// 100 plugins of 20 codes, each with its own id and domain (`bench.plugin<n>`, `bench<n>`).
+    let plugins: [String]
+    /// The first five of them.
+    var five: [String] { Array(plugins.prefix(5)) }
+    /// How many plugins the scaling benchmarks start with.
+    static let startSizes = [1, 10, 100]
     private let copies = Atomic<Int>(0)
 
     init() throws {
@@ -135,7 +154,7 @@ final class Fixtures: Sendable {
         }
         hundred = try build(
             "hundred.so", ["FIXTURE_ID=\"bench.hundred\"", "FIXTURE_DOMAIN=\"hundred\"", "FIXTURE_CODES=100"])
-        five = try (0..<5).map { index in
+        plugins = try (0..<(Self.startSizes.max() ?? 5)).map { index in
             try build(
                 "plugin\(index).so",
                 ["FIXTURE_ID=\"bench.plugin\(index)\"", "FIXTURE_DOMAIN=\"bench\(index)\"", "FIXTURE_CODES=20"])

@@ -433,8 +433,18 @@ case "traced-async-crash":
     }
     while true { sleep(30) }
 case "timed-threads":
-    // For Benchmarks/crash-to-death: 8 other threads, then the CLOCK_MONOTONIC time just before the fault.
-    axiom_probe_start_workers(8, 2)
+    // For Benchmarks/crash-to-death and Benchmarks/scaling: 8 other threads (or AXIOM_PROBE_WORKERS, at most 63;
+    // 2 of them blocked in read(2)), then the CLOCK_MONOTONIC time just before the fault.
+    let workers = getenv("AXIOM_PROBE_WORKERS").flatMap { Int32(String(cString: $0)) } ?? 8
+    axiom_probe_start_workers(min(max(workers, 0), 63), min(workers, 2))
+    // How many threads the process has, as the report will list them.
+    var threads = 0
+    if let tasks = opendir("/proc/self/task") {
+        // Every entry but "." and "..".
+        while let entry = readdir(tasks) { threads += entry.pointee.d_name.0 == 46 ? 0 : 1 }
+        closedir(tasks)
+    }
+    printError("threads \(threads)")
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     printError("fault-at \(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))")

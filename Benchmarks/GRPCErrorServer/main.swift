@@ -1,0 +1,102 @@
+// The server `Benchmarks/grpc-errors` loads with h2load: one unary method, `bench.Limited/Get`, answering
+// `resourceExhausted` in one of four ways, so the framework's price is read beside grpc-swift's own error answer in
+// the same run.
+//
+//     GRPCErrorServer own|own-message|adapter|code PORT
+//
+//   own      the handler throws grpc-swift's own `RPCError(code: .resourceExhausted, message: "")`, answered by
+//            grpc-swift: the baseline
+//   own-message  the same, with the message the adapter's answer carries
+//   adapter  the same error (with the message), decided and answered by `ServerErrorInterceptor`
+//   code     the handler throws a registered code (`bench/RATE_LIMITED`, 429, Retry-After 2 s), decided and answered
+//            by the interceptor: `resourceExhausted` with ErrorInfo, RetryInfo and LocalizedMessage details
+//
+// The request and the response are `google.protobuf.StringValue`. Logging is bootstrapped as the README tells a
+// service to (`RedactingLogHandler.bootstrap`), at level error; metrics go to swift-metrics' no-op backend. Plaintext
+// HTTP/2 on 127.0.0.1.
+#if GRPC
+import Axiom
+import AxiomGRPC
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import GRPCProtobuf
+import Logging
+import SwiftProtobuf
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes `text` to a file descriptor at once (stdout and stderr are C globals that strict concurrency refuses).
+func say(_ text: String, to descriptor: Int32) {
+    var text = text
+    text.withUTF8 { _ = write(descriptor, $0.baseAddress, $0.count) }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, ["own", "own-message", "adapter", "code"].contains(arguments[1]),
+    let port = Int(arguments[2])
+else {
+    say("usage: GRPCErrorServer own|own-message|adapter|code PORT\n", to: 2)
+    exit(2)
+}
+let mode = arguments[1]
+RedactingLogHandler.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = .error
+    return handler
+}
+
+let registry = ErrorRegistry()
+try registry.register(
+    ErrorCatalog(
+        source: "bench", domains: ["bench"],
+        definitions: [
+            CodeDefinition(
+                "bench", "RATE_LIMITED", category: .network, severity: .warning, httpStatus: 429,
+                texts: ["en": .init(title: "Slow down", message: "Too many requests. Try again in a moment.")])
+        ]))
+let pipeline = ErrorPipeline(
+    layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
+) { FollowDescriptor() }
+
+/// The text of grpc-swift's own error in `own-message` and `adapter`.
+let message = "Too many requests. Try again later."
+
+/// `bench.Limited/Get`: always fails, in the way the mode names.
+struct LimitedService: RegistrableRPCService {
+    static let get = MethodDescriptor(fullyQualifiedService: "bench.Limited", method: "Get")
+
+    func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
+        router.registerHandler(
+            forMethod: Self.get, deserializer: ProtobufDeserializer<Google_Protobuf_StringValue>(),
+            serializer: ProtobufSerializer<Google_Protobuf_StringValue>()
+        ) { request, _ -> StreamingServerResponse<Google_Protobuf_StringValue> in
+            _ = try await ServerRequest(stream: request)
+            switch mode {
+            case "own": throw RPCError(code: .resourceExhausted, message: "")
+            case "code": throw DomainError(domain: "bench", code: "RATE_LIMITED", retryAfter: .seconds(2))
+            default: throw RPCError(code: .resourceExhausted, message: message)
+            }
+        }
+    }
+}
+
+let server = GRPCServer(
+    transport: .http2NIOPosix(address: .ipv4(host: "127.0.0.1", port: port), transportSecurity: .plaintext),
+    services: [LimitedService()],
+    interceptors: mode.hasPrefix("own") ? [] : [ServerErrorInterceptor(pipeline: pipeline)])
+try await withThrowingDiscardingTaskGroup { group in
+    group.addTask { try await server.serve() }
+    // Tells the script the server is up: a line on stdout, written at once.
+    _ = try await server.transport.listeningAddress
+    say("listening \(port)\n", to: 1)
+}
+#else
+#if canImport(Glibc)
+import Glibc
+#endif
+let message = "GRPCErrorServer needs the GRPC trait: --traits GRPC\n"
+_ = message.utf8.withContiguousStorageIfAvailable { write(2, $0.baseAddress, $0.count) }
+exit(2)
+#endif
