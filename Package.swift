@@ -495,15 +495,20 @@ let package = Package(
         benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),
         benchmark("PresentationBenchmarks", ["Axiom", .product(name: "Logging", package: "swift-log")]),
+        // What the two benchmark servers share: logging, and the pipeline their answers are decided through.
+        .target(
+            name: "ErrorServerSupport",
+            dependencies: ["Axiom", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/ErrorServerSupport"
+        ),
         // The server `Benchmarks/http-errors` loads with wrk: the framework's error answer beside the server
         // framework's own (Hummingbird and Vapor traits).
         .executableTarget(
             name: "HTTPErrorServer",
             dependencies: [
-                "Axiom", "AxiomHummingbird", "AxiomVapor",
+                "Axiom", "AxiomHummingbird", "AxiomVapor", "ErrorServerSupport",
                 product("Hummingbird", "hummingbird", trait: "Hummingbird"),
                 product("Vapor", "vapor", trait: "Vapor"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/HTTPErrorServer"
         ),
@@ -512,12 +517,11 @@ let package = Package(
         .executableTarget(
             name: "GRPCErrorServer",
             dependencies: [
-                "Axiom", "AxiomGRPC",
+                "Axiom", "AxiomGRPC", "ErrorServerSupport",
                 product("GRPCCore", "grpc-swift-2", trait: "GRPC"),
                 product("GRPCProtobuf", "grpc-swift-protobuf", trait: "GRPC"),
                 product("SwiftProtobuf", "swift-protobuf", trait: "GRPC"),
                 product("GRPCNIOTransportHTTP2", "grpc-swift-nio-transport", trait: "GRPC"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/GRPCErrorServer"
         ),

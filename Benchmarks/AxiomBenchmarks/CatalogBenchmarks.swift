@@ -14,7 +14,7 @@ import Synchronization
 //   (stored inline), beside the same lookup of a typed `IdentifiableError`, in registries of 10, 100, 1,000, 10,000
 //   and 100,000 codes.
 //
-// `Benchmarks/scaling registry` runs them all and draws how each grows with the registry's size.
+// `Benchmarks/scaling run registry` runs them all and draws how each grows with the registry's size.
 //
 // Registered descriptors are immortal, so each iteration of a declaring benchmark keeps its n descriptors for the
 // rest of the run: the largest sizes run few iterations.

@@ -11,16 +11,15 @@
 //   code     the handler throws a registered code (`bench/RATE_LIMITED`, 429, Retry-After 2 s), decided and answered
 //            by the interceptor: `resourceExhausted` with ErrorInfo, RetryInfo and LocalizedMessage details
 //
-// The request and the response are `google.protobuf.StringValue`. Logging is bootstrapped as the README tells a
-// service to (`RedactingLogHandler.bootstrap`), at level error; metrics go to swift-metrics' no-op backend. Plaintext
-// HTTP/2 on 127.0.0.1.
+// The request and the response are `google.protobuf.StringValue`. Logging and the pipeline are `ErrorServerSupport`'s,
+// as for the HTTP servers; metrics go to swift-metrics' no-op backend. Plaintext HTTP/2 on 127.0.0.1.
 #if GRPC
 import Axiom
 import AxiomGRPC
+import ErrorServerSupport
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import GRPCProtobuf
-import Logging
 import SwiftProtobuf
 
 #if canImport(Glibc)
@@ -41,27 +40,10 @@ else {
     exit(2)
 }
 let mode = arguments[1]
-RedactingLogHandler.bootstrap { label in
-    var handler = StreamLogHandler.standardError(label: label)
-    handler.logLevel = .error
-    return handler
-}
-
-let registry = ErrorRegistry()
-try registry.register(
-    ErrorCatalog(
-        source: "bench", domains: ["bench"],
-        definitions: [
-            CodeDefinition(
-                "bench", "RATE_LIMITED", category: .network, severity: .warning, httpStatus: 429,
-                texts: ["en": .init(title: "Slow down", message: "Too many requests. Try again in a moment.")])
-        ]))
-let pipeline = ErrorPipeline(
-    layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
-) { FollowDescriptor() }
-
+ErrorServerSupport.bootstrapLogging()
+let pipeline = try ErrorServerSupport.pipeline()
 /// The text of grpc-swift's own error in `own-message` and `adapter`.
-let message = "Too many requests. Try again later."
+let message = ErrorServerSupport.message
 
 /// `bench.Limited/Get`: always fails, in the way the mode names.
 struct LimitedService: RegistrableRPCService {
@@ -75,7 +57,7 @@ struct LimitedService: RegistrableRPCService {
             _ = try await ServerRequest(stream: request)
             switch mode {
             case "own": throw RPCError(code: .resourceExhausted, message: "")
-            case "code": throw DomainError(domain: "bench", code: "RATE_LIMITED", retryAfter: .seconds(2))
+            case "code": throw ErrorServerSupport.rateLimited
             default: throw RPCError(code: .resourceExhausted, message: message)
             }
         }

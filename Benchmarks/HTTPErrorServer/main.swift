@@ -12,16 +12,15 @@
 //   code     the route throws a registered code (`bench/RATE_LIMITED`, 429, Retry-After 2 s), decided and
 //            answered by the middleware
 //
-// Logging is bootstrapped as the README tells a service to (`RedactingLogHandler.bootstrap`, for every variant, the
-// server framework's own loggers included) and goes to stderr at level error (the pipeline's observers log a 429 at
-// warning, so they log nothing here, as a service would configure them); metrics go to swift-metrics' no-op backend.
+// Logging and the pipeline are `ErrorServerSupport`'s, as for the gRPC server; metrics go to swift-metrics' no-op
+// backend.
 #if Hummingbird && Vapor
 import Axiom
 import AxiomHummingbird
 import AxiomVapor
+import ErrorServerSupport
 import Foundation
 import Hummingbird
-import Logging
 import Vapor
 
 let arguments = CommandLine.arguments
@@ -33,24 +32,8 @@ else {
     exit(2)
 }
 let mode = arguments[2]
-RedactingLogHandler.bootstrap { label in
-    var handler = StreamLogHandler.standardError(label: label)
-    handler.logLevel = .error
-    return handler
-}
-
-let registry = ErrorRegistry()
-try registry.register(
-    ErrorCatalog(
-        source: "bench", domains: ["bench"],
-        definitions: [
-            CodeDefinition(
-                "bench", "RATE_LIMITED", category: .network, severity: .warning, httpStatus: 429,
-                texts: ["en": .init(title: "Slow down", message: "Too many requests. Try again in a moment.")])
-        ]))
-let pipeline = ErrorPipeline(
-    layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
-) { FollowDescriptor() }
+ErrorServerSupport.bootstrapLogging()
+let pipeline = try ErrorServerSupport.pipeline()
 
 /// Tells the script the server is up: a line on stdout, flushed (a pipe's stdout is not line-buffered).
 @Sendable func listening() {
@@ -58,11 +41,11 @@ let pipeline = ErrorPipeline(
 }
 
 /// The text the adapter answers `axiom.http/429` with, given to the framework's own error in `own-message`.
-let message = "Too many requests. Try again later."
+let message = ErrorServerSupport.message
 
 /// The error `/limited` throws: the framework's own, or the registered code.
 let limited: @Sendable (_ own: any Error) -> any Error = { own in
-    mode == "code" ? DomainError(domain: "bench", code: "RATE_LIMITED", retryAfter: .seconds(2)) : own
+    mode == "code" ? ErrorServerSupport.rateLimited : own
 }
 
 if arguments[1] == "hummingbird" {

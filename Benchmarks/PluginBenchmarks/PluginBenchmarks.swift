@@ -16,7 +16,7 @@ import Synchronization
 //   this executable: build it in the same configuration first (`swift build -c release --product
 //   axiom-plugin-scanner`).
 // - starting with 1, 10 and 100 plugins of 20 codes each, in process: how a start grows with the plugins installed
-//   (`Benchmarks/scaling plugins` draws it).
+//   (`Benchmarks/scaling run plugins` draws it).
 //
 // The plugins are compiled from Tests/PluginFixtures/fixture_plugin.c with `cc` at start, so the benchmark does
 // not depend on which products the build put beside it.
