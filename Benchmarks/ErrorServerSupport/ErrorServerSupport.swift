@@ -6,6 +6,9 @@ import Logging
 
 /// The benchmark servers' setup.
 package enum ErrorServerSupport {
+    /// The ways a server answers: `own`, `own-message`, `adapter`, `code` (each server's header says what they are).
+    package static let modes = ["own", "own-message", "adapter", "code"]
+
     /// The text the adapters answer a plain 429 with, given to the server framework's own error in `own-message`.
     package static let message = "Too many requests. Try again later."
 

@@ -13,8 +13,13 @@
 //
 // The request and the response are `google.protobuf.StringValue`. Logging and the pipeline are `ErrorServerSupport`'s,
 // as for the HTTP servers; metrics go to swift-metrics' no-op backend. Plaintext HTTP/2 on 127.0.0.1.
-#if GRPC
 import Axiom
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+#if GRPC
 import AxiomGRPC
 import ErrorServerSupport
 import GRPCCore
@@ -22,28 +27,16 @@ import GRPCNIOTransportHTTP2
 import GRPCProtobuf
 import SwiftProtobuf
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Writes `text` to a file descriptor at once (stdout and stderr are C globals that strict concurrency refuses).
-func say(_ text: String, to descriptor: Int32) {
-    var text = text
-    text.withUTF8 { _ = write(descriptor, $0.baseAddress, $0.count) }
-}
-
 let arguments = CommandLine.arguments
-guard arguments.count == 3, ["own", "own-message", "adapter", "code"].contains(arguments[1]),
+guard arguments.count == 3, ErrorServerSupport.modes.contains(arguments[1]),
     let port = Int(arguments[2])
 else {
-    say("usage: GRPCErrorServer own|own-message|adapter|code PORT\n", to: 2)
+    writeAll(STDERR_FILENO, "usage: GRPCErrorServer own|own-message|adapter|code PORT\n")
     exit(2)
 }
 let mode = arguments[1]
 ErrorServerSupport.bootstrapLogging()
 let pipeline = try ErrorServerSupport.pipeline()
-/// The text of grpc-swift's own error in `own-message` and `adapter`.
-let message = ErrorServerSupport.message
 
 /// `bench.Limited/Get`: always fails, in the way the mode names.
 struct LimitedService: RegistrableRPCService {
@@ -58,7 +51,7 @@ struct LimitedService: RegistrableRPCService {
             switch mode {
             case "own": throw RPCError(code: .resourceExhausted, message: "")
             case "code": throw ErrorServerSupport.rateLimited
-            default: throw RPCError(code: .resourceExhausted, message: message)
+            default: throw RPCError(code: .resourceExhausted, message: ErrorServerSupport.message)
             }
         }
     }
@@ -72,13 +65,9 @@ try await withThrowingDiscardingTaskGroup { group in
     group.addTask { try await server.serve() }
     // Tells the script the server is up: a line on stdout, written at once.
     _ = try await server.transport.listeningAddress
-    say("listening \(port)\n", to: 1)
+    writeAll(STDOUT_FILENO, "listening \(port)\n")
 }
 #else
-#if canImport(Glibc)
-import Glibc
-#endif
-let message = "GRPCErrorServer needs the GRPC trait: --traits GRPC\n"
-_ = message.utf8.withContiguousStorageIfAvailable { write(2, $0.baseAddress, $0.count) }
+writeAll(STDERR_FILENO, "GRPCErrorServer needs the GRPC trait: --traits GRPC\n")
 exit(2)
 #endif

@@ -25,7 +25,7 @@ import Vapor
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, ["hummingbird", "vapor"].contains(arguments[1]),
-    ["own", "own-message", "adapter", "code"].contains(arguments[2]), let port = Int(arguments[3])
+    ErrorServerSupport.modes.contains(arguments[2]), let port = Int(arguments[3])
 else {
     FileHandle.standardError.write(
         Data("usage: HTTPErrorServer hummingbird|vapor own|own-message|adapter|code PORT\n".utf8))
@@ -40,9 +40,6 @@ let pipeline = try ErrorServerSupport.pipeline()
     FileHandle.standardOutput.write(Data("listening \(port)\n".utf8))
 }
 
-/// The text the adapter answers `axiom.http/429` with, given to the framework's own error in `own-message`.
-let message = ErrorServerSupport.message
-
 /// The error `/limited` throws: the framework's own, or the registered code.
 let limited: @Sendable (_ own: any Error) -> any Error = { own in
     mode == "code" ? ErrorServerSupport.rateLimited : own
@@ -53,7 +50,8 @@ if arguments[1] == "hummingbird" {
     if !mode.hasPrefix("own") { router.add(middleware: AxiomHummingbird.ProblemDetailsMiddleware(pipeline: pipeline)) }
     router.get("limited") { _, _ -> String in
         throw limited(
-            mode == "own-message" ? HTTPError(.tooManyRequests, message: message) : HTTPError(.tooManyRequests))
+            mode == "own-message"
+                ? HTTPError(.tooManyRequests, message: ErrorServerSupport.message) : HTTPError(.tooManyRequests))
     }
     let app = Hummingbird.Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
@@ -65,7 +63,9 @@ if arguments[1] == "hummingbird" {
     app.http.server.configuration.port = port
     if !mode.hasPrefix("own") { app.middleware.use(AxiomVapor.ProblemDetailsMiddleware(pipeline: pipeline)) }
     app.get("limited") { _ -> String in
-        throw limited(mode == "own-message" ? Abort(.tooManyRequests, reason: message) : Abort(.tooManyRequests))
+        throw limited(
+            mode == "own-message"
+                ? Abort(.tooManyRequests, reason: ErrorServerSupport.message) : Abort(.tooManyRequests))
     }
     try await app.server.start()
     listening()
