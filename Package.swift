@@ -305,10 +305,12 @@ let package = Package(
         ),
         // Symbolication: libdwarf, and libdebuginfod for debug files from debuginfod servers, through a small C
         // shim (no libunwind here: linking it interposes _Unwind_* for the whole process; only the crash module may).
+        // libdebuginfod is opened with dlopen on the first query, not linked (see Debuginfod.c); its header is still
+        // needed to build.
         .target(
             name: "CAxiomDwarf",
             path: "Sources/CrashReports/CAxiomDwarf",
-            linkerSettings: [.linkedLibrary("dwarf"), .linkedLibrary("debuginfod")]
+            linkerSettings: [.linkedLibrary("dwarf")]
         ),
         .target(
             name: "AxiomSymbolication",

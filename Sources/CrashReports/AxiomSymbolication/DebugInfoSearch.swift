@@ -501,7 +501,12 @@ final class DebuginfodRun: Sendable {
             defer { free(path) }
             return .success(String(cString: path))
         }
-        return .failure(.init(text: result == -ENOENT ? "not found" : String(cString: strerror(-result))))
+        switch -result {
+        case ENOENT: return .failure(.init(text: "not found"))
+        case ELIBACC:
+            return .failure(.init(text: "not asked: libdebuginfod.so.1 could not be loaded (Debian: libdebuginfod1)"))
+        default: return .failure(.init(text: String(cString: strerror(-result))))
+        }
     }
 }
 

@@ -1,6 +1,11 @@
 // See axiom_debuginfod_find_debuginfo in include/CAxiomDwarf.h. In C because libdebuginfod takes a C callback
 // (the deadline check) and reads its servers, cache and timeout only from the environment, which needs a lock
 // Swift code elsewhere in the process knows nothing about.
+//
+// libdebuginfod is opened with dlopen on the first query, not linked: it brings libcurl and its TLS, Kerberos and
+// LDAP libraries, about thirty shared objects, and a program that links them pays their loading and symbol binding
+// at every start (about half of a small program's start-up), though most never ask a debuginfod server.
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +28,42 @@ static pthread_cond_t query_ended = PTHREAD_COND_INITIALIZER;
 static int active = 0;
 static int waiting = 0;
 
+// The library's functions this file calls, found by dlsym once (`load_once`); all NULL when it could not be
+// opened, and every query then answers -ELIBACC.
+static struct {
+    debuginfod_client *(*begin)(void);
+    void (*end)(debuginfod_client *);
+    int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+    void (*set_user_data)(debuginfod_client *, void *);
+    void *(*get_user_data)(debuginfod_client *);
+    void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+} library;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static void load_library(void) {
+    // RTLD_LOCAL: its symbols (and libcurl's) stay out of the process's global scope. Never closed: a handle
+    // closed while another thread's query runs would unmap its code.
+    void *handle = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) return;
+    library.begin = (debuginfod_client * (*)(void)) dlsym(handle, "debuginfod_begin");
+    library.end = (void (*)(debuginfod_client *))dlsym(handle, "debuginfod_end");
+    library.find_debuginfo =
+        (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(handle, "debuginfod_find_debuginfo");
+    library.set_user_data = (void (*)(debuginfod_client *, void *))dlsym(handle, "debuginfod_set_user_data");
+    library.get_user_data = (void *(*)(debuginfod_client *))dlsym(handle, "debuginfod_get_user_data");
+    library.set_progressfn =
+        (void (*)(debuginfod_client *, debuginfod_progressfn_t))dlsym(handle, "debuginfod_set_progressfn");
+    if (!library.begin || !library.end || !library.find_debuginfo || !library.set_user_data ||
+        !library.get_user_data || !library.set_progressfn) {
+        memset(&library, 0, sizeof library);
+    }
+}
+
+int axiom_debuginfod_available(void) {
+    pthread_once(&load_once, load_library);
+    return library.begin != NULL;
+}
+
 static int64_t monotonic_ms(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -35,7 +76,7 @@ static int64_t monotonic_ms(void) {
 static int past_deadline(debuginfod_client *client, long done, long total) {
     (void)done;
     (void)total;
-    const int64_t *deadline = debuginfod_get_user_data(client);
+    const int64_t *deadline = library.get_user_data(client);
     return monotonic_ms() >= *deadline;
 }
 
@@ -58,6 +99,7 @@ int axiom_debuginfod_find_debuginfo(const unsigned char *buildID, int buildIDSiz
                                     const char *cachePath, int timeoutSeconds, int deadlineSeconds,
                                     char **pathOut) {
     *pathOut = NULL;
+    if (!axiom_debuginfod_available()) return -ELIBACC;
     if (timeoutSeconds < 1) timeoutSeconds = 1;
     if (deadlineSeconds < 1) deadlineSeconds = 1;
     if (deadlineSeconds > timeoutSeconds) deadlineSeconds = timeoutSeconds;
@@ -85,13 +127,13 @@ int axiom_debuginfod_find_debuginfo(const unsigned char *buildID, int buildIDSiz
     active += 1;
     pthread_mutex_unlock(&query_lock);
     int result = -ENOMEM;
-    debuginfod_client *client = debuginfod_begin();
+    debuginfod_client *client = library.begin();
     if (client != NULL) {
         int64_t deadline = monotonic_ms() + (int64_t)deadlineSeconds * 1000;
-        debuginfod_set_user_data(client, &deadline);
-        debuginfod_set_progressfn(client, past_deadline);
-        result = debuginfod_find_debuginfo(client, buildID, buildIDSize, pathOut);
-        debuginfod_end(client);
+        library.set_user_data(client, &deadline);
+        library.set_progressfn(client, past_deadline);
+        result = library.find_debuginfo(client, buildID, buildIDSize, pathOut);
+        library.end(client);
     }
     pthread_mutex_lock(&query_lock);
     active -= 1;

@@ -32,6 +32,10 @@ int axiom_dwarf_find_loaded_module(uintptr_t address, char *pathBuffer, size_t p
 /// contains the address or it has no build-id.
 int axiom_dwarf_loaded_module_build_id(uintptr_t address, unsigned char *buffer, size_t capacity);
 
+/// Whether libdebuginfod (`libdebuginfod.so.1`) could be opened. It is not linked: the first call opens it with
+/// `dlopen`, so a program that never asks a debuginfod server never loads it and the network libraries it needs.
+int axiom_debuginfod_available(void);
+
 /// Asks debuginfod servers (libdebuginfod) for the debug file of `buildID` (raw bytes). `urls`
 /// (space-separated) and `cachePath` replace `DEBUGINFOD_URLS` and `DEBUGINFOD_CACHE_PATH` in the
 /// process environment (libdebuginfod reads them only from there); NULL keeps the environment's value.
@@ -40,7 +44,8 @@ int axiom_dwarf_loaded_module_build_id(uintptr_t address, unsigned char *buffer,
 /// a server that is down or never answers included. Queries asking for the same urls, cache and timeout run
 /// concurrently; one asking for other values waits until the running ones end. On success returns 0 and stores
 /// the cached file's path, malloc'ed, in `pathOut` (the caller frees it); otherwise returns a negative errno
-/// (`-ENOENT`: no server has it).
+/// (`-ENOENT`: no server has it; `-ELIBACC`: libdebuginfod could not be loaded, see
+/// `axiom_debuginfod_available`).
 int axiom_debuginfod_find_debuginfo(const unsigned char *buildID, int buildIDSize, const char *urls,
                                     const char *cachePath, int timeoutSeconds, int deadlineSeconds,
                                     char **pathOut);
