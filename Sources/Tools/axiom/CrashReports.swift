@@ -15,6 +15,7 @@ import Musl
 /// `llvm-symbolizer` and `addr2line` take them.
 struct Symbolicate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "symbolicate",
         abstract: "Symbolicate one raw crash report, the stacks in log lines (--log), or addresses of a binary.",
         discussion: """
             Prints the readable text form, or with --json the JSON form (the Swift backtracer's shape, a superset), \

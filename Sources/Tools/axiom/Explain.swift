@@ -5,6 +5,7 @@ import FoundationEssentials
 /// `axiom explain DOMAIN CODE [--json]`: everything the runtime knows about one error code.
 struct Explain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "explain",
         abstract: "Show what the runtime decides for an error code.",
         discussion: "CODE is the code's name (RATE_LIMITED) or one of its numeric aliases (-32003)."
     )

@@ -5,6 +5,7 @@ import FoundationEssentials
 /// `axiom plugins [--plugin-path DIR]... [--json]`: which plugins load, and why the others do not.
 struct Plugins: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plugins",
         abstract: "List the plugins that load and the files that are refused.",
         discussion: """
             Looks beside the axiom executable (the shipped plugins, which take precedence), then in each \

@@ -11,12 +11,14 @@ import Musl
 /// `axiom symbols add BINARY --store DIR`: what a deployment pipeline runs on a release build before shipping it.
 struct Symbols: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "symbols",
         abstract: "Split debug info out of release builds into a symbol store.",
         subcommands: [Add.self]
     )
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Strip a binary, keep its debug info beside it and in a symbol store by build-id.",
             discussion: """
                 With binutils' objcopy: copies the DWARF of BINARY into BINARY.debug (--only-keep-debug), strips \
