@@ -3,6 +3,7 @@ import Axiom
 import AxiomGRPC
 import AxiomHTTP
 import AxiomShopFixture
+import AxiomTesting
 import GRPCCore
 import GRPCProtobuf
 import SwiftProtobuf
@@ -88,17 +89,52 @@ struct ServerErrorInterceptorTests {
         #expect(status.details.lazy.compactMap(\.localizedMessage).first?.locale == "tr")
     }
 
-    @Test("an RPCError the registry does not know keeps its own code")
-    func ownRPCError() async throws {
-        let registry = try shopRegistry()
-        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: requestPipeline(registry))]) {
-            _ in
-            throw RPCError(code: .alreadyExists, message: "order 42 exists")
+    @Test(
+        "a handler's own RPCError keeps its code, is answered with its status's texts and decided as a client error",
+        arguments: [
+            (RPCError.Code.alreadyExists, 409, "The request conflicts with the current state."),
+            (.resourceExhausted, 429, "Too many requests. Try again later."),
+            (.notFound, 404, "Nothing was found at this address."),
+        ])
+    func ownRPCError(code: RPCError.Code, status: Int, text: String) async throws {
+        let recorder = RecordingObserver()
+        let pipeline = ErrorPipeline(
+            layer: Layer("request"), escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: try shopRegistry(), observers: [recorder])
+        ) { FollowDescriptor() }
+        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: pipeline)]) { _ in
+            throw RPCError(code: code, message: "order 42: internal detail")
         } _: { client in
             try await rpcError { try await client.get("x") }
         }
-        #expect(error.code == .alreadyExists)
-        #expect(try error.unpackGoogleRPCStatus()?.details.lazy.compactMap(\.errorInfo).first != nil)
+        #expect(error.code == code)
+        #expect(error.message == text)
+        let details = try #require(try error.unpackGoogleRPCStatus()).details
+        let info = try #require(details.lazy.compactMap(\.errorInfo).first)
+        #expect(info.domain == "axiom.http")
+        #expect(info.reason == "CODE_\(status)")  // AIP-193: a reason starts with a letter
+        #expect(info.metadata["status"] == String(status))
+        #expect(details.lazy.compactMap(\.localizedMessage).first?.message == text)
+        // Decided as the status's code: a client error, handled at warning, not an unknown error at error level.
+        #expect(recorder.records.map(\.event.code) == [HTTPErrorDomain.code(status: status)])
+        #expect(recorder.records.map(\.event.descriptor.severity) == [.warning])
+    }
+
+    @Test("a handler's own RPCError of a server failure stays a failure: internalError is answered generically")
+    func ownServerFailure() async throws {
+        let recorder = RecordingObserver()
+        let pipeline = ErrorPipeline(
+            layer: Layer("request"), escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: try shopRegistry(), observers: [recorder])
+        ) { FollowDescriptor() }
+        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: pipeline)]) { _ in
+            throw RPCError(code: .internalError, message: "connection to 10.0.0.7 refused")
+        } _: { client in
+            try await rpcError { try await client.get("x") }
+        }
+        #expect(error.code == .internalError)
+        #expect(!error.message.contains("10.0.0.7"))
+        #expect(recorder.records.map(\.event.descriptor.severity) == [.error])
     }
 
     @Test("an error after a streaming response started is answered the same way")

@@ -41,9 +41,12 @@ import Tracing
 /// gRPC code through the table of the guide "Across a gRPC call". The message and the `LocalizedMessage` come from the registry's catalogs in
 /// the language the request's `accept-language` metadata asks for (English when it asks for none the registry has),
 /// never from the error's own description; an answer the table makes a 5xx says only the generic "something went
-/// wrong". An error no catalog registers is answered as `axiom/unknownError`, `internalError`. An `RPCError` the
-/// registry does not know (one a handler threw to answer with a code, or the transport's) keeps its own code, with
-/// the texts of its status. Errors a streaming handler throws after its first message are answered the same way,
+/// wrong". An error no catalog registers is answered as `axiom/unknownError`, `internalError`. An `RPCError` (one a
+/// handler threw to answer with a code, or the transport's) is `axiom.http/<status>` of its code's status, as for
+/// the HTTP adapters' own status errors: decided by that status's fate (a client error is handled at warning, not
+/// logged as a failure), answered with its code kept and the texts of its status (`resourceExhausted`: "Too many
+/// requests. Try again later."), and an `ErrorInfo` of domain `axiom.http` and reason `CODE_<status>`. One that carries a
+/// peer's error as its cause (a client's call relayed) is that peer's error. Errors a streaming handler throws after its first message are answered the same way,
 /// except that a recovery's value cannot replace a response already started: it is answered with the problem too.
 /// The operation of the pipeline's events is the RPC's full method name (`shop.Orders/Get`).
 ///
@@ -68,9 +71,15 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
     let answering: PipelineResponder<Handlers>
 
-    /// An interceptor that decides through `pipeline`.
+    /// An interceptor that decides through `pipeline`. Registers the domain `axiom.http` in the pipeline's registry
+    /// and teaches it the identity of `RPCError`, as ``ClientErrorInterceptor`` does: a handler's own `RPCError` is
+    /// `axiom.http/<status>` of its code's status, decided by that code's fate (a client error at warning) and
+    /// answered with its texts, keeping its own gRPC code.
     public init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration = .init()) {
         answering = PipelineResponder(pipeline: pipeline, configuration: configuration)
+        let registry = pipeline.configuration.registry
+        try? HTTPErrorDomain.register(in: registry)
+        registry.registerIdentity(of: RPCError.self, identity: ClientErrorInterceptor.identity(of:))
     }
 
     /// Runs the handler under the caller's trace and answers every error it throws as the type's discussion says.
