@@ -177,6 +177,13 @@ public final class ErrorRegistry: Sendable {
         _ value: E
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
         if let inner = nestedError(value) { return resolveUnlessEscalated(inner) }
+        // A domain error (every error from a peer or a plugin) has one extractor in every registry, unless an
+        // application taught its own: its code is read in place, without asking the value cache (which never
+        // holds one: its identity is its code, not a key of a few bytes), the type table or the extractor.
+        if E.self == DomainError.self && !domainErrorTaught.load(ordering: .relaxed) {
+            let found = withUnsafePointer(to: value) { DomainErrorExtractor.descriptor(at: $0, in: self) }
+            return (found ?? Unmanaged.passUnretained(snapshot.unknown), TypeExtractor.domainError)
+        }
         // A value seen before: one lookup, keyed by its type and (for a small plain value) its bytes, read in
         // place. Nothing else is read, and no closure is called.
         let type = ObjectIdentifier(E.self)
@@ -195,12 +202,6 @@ public final class ErrorRegistry: Sendable {
     private func resolveSlowly<E: Error>(
         _ value: E, bits: UInt64?
     ) -> (descriptor: Unmanaged<ErrorDescriptor>, extractor: Unmanaged<TypeExtractor>)? {
-        // A domain error (every error from a peer or a plugin) has one extractor in every registry, unless an
-        // application taught its own: its code is read in place, without asking the type table or the extractor.
-        if E.self == DomainError.self && !domainErrorTaught.load(ordering: .relaxed) {
-            let found = withUnsafePointer(to: value) { DomainErrorExtractor.descriptor(at: $0, in: self) }
-            return (found ?? Unmanaged.passUnretained(snapshot.unknown), TypeExtractor.domainError)
-        }
         let type = ObjectIdentifier(E.self)
         let extractor = lookupExtractor(type) ?? learn(value)
         if extractor._withUnsafeGuaranteedRef({ $0.isEnvelope }) { return nil }
