@@ -15,8 +15,10 @@ import Synchronization
 //   cache cold (five scanner processes) and warm (no process: five cache entries read). The scanner is found beside
 //   this executable: build it in the same configuration first (`swift build -c release --product
 //   axiom-plugin-scanner`).
-// - starting with 1, 10 and 100 plugins of 20 codes each, in process: how a start grows with the plugins installed
-//   (`Benchmarks/scaling run plugins` draws it).
+//
+// How a start grows with the plugins installed is measured by `Benchmarks/scaling run plugins`, each start in a new
+// process: in this one, every iteration's plugins stay loaded (a host never unloads one), and the dynamic loader
+// compares each new object with all it holds, so repeated starts here would measure the earlier iterations too.
 //
 // The plugins are compiled from Tests/PluginFixtures/fixture_plugin.c with `cc` at start, so the benchmark does
 // not depend on which products the build put beside it.
@@ -67,18 +69,6 @@ let benchmarks: @Sendable () -> Void = {
         for copy in copies { unlink(copy) }
         fixtures.expectFive(report, benchmark, scanned: 5)
     }
-    for count in Fixtures.startSizes {
-        Benchmark("Plugins: start with \(count) plugins, in process", configuration: startConfiguration) { benchmark in
-            let copies = fixtures.plugins.prefix(count).map(fixtures.freshCopy(of:))
-            benchmark.startMeasurement()
-            let report = PluginHost(registry: ErrorRegistry(), vetting: .inProcess).load(PluginSearch(paths: copies))
-            benchmark.stopMeasurement()
-            for copy in copies { unlink(copy) }
-            if report.loaded.count != count || !report.rejected.isEmpty {
-                benchmark.error("\(report.loaded.count) of \(count) loaded: \(report.rejected)")
-            }
-        }
-    }
     let warmCache = fixtures.freshCacheDirectory()
     _ = PluginHost(registry: ErrorRegistry(), vetting: PluginVetting(cacheDirectory: warmCache))
         .load(PluginSearch(paths: fixtures.five))
@@ -123,12 +113,8 @@ let benchmarks: @Sendable () -> Void = {
 final class Fixtures: Sendable {
     let directory: String
     let hundred: String
-    /// 100 plugins of 20 codes, each with its own id and domain (`bench.plugin<n>`, `bench<n>`).
-    let plugins: [String]
-    /// The first five of them.
-    var five: [String] { Array(plugins.prefix(5)) }
-    /// How many plugins the scaling benchmarks start with.
-    static let startSizes = [1, 10, 100]
+    /// Five plugins of 20 codes, each with its own id and domain (`bench.plugin<n>`, `bench<n>`).
+    let five: [String]
     private let copies = Atomic<Int>(0)
 
     init() throws {
@@ -154,7 +140,7 @@ final class Fixtures: Sendable {
         }
         hundred = try build(
             "hundred.so", ["FIXTURE_ID=\"bench.hundred\"", "FIXTURE_DOMAIN=\"hundred\"", "FIXTURE_CODES=100"])
-        plugins = try (0..<(Self.startSizes.max() ?? 5)).map { index in
+        five = try (0..<5).map { index in
             try build(
                 "plugin\(index).so",
                 ["FIXTURE_ID=\"bench.plugin\(index)\"", "FIXTURE_DOMAIN=\"bench\(index)\"", "FIXTURE_CODES=20"])
