@@ -180,6 +180,54 @@ struct RegistryTests {
         #expect(throws: RegistrationError.self) { try registry.register(.builtin) }
     }
 
+    @Test("catalogs registered together are each all or nothing, in order, as if registered one after the other")
+    func registeredTogether() throws {
+        let first = Self.paymentsCatalog(source: "a", domain: "pay")
+        // Refused at its last descriptor, after its first two codes, an alias and its text spelling went in.
+        let lateRefusal = ErrorCatalog(
+            source: "b", domains: ["ship"],
+            descriptors: [
+                ErrorDescriptor(code: ErrorCode("ship", "LOST"), numericCode: 3, category: .api),
+                ErrorDescriptor(code: ErrorCode("ship", "LATE"), category: .api),
+                ErrorDescriptor(code: ErrorCode("ship", "LOST"), category: .general),
+            ],
+            messages: ["en": ["error.ship.LOST": "Lost."]])
+        let clash = Self.paymentsCatalog(source: "c", domain: "pay")
+        let last = ErrorCatalog(
+            source: "d", domains: ["ship"],
+            descriptors: [ErrorDescriptor(code: ErrorCode("ship", "LOST"), category: .auth)])
+        let catalogs = [first, lateRefusal, clash, last]
+
+        let together = ErrorRegistry()
+        let builtins = together.catalogs.count
+        let refusals = together.register(catalogs)
+        #expect(refusals.map { $0?.code } == [nil, .duplicateCode, .domainClash, nil])
+        #expect(refusals[2]?.existingSource == "a")
+        #expect(together.catalogs.map(\.source).suffix(2) == ["a", "d"])
+        #expect(together.catalogs.count == builtins + 2)
+        // Nothing of the refused catalog stayed: the code is the later catalog's, its alias and text are gone.
+        #expect(together.descriptor(for: ErrorCode("ship", "LOST"))?.source == "d")
+        #expect(together.descriptor(for: ErrorCode("ship", "LATE")) == nil)
+        #expect(together.descriptor(for: ErrorCode("ship", "3")) == nil)
+        #expect(together.descriptor(domain: "ship", numericCode: 3) == nil)
+        #expect(together.message(forKey: "error.ship.LOST", locale: "en") == nil)
+
+        let oneByOne = ErrorRegistry()
+        let refusedOneByOne = catalogs.map { catalog -> RegistrationError.Code? in
+            do throws(RegistrationError) {
+                try oneByOne.register(catalog)
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        #expect(refusedOneByOne == refusals.map { $0?.code })
+        #expect(
+            oneByOne.descriptors.map { "\($0.code) \($0.source)" }
+                == together.descriptors.map { "\($0.code) \($0.source)" })
+        #expect(together.register([lateRefusal]).map { $0?.code } == [.domainClash])
+    }
+
     @Test("readers see either the old or the new catalog set while writers register concurrently")
     func concurrentReadsAndWrites() async throws {
         let registry = ErrorRegistry()

@@ -73,14 +73,17 @@ public final class PluginHost: Sendable {
     public var loaded: [LoadedPlugin] { state.withTrackedLock { $0.loaded } }
 
     /// Discovers and loads plugins; see ``PluginSearch`` for where it looks.
+    ///
+    /// Every file is checked and vetted first, in the search's order; then the catalogs of the ones that passed are
+    /// registered together, in the same order, each all or nothing, into one new state of the registry: a start
+    /// with n plugins copies the registered codes once, not n times. A plugin refused at registration (its domain
+    /// taken by an earlier one, say) is refused as it would be loaded alone after them.
     public func load(_ search: PluginSearch) -> PluginLoadReport {
         var report = PluginLoadReport()
         let launchesBefore = scannerLaunchCount
-        for candidate in search.candidates(into: &report) {
-            switch load(
-                file: candidate.path, quietUnlessPlugin: candidate.quiet, shipped: candidate.shipped,
-                skipLoaded: true)
-            {
+        let candidates = search.candidates(into: &report)
+        for attempt in load(candidates.map { ($0.path, $0.quiet, $0.shipped) }, skipLoaded: true) {
+            switch attempt {
             case .loaded(let plugin): report.loaded.append(plugin)
             case .rejected(let rejection): report.rejected.append(rejection)
             case .skipped: break
@@ -93,7 +96,7 @@ public final class PluginHost: Sendable {
     /// Loads one file, or says why not.
     @discardableResult
     public func load(file path: String) -> Result<LoadedPlugin, PluginRejection> {
-        switch load(file: path, quietUnlessPlugin: false) {
+        switch load([(path, false, false)], skipLoaded: false)[0] {
         case .loaded(let plugin): .success(plugin)
         case .rejected(let rejection): .failure(rejection)
         case .skipped: .failure(.refused(.notAPlugin, path: path, detail: "not a plugin"))
@@ -114,16 +117,107 @@ public final class PluginHost: Sendable {
     ///   precedence, which a clash with a later plugin names.
     /// - Parameter skipLoaded: skip quietly a file this host already loaded (a search that reaches a shipped
     ///   plugin again through a named path); a file tried and refused before is still reported.
-    func load(
-        file path: String, quietUnlessPlugin quiet: Bool, shipped: Bool = false, skipLoaded: Bool = false
-    )
-        -> Attempt
-    {
-        let started = ContinuousClock.now
+    /// A file that passed every check before registration: its catalog waits to be registered with the others of
+    /// its search.
+    private struct Vetted {
+        let path: String
+        let identity: FileIdentity
+        let accepted: PluginVerdict.Accepted
+        let shipped: Bool
+        /// The entry's address when the plugin was mapped here (in-process vetting), else nil.
+        let entry: UnsafeRawPointer?
+        /// The build-id, read from the file when the plugin was not mapped here.
+        let buildID: [UInt8]?
+        /// How long its checks and vetting took.
+        let checked: Duration
+    }
+
+    /// What became of a file before registration.
+    private enum Step {
+        case done(Attempt)
+        case vetted(Vetted)
+    }
+
+    /// Loads files, in order: each is checked and vetted, then the catalogs of those that passed are registered
+    /// together (see ``load(_:)-(PluginSearch)``). One result per file, in the files' order.
+    private func load(_ files: [(path: String, quiet: Bool, shipped: Bool)], skipLoaded: Bool) -> [Attempt] {
         // Loads are serialized: two threads must not both pass the identity check for one file.
-        return state.withTrackedLock { state in
-            func refuse(_ reason: PluginRejection.Code, _ detail: String) -> Attempt {
-                .rejected(.refused(reason, path: path, detail: detail))
+        state.withTrackedLock { state in
+            var steps: [Step] = []
+            var pending: [Vetted] = []
+            for file in files {
+                let step = check(
+                    file: file.path, quietUnlessPlugin: file.quiet, shipped: file.shipped, skipLoaded: skipLoaded,
+                    pending: pending, &state)
+                if case .vetted(let vetted) = step { pending.append(vetted) }
+                steps.append(step)
+            }
+            guard !pending.isEmpty else {
+                return steps.map { step in
+                    guard case .done(let attempt) = step else { preconditionFailure("a vetted file was not counted") }
+                    return attempt
+                }
+            }
+            // 7. Every vetted catalog, in order, each all or nothing, into one new state of the registry.
+            let started = ContinuousClock.now
+            let refusals = registry.registerChecked(
+                pending.map(\.accepted.catalog), englishFrom: TextOwnership.isFramework)
+            let share = started.duration(to: .now) / pending.count
+            var outcomes = zip(pending, refusals).makeIterator()
+            return steps.map { step in
+                guard case .vetted = step, let (vetted, refusal) = outcomes.next() else {
+                    guard case .done(let attempt) = step else { preconditionFailure("a vetted file has no outcome") }
+                    return attempt
+                }
+                if let refusal { return refused(vetted, refusal, state) }
+                return finish(vetted, registering: share, &state)
+            }
+        }
+    }
+
+    /// The refusal of a vetted file whose catalog the registry refused.
+    private func refused(_ vetted: Vetted, _ error: CatalogLoadError, _ state: borrowing State) -> Attempt {
+        func refuse(_ reason: PluginRejection.Code, _ detail: String) -> Attempt {
+            .rejected(.refused(reason, path: vetted.path, detail: detail))
+        }
+        guard let refusal = error.registration else { return refuse(.invalidCatalog, "\(error)") }
+        guard refusal.code == .domainClash else { return refuse(.registrationRefused, refusal.description) }
+        let precedence =
+            state.shipped.contains(refusal.existingSource ?? "")
+            ? "; \(refusal.existingSource ?? "") is shipped with the application, which takes precedence over "
+                + "plugins found through AXIOM_PLUGIN_PATH or named paths"
+            : ""
+        return refuse(.domainClash, refusal.description + precedence)
+    }
+
+    /// A registered plugin: remembered, reported, and written to the flight recorder.
+    private func finish(_ vetted: Vetted, registering share: Duration, _ state: inout State) -> Attempt {
+        let accepted = vetted.accepted
+        let loaded = LoadedPlugin(
+            id: accepted.id, version: accepted.version, path: vetted.path, domains: accepted.catalog.domains,
+            codeCount: accepted.catalog.descriptors.count, toolchain: accepted.toolchain,
+            loadDuration: vetted.checked + share)
+        state.loadedFiles[vetted.identity] = vetted.path
+        state.loaded.append(loaded)
+        if vetted.shipped { state.shipped.insert(accepted.id) }
+        if let entry = vetted.entry {
+            PluginFlightRecord.add(loaded, address: entry)
+        } else {
+            PluginFlightRecord.add(loaded, buildID: vetted.buildID)
+        }
+        return .loaded(loaded)
+    }
+
+    /// Steps 1 to 6 for one file: every check before registration. `pending` are the files of the same load
+    /// vetted before this one, whose catalogs are not registered yet.
+    private func check(
+        file path: String, quietUnlessPlugin quiet: Bool, shipped: Bool, skipLoaded: Bool, pending: [Vetted],
+        _ state: inout State
+    ) -> Step {
+        let started = ContinuousClock.now
+        do {
+            func refuse(_ reason: PluginRejection.Code, _ detail: String) -> Step {
+                .done(.rejected(.refused(reason, path: path, detail: detail)))
             }
 
             // 1. A regular file, opened once so that every check reads the same file. O_NONBLOCK: opening a FIFO
@@ -147,7 +241,7 @@ public final class PluginHost: Sendable {
             if let refusal = ELFImage.check(
                 descriptor: descriptor, size: Int(info.st_size), exporting: AXIOM_PLUGIN_ENTRY_SYMBOL)
             {
-                return quiet && refusal.isUnrelated ? .skipped : refuse(refusal.code, refusal.detail)
+                return quiet && refusal.isUnrelated ? .done(.skipped) : refuse(refusal.code, refusal.detail)
             }
 
             // 3. Nobody but the owner can change what gets loaded.
@@ -159,8 +253,9 @@ public final class PluginHost: Sendable {
             // 4. One load per file, however many paths lead to it.
             let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
             if state.files.contains(identity) {
-                if quiet || (skipLoaded && state.loadedFiles[identity] != nil) { return .skipped }
-                if let other = state.loadedFiles[identity] {
+                let loadedFrom = state.loadedFiles[identity] ?? pending.first { $0.identity == identity }?.path
+                if quiet || (skipLoaded && loadedFrom != nil) { return .done(.skipped) }
+                if let other = loadedFrom {
                     return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
                 }
                 return refuse(.duplicateFile, "the same file (device and inode) was already tried and refused")
@@ -181,39 +276,23 @@ public final class PluginHost: Sendable {
             case .accepted(let value): accepted = value
             }
 
-            // 6. The catalog against what is loaded: one id once, texts only for its own keys, then all or nothing.
-            if let other = state.loaded.first(where: { $0.id == accepted.id }) {
-                return refuse(.duplicatePluginID, "plugin id \(accepted.id) is already loaded from \(other.path)")
+            // 6. The catalog against what is loaded and what waits to be: one id once, texts only for its own keys.
+            let other =
+                state.loaded.first { $0.id == accepted.id }?.path
+                ?? pending.first { $0.accepted.id == accepted.id }?.path
+            if let other {
+                return refuse(.duplicatePluginID, "plugin id \(accepted.id) is already loaded from \(other)")
             }
-            if let detail = TextOwnership.foreignKeys(of: accepted.catalog, in: registry) {
+            if let detail = TextOwnership.foreignKeys(
+                of: accepted.catalog, in: registry, alsoRegistering: pending.map(\.accepted.catalog))
+            {
                 return refuse(.invalidCatalog, detail)
             }
-            do throws(CatalogLoadError) {
-                try registry.registerChecked(accepted.catalog, englishFrom: TextOwnership.isFramework)
-            } catch {
-                guard let refusal = error.registration else { return refuse(.invalidCatalog, "\(error)") }
-                guard refusal.code == .domainClash else { return refuse(.registrationRefused, refusal.description) }
-                let precedence =
-                    state.shipped.contains(refusal.existingSource ?? "")
-                    ? "; \(refusal.existingSource ?? "") is shipped with the application, which takes precedence over "
-                        + "plugins found through AXIOM_PLUGIN_PATH or named paths"
-                    : ""
-                return refuse(.domainClash, refusal.description + precedence)
-            }
-            let loaded = LoadedPlugin(
-                id: accepted.id, version: accepted.version, path: path, domains: accepted.catalog.domains,
-                codeCount: accepted.catalog.descriptors.count, toolchain: accepted.toolchain,
-                loadDuration: started.duration(to: .now))
-            state.loadedFiles[identity] = path
-            state.loaded.append(loaded)
-            if shipped { state.shipped.insert(accepted.id) }
-            if let entry {
-                PluginFlightRecord.add(loaded, address: entry)
-            } else {
-                PluginFlightRecord.add(
-                    loaded, buildID: ELFImage.buildID(descriptor: descriptor, size: Int(info.st_size)))
-            }
-            return .loaded(loaded)
+            return .vetted(
+                Vetted(
+                    path: path, identity: identity, accepted: accepted, shipped: shipped, entry: entry,
+                    buildID: entry == nil ? ELFImage.buildID(descriptor: descriptor, size: Int(info.st_size)) : nil,
+                    checked: started.duration(to: .now)))
         }
     }
 

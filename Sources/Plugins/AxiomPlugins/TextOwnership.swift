@@ -6,8 +6,11 @@ import AxiomCore
 /// `<message>.title`, recovery), except those under a domain another registered source owns: a plugin for
 /// `zz.texts` cannot ship a text for `error.nwc.RATE_LIMITED`, however its codes are written.
 enum TextOwnership {
-    /// Nil when every key the catalog ships a text for is its own; else what is not, for the refusal.
-    static func foreignKeys(of catalog: ErrorCatalog, in registry: ErrorRegistry) -> String? {
+    /// Nil when every key the catalog ships a text for is its own; else what is not, for the refusal. The other
+    /// sources are the registry's and those of `pending`, the catalogs of the same load to be registered before it.
+    static func foreignKeys(
+        of catalog: ErrorCatalog, in registry: ErrorRegistry, alsoRegistering pending: [ErrorCatalog] = []
+    ) -> String? {
         let ownPrefixes = catalog.domains.map { "error.\($0)." }
         // Built only for a key outside the plugin's own domains (most catalogs have none).
         lazy var referenced: Set<String> = {
@@ -19,7 +22,7 @@ enum TextOwnership {
             }
             return keys
         }()
-        let others = registry.catalogs.filter { $0.source != catalog.source }.flatMap { other in
+        let others = (registry.catalogs + pending).filter { $0.source != catalog.source }.flatMap { other in
             other.domains.map { (prefix: "error.\($0).", source: other.source) }
         }
         var foreign: [(key: String, locale: String, owner: String?)] = []

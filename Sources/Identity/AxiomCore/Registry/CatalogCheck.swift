@@ -189,6 +189,30 @@ extension ErrorRegistry {
         try registerChecked(catalog, report: CatalogCheck.check(catalog, in: self, englishFrom: englishFrom))
     }
 
+    /// Checks each catalog as `registerChecked(_:englishFrom:)` does, then registers every catalog that passes, in
+    /// order, into one new snapshot (`register(_: [ErrorCatalog])`): what a plugin search registers.
+    ///
+    /// - Returns: for each catalog, why it was refused, or nil when it was registered.
+    package func registerChecked(
+        _ catalogs: [ErrorCatalog], englishFrom: (ErrorCatalog) -> Bool
+    ) -> [CatalogLoadError?] {
+        var results: [CatalogLoadError?] = []
+        var passing: [(index: Int, catalog: ErrorCatalog)] = []
+        for (index, catalog) in catalogs.enumerated() {
+            let report = CatalogCheck.check(catalog, in: self, englishFrom: englishFrom)
+            if report.passes {
+                passing.append((index, catalog))
+                results.append(nil)
+            } else {
+                results.append(CatalogLoadError(registration: nil, issues: report.errors))
+            }
+        }
+        for (checked, refusal) in zip(passing, register(passing.map(\.catalog))) {
+            if let refusal { results[checked.index] = CatalogLoadError(registration: refusal, issues: []) }
+        }
+        return results
+    }
+
     private func registerChecked(
         _ catalog: ErrorCatalog, report: CatalogCheck.Report
     ) throws(CatalogLoadError) -> CatalogCheck.Report {

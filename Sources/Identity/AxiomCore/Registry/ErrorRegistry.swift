@@ -276,17 +276,33 @@ public final class ErrorRegistry: Sendable {
     ///   already registered. Nothing of a refused catalog is registered.
     public func register(_ catalog: ErrorCatalog) throws(RegistrationError) {
         try writer.withTrackedLock { state throws(RegistrationError) in
-            let current = snapshot
-            let next = try current.adding(catalog)
-            // Known misses may be codes this catalog brings: drop them before the new codes become visible.
-            if state.misses > 0 {
-                fastCodes.replaceEntries { entries in entries.filter { if case .hit = $0.1 { true } else { false } } }
-                state.misses = 0
-                missesFull.store(false, ordering: .relaxed)
-                fastCodesFull.store(false, ordering: .relaxed)
-            }
-            published.replace(with: next)
+            publish(try snapshot.adding(catalog), &state)
         }
+    }
+
+    /// Registers catalogs in order, each all or nothing, as `register(_:)` one after the other would, but into
+    /// one new snapshot: the registered codes are copied once, not once per catalog. What a plugin search
+    /// registers.
+    ///
+    /// - Returns: for each catalog, why it was refused, or nil when it was registered.
+    package func register(_ catalogs: [ErrorCatalog]) -> [RegistrationError?] {
+        writer.withTrackedLock { state in
+            let (next, refusals) = snapshot.adding(catalogs)
+            if let next { publish(next, &state) }
+            return refusals
+        }
+    }
+
+    /// Makes `next` the registry's snapshot; the writer's lock is held.
+    private func publish(_ next: Snapshot, _ state: inout WriterState) {
+        // Known misses may be codes the new catalogs bring: drop them before the new codes become visible.
+        if state.misses > 0 {
+            fastCodes.replaceEntries { entries in entries.filter { if case .hit = $0.1 { true } else { false } } }
+            state.misses = 0
+            missesFull.store(false, ordering: .relaxed)
+            fastCodesFull.store(false, ordering: .relaxed)
+        }
+        published.replace(with: next)
     }
 
     /// Registers one of the framework's own domains that live above the core (`axiom.plugins`, `axiom.crash`,
