@@ -18,7 +18,7 @@ import Glibc
 ///        ─▶ file, its folder and every folder up to / not writable by others? ─▶ (device, inode) not seen yet?
 ///        ─▶ verdict cache hit? ──no──▶ the scanner (child process: dlopen, entry, ABI checks, copy)
 ///        ─▶ catalog as data ─▶ id not loaded yet? ─▶ texts only for its own keys? ─▶ English for every key?
-///        ─▶ ErrorRegistry.register (all or nothing)
+///        ─▶ ErrorRegistry.register (all or nothing; a search's plugins together, in order, in one new state)
 /// ```
 ///
 /// Any step can refuse; a refusal is a PluginRejection value and the next file is tried. With the default
