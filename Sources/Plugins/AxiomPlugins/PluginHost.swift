@@ -111,12 +111,6 @@ public final class PluginHost: Sendable {
         case skipped
     }
 
-    /// - Parameter quiet: skip, rather than report, a file that is not a plugin at all (not ELF, or no entry symbol)
-    ///   or a plugin file already loaded through another path.
-    /// - Parameter shipped: the file came with the application (its executable's directory): its domains take
-    ///   precedence, which a clash with a later plugin names.
-    /// - Parameter skipLoaded: skip quietly a file this host already loaded (a search that reaches a shipped
-    ///   plugin again through a named path); a file tried and refused before is still reported.
     /// A file that passed every check before registration: its catalog waits to be registered with the others of
     /// its search.
     private struct Vetted {
@@ -210,90 +204,95 @@ public final class PluginHost: Sendable {
 
     /// Steps 1 to 6 for one file: every check before registration. `pending` are the files of the same load
     /// vetted before this one, whose catalogs are not registered yet.
+    ///
+    /// - Parameter quiet: skip, rather than report, a file that is not a plugin at all (not ELF, or no entry symbol)
+    ///   or a plugin file already loaded through another path.
+    /// - Parameter shipped: the file came with the application (its executable's directory): its domains take
+    ///   precedence, which a clash with a later plugin names.
+    /// - Parameter skipLoaded: skip quietly a file this host already loaded (a search that reaches a shipped
+    ///   plugin again through a named path); a file tried and refused before is still reported.
     private func check(
         file path: String, quietUnlessPlugin quiet: Bool, shipped: Bool, skipLoaded: Bool, pending: [Vetted],
         _ state: inout State
     ) -> Step {
         let started = ContinuousClock.now
-        do {
-            func refuse(_ reason: PluginRejection.Code, _ detail: String) -> Step {
-                .done(.rejected(.refused(reason, path: path, detail: detail)))
-            }
-
-            // 1. A regular file, opened once so that every check reads the same file. O_NONBLOCK: opening a FIFO
-            //    must not wait for a writer.
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-            guard descriptor >= 0 else {
-                let code = errno
-                if code == ENOENT || code == ENOTDIR { return refuse(.notFound, "no such file") }
-                return refuse(.unreadable, "cannot open the file: \(String(cString: strerror(code)))")
-            }
-            defer { close(descriptor) }
-            var info = stat()
-            guard fstat(descriptor, &info) == 0 else {
-                return refuse(.unreadable, "cannot read the file's status: \(String(cString: strerror(errno)))")
-            }
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                return refuse(.unreadable, "not a regular file: \(Self.fileKind(info.st_mode))")
-            }
-
-            // 2. ELF shared object for this machine exporting the entry, read without loading it.
-            if let refusal = ELFImage.check(
-                descriptor: descriptor, size: Int(info.st_size), exporting: AXIOM_PLUGIN_ENTRY_SYMBOL)
-            {
-                return quiet && refusal.isUnrelated ? .done(.skipped) : refuse(refusal.code, refusal.detail)
-            }
-
-            // 3. Nobody but the owner can change what gets loaded.
-            let resolved = realPath(path) ?? path
-            if let (reason, detail) = Self.checkWriters(file: info, directory: parentDirectory(of: resolved)) {
-                return refuse(reason, detail)
-            }
-
-            // 4. One load per file, however many paths lead to it.
-            let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-            if state.files.contains(identity) {
-                let loadedFrom = state.loadedFiles[identity] ?? pending.first { $0.identity == identity }?.path
-                if quiet || (skipLoaded && loadedFrom != nil) { return .done(.skipped) }
-                if let other = loadedFrom {
-                    return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
-                }
-                return refuse(.duplicateFile, "the same file (device and inode) was already tried and refused")
-            }
-            state.files.insert(identity)
-
-            // 5. The plugin's code runs: in the scanner (or a cached verdict of it), or here when asked to.
-            var entry: UnsafeRawPointer?
-            let verdict: PluginVerdict
-            if vetting.mode == .inProcess {
-                (verdict, entry) = PluginScanner.read(path: resolved)
-            } else {
-                verdict = scan(descriptor: descriptor, info: info)
-            }
-            let accepted: PluginVerdict.Accepted
-            switch verdict {
-            case .refused(let reason, let detail): return refuse(reason, detail)
-            case .accepted(let value): accepted = value
-            }
-
-            // 6. The catalog against what is loaded and what waits to be: one id once, texts only for its own keys.
-            let other =
-                state.loaded.first { $0.id == accepted.id }?.path
-                ?? pending.first { $0.accepted.id == accepted.id }?.path
-            if let other {
-                return refuse(.duplicatePluginID, "plugin id \(accepted.id) is already loaded from \(other)")
-            }
-            if let detail = TextOwnership.foreignKeys(
-                of: accepted.catalog, in: registry, alsoRegistering: pending.map(\.accepted.catalog))
-            {
-                return refuse(.invalidCatalog, detail)
-            }
-            return .vetted(
-                Vetted(
-                    path: path, identity: identity, accepted: accepted, shipped: shipped, entry: entry,
-                    buildID: entry == nil ? ELFImage.buildID(descriptor: descriptor, size: Int(info.st_size)) : nil,
-                    checked: started.duration(to: .now)))
+        func refuse(_ reason: PluginRejection.Code, _ detail: String) -> Step {
+            .done(.rejected(.refused(reason, path: path, detail: detail)))
         }
+
+        // 1. A regular file, opened once so that every check reads the same file. O_NONBLOCK: opening a FIFO
+        //    must not wait for a writer.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return refuse(.notFound, "no such file") }
+            return refuse(.unreadable, "cannot open the file: \(String(cString: strerror(code)))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            return refuse(.unreadable, "cannot read the file's status: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return refuse(.unreadable, "not a regular file: \(Self.fileKind(info.st_mode))")
+        }
+
+        // 2. ELF shared object for this machine exporting the entry, read without loading it.
+        if let refusal = ELFImage.check(
+            descriptor: descriptor, size: Int(info.st_size), exporting: AXIOM_PLUGIN_ENTRY_SYMBOL)
+        {
+            return quiet && refusal.isUnrelated ? .done(.skipped) : refuse(refusal.code, refusal.detail)
+        }
+
+        // 3. Nobody but the owner can change what gets loaded.
+        let resolved = realPath(path) ?? path
+        if let (reason, detail) = Self.checkWriters(file: info, directory: parentDirectory(of: resolved)) {
+            return refuse(reason, detail)
+        }
+
+        // 4. One load per file, however many paths lead to it.
+        let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        if state.files.contains(identity) {
+            let loadedFrom = state.loadedFiles[identity] ?? pending.first { $0.identity == identity }?.path
+            if quiet || (skipLoaded && loadedFrom != nil) { return .done(.skipped) }
+            if let other = loadedFrom {
+                return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
+            }
+            return refuse(.duplicateFile, "the same file (device and inode) was already tried and refused")
+        }
+        state.files.insert(identity)
+
+        // 5. The plugin's code runs: in the scanner (or a cached verdict of it), or here when asked to.
+        var entry: UnsafeRawPointer?
+        let verdict: PluginVerdict
+        if vetting.mode == .inProcess {
+            (verdict, entry) = PluginScanner.read(path: resolved)
+        } else {
+            verdict = scan(descriptor: descriptor, info: info)
+        }
+        let accepted: PluginVerdict.Accepted
+        switch verdict {
+        case .refused(let reason, let detail): return refuse(reason, detail)
+        case .accepted(let value): accepted = value
+        }
+
+        // 6. The catalog against what is loaded and what waits to be: one id once, texts only for its own keys.
+        let other =
+            state.loaded.first { $0.id == accepted.id }?.path
+            ?? pending.first { $0.accepted.id == accepted.id }?.path
+        if let other {
+            return refuse(.duplicatePluginID, "plugin id \(accepted.id) is already loaded from \(other)")
+        }
+        if let detail = TextOwnership.foreignKeys(
+            of: accepted.catalog, in: registry, alsoRegistering: pending.map(\.accepted.catalog))
+        {
+            return refuse(.invalidCatalog, detail)
+        }
+        return .vetted(
+            Vetted(
+                path: path, identity: identity, accepted: accepted, shipped: shipped, entry: entry,
+                buildID: entry == nil ? ELFImage.buildID(descriptor: descriptor, size: Int(info.st_size)) : nil,
+                checked: started.duration(to: .now)))
     }
 
     /// The verdict on the file open at `descriptor`: from the cache when the file is unchanged, else from a run of

@@ -46,8 +46,10 @@ public struct LoadedPlugin: Sendable, Hashable {
     public let codeCount: Int
     /// The toolchain its fingerprint names.
     public let toolchain: String
-    /// How long loading it took, from opening the file to its catalog registered: with a cached verdict, mostly
-    /// reading the cache; otherwise mostly the scanner's run.
+    /// How long loading it took: from opening the file to its catalog checked, and its share of the one
+    /// registration of its search's catalogs (the registration's time divided by the plugins registered), so that a
+    /// search's plugins add up to its loading. With a cached verdict, mostly reading the cache; otherwise mostly the
+    /// scanner's run.
     public let loadDuration: Duration
 }
 
