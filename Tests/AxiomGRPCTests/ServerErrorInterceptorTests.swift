@@ -97,16 +97,7 @@ struct ServerErrorInterceptorTests {
             (.notFound, 404, "Nothing was found at this address."),
         ])
     func ownRPCError(code: RPCError.Code, status: Int, text: String) async throws {
-        let recorder = RecordingObserver()
-        let pipeline = ErrorPipeline(
-            layer: Layer("request"), escalatesTo: nil,
-            configuration: PipelineConfiguration(registry: try shopRegistry(), observers: [recorder])
-        ) { FollowDescriptor() }
-        let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: pipeline)]) { _ in
-            throw RPCError(code: code, message: "order 42: internal detail")
-        } _: { client in
-            try await rpcError { try await client.get("x") }
-        }
+        let (error, recorder) = try await answer(RPCError(code: code, message: "order 42: internal detail"))
         #expect(error.code == code)
         #expect(error.message == text)
         let details = try #require(try error.unpackGoogleRPCStatus()).details
@@ -122,19 +113,26 @@ struct ServerErrorInterceptorTests {
 
     @Test("a handler's own RPCError of a server failure stays a failure: internalError is answered generically")
     func ownServerFailure() async throws {
+        let (error, recorder) = try await answer(
+            RPCError(code: .internalError, message: "connection to 10.0.0.7 refused"))
+        #expect(error.code == .internalError)
+        #expect(!error.message.contains("10.0.0.7"))
+        #expect(recorder.records.map(\.event.descriptor.severity) == [.error])
+    }
+
+    /// The answer to a call whose handler throws `thrown`, through a pipeline whose events `recorder` keeps.
+    func answer(_ thrown: RPCError) async throws -> (RPCError, RecordingObserver) {
         let recorder = RecordingObserver()
         let pipeline = ErrorPipeline(
             layer: Layer("request"), escalatesTo: nil,
             configuration: PipelineConfiguration(registry: try shopRegistry(), observers: [recorder])
         ) { FollowDescriptor() }
         let error = try await withEchoServer(server: [ServerErrorInterceptor(pipeline: pipeline)]) { _ in
-            throw RPCError(code: .internalError, message: "connection to 10.0.0.7 refused")
+            throw thrown
         } _: { client in
             try await rpcError { try await client.get("x") }
         }
-        #expect(error.code == .internalError)
-        #expect(!error.message.contains("10.0.0.7"))
-        #expect(recorder.records.map(\.event.descriptor.severity) == [.error])
+        return (error, recorder)
     }
 
     @Test("an error after a streaming response started is answered the same way")
