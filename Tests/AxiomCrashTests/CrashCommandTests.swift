@@ -156,6 +156,41 @@ struct CrashCommandTests {
         #expect(none.termination.exitCode != 0)
     }
 
+    /// A long list of addresses (a whole stack, a sample of a profile) is answered in order, each as alone, with the
+    /// options given around it: a number that is an option's value is not taken for an address.
+    @Test func symbolicateBinaryAnswersALongListOfAddressesInOrder() throws {
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let binary = ChildProcess.probePath
+        let symbolicator = Symbolicator()
+        let symbols = try symbolicator.functionSymbols(modulePath: binary).filter { $0.size > 1 }
+        try #require(symbols.count >= 20)
+        let addresses = (0..<300).map { symbols[($0 * 7) % symbols.count].address + 1 }
+        let expected = try addresses.map { address in
+            try symbolicator.symbolicate(modulePath: binary, address: address).map {
+                "\($0.function ?? "??")\n\($0.file ?? "??"):\($0.line ?? 0):\($0.column ?? 0)\n"
+            }.joined() + "\n"
+        }.joined()
+        let texts = addresses.map { "0x" + String($0, radix: 16) }
+
+        let result = ChildProcess.runAxiom(
+            ["symbolicate", texts[0], "--binary", binary, "--debuginfod-timeout", "7"] + texts.dropFirst(),
+            outputIn: output.path)
+        #expect(result.termination.exitCode == 0, "\(result.termination) \(result.stderr)")
+        #expect(result.stdout == expected)
+
+        let json = ChildProcess.runAxiom(["symbolicate", "--binary", binary, "--json"] + texts, outputIn: output.path)
+        #expect(json.termination.exitCode == 0, "\(json.termination) \(json.stderr)")
+        #expect(json.stdout.split(separator: "\n").count == addresses.count)
+
+        let bad = ChildProcess.runAxiom(
+            ["symbolicate", "--binary", binary] + texts.prefix(100) + ["0xZZ"] + texts.prefix(100),
+            outputIn: output.path)
+        #expect(bad.termination.exitCode == 1)
+        #expect(bad.stdout.isEmpty)
+        #expect(bad.stderr == "axiom: 0xZZ is not an address (0x-prefixed hex, or decimal)\n")
+    }
+
     @Test func crashReportsProcessesEveryPendingReportAndExitsOneWhenOneIsRejected() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -21,6 +21,40 @@ struct AxiomCommand: AsyncParsableCommand {
             let numbers = arguments.filter(isNegativeNumber)
             if !numbers.isEmpty { arguments = arguments.filter { !isNegativeNumber($0) } + ["--"] + numbers }
         }
+        if let command = Symbolicate.parsedWithManyAddresses(arguments) {
+            do {
+                try await command.run()
+            } catch {
+                exit(withError: error)
+            }
+            return
+        }
         await main(arguments)
+    }
+}
+
+extension Symbolicate {
+    /// `axiom symbolicate --binary FILE ADDRESS…` with a long list of addresses, parsed in time linear in its
+    /// length; `nil` for any other command line, which ArgumentParser parses whole.
+    ///
+    /// ArgumentParser stores each positional value by copying the values and origins it holds so far, so 200
+    /// addresses cost it a few milliseconds, more than symbolicating many of them. Here it parses the command line
+    /// up to the second address of the trailing run of numbers; when both landed among the inputs, in order, the
+    /// rest of the run follows them, as ArgumentParser would have put them. When the run's first number is an
+    /// option's value (`--debuginfod-timeout 5 0x…`), the run starts after it.
+    static func parsedWithManyAddresses(_ arguments: [String]) -> Symbolicate? {
+        guard arguments.first == "symbolicate", !arguments.contains("--") else { return nil }
+        var run = arguments.endIndex
+        while run > 1, parseAddress(arguments[run - 1]) != nil { run -= 1 }
+        for start in [run, run + 1] where arguments.endIndex - start > 2 {
+            guard let parsed = try? AxiomCommand.parseAsRoot(Array(arguments[..<(start + 2)])),
+                var command = parsed as? Symbolicate, command.binary != nil
+            else { return nil }
+            if command.inputs.suffix(2).elementsEqual(arguments[start..<(start + 2)]) {
+                command.inputs.append(contentsOf: arguments[(start + 2)...])
+                return command
+            }
+        }
+        return nil
     }
 }
