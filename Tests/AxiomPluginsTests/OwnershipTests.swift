@@ -98,6 +98,47 @@ import Glibc
         #expect(registry.message(forKey: "error.alpha.E000", locale: "en") == "Fixture error 0.")
     }
 
+    /// A search registers its plugins together, yet each gets the answer it would get loaded alone, in order: a plugin
+    /// refused at registration neither owns the domain of the keys a later plugin ships texts for, nor its id.
+    @Test func aPluginRefusedAtRegistrationOwnsNothingForThePluginsAfterIt() throws {
+        defer { directory.remove() }
+        // Refused: "pay" is the application's. Its other domain, "ship", stays free.
+        let clashing = try directory.plugin(
+            "a-clash.so", ["FIXTURE_ID=\"test.alpha\"", "FIXTURE_DOMAIN=\"ship\"", "FIXTURE_DOMAIN2=\"pay\""])
+        // Its codes reference keys under "ship", and it ships their texts: its own to ship while nobody owns "ship".
+        let borrower = try directory.plugin(
+            "b-borrower.so", ["FIXTURE_ID=\"test.beta\"", "FIXTURE_DOMAIN=\"beta\"", "FIXTURE_KEY_DOMAIN=\"ship\""])
+        // The refused plugin's id, on a plugin of another domain.
+        let sameID = try directory.plugin("c-same-id.so", ["FIXTURE_ID=\"test.alpha\"", "FIXTURE_DOMAIN=\"gamma\""])
+        func registry() throws -> ErrorRegistry {
+            let registry = ErrorRegistry()
+            try registry.register(
+                ErrorCatalog(
+                    source: "app.payments", domains: ["pay"],
+                    descriptors: [ErrorDescriptor(code: ErrorCode("pay", "DECLINED"), category: .api)],
+                    messages: ["en": ["error.pay.DECLINED": "Declined."]]))
+            return registry
+        }
+
+        let together = try registry()
+        let report = host(together).load(PluginSearch(paths: [directory.path]))
+        #expect(report.loaded.map(\.path) == [borrower, sameID])
+        #expect(report.loaded.map(\.id) == ["test.beta", "test.alpha"])
+        #expect(report.rejected.map(\.path) == [clashing])
+        #expect(report.rejected.map(\.code) == [.domainClash])
+        #expect(together.source(ofDomain: "ship") == nil)
+        #expect(together.source(ofDomain: "gamma") == "test.alpha")
+        #expect(together.message(forKey: "error.ship.E000", locale: "en") == "Fixture error 0.")
+
+        let oneByOne = try registry()
+        let alone = host(oneByOne)
+        let results = [clashing, borrower, sameID].map { alone.load(file: $0) }
+        #expect(results.map { (try? $0.get())?.id } == [nil, "test.beta", "test.alpha"])
+        #expect(alone.loaded.map(\.path) == report.loaded.map(\.path))
+        #expect(
+            oneByOne.descriptors.map { "\($0.code) \($0.source)" } == together.descriptors.map { "\($0.code) \($0.source)" })
+    }
+
     @Test(arguments: [false, true])
     func theEnglishCheckGivesOneAnswerWhateverTheOrder(borrowerFirst: Bool) throws {
         defer { directory.remove() }

@@ -200,7 +200,7 @@ struct RegistryTests {
 
         let together = ErrorRegistry()
         let builtins = together.catalogs.count
-        let refusals = together.register(catalogs)
+        let refusals = together.register(catalogs).map(\.refusal)
         #expect(refusals.map { $0?.code } == [nil, .duplicateCode, .domainClash, nil])
         #expect(refusals[2]?.existingSource == "a")
         #expect(together.catalogs.map(\.source).suffix(2) == ["a", "d"])
@@ -225,7 +225,28 @@ struct RegistryTests {
         #expect(
             oneByOne.descriptors.map { "\($0.code) \($0.source)" }
                 == together.descriptors.map { "\($0.code) \($0.source)" })
-        #expect(together.register([lateRefusal]).map { $0?.code } == [.domainClash])
+        #expect(together.register([lateRefusal]).map { $0.refusal?.code } == [.domainClash])
+    }
+
+    /// A caller's admission check sees which catalogs of the batch went in before, and one it holds back is as if it
+    /// had never been given.
+    @Test func aCatalogHeldBackFromABatchCountsForNothing() {
+        let first = Self.paymentsCatalog(source: "a", domain: "pay")
+        let second = Self.paymentsCatalog(source: "b", domain: "pay")
+        let third = Self.paymentsCatalog(source: "c", domain: "pay")
+        let registry = ErrorRegistry()
+        var asked: [[Int]] = []
+        let outcomes = registry.register([first, second, third]) { index, before in
+            asked.append(before)
+            return index != 0
+        }
+        #expect(outcomes.map { $0.refusal?.code } == [nil, nil, .domainClash])
+        guard case .notAdmitted = outcomes[0], case .registered = outcomes[1] else {
+            Issue.record("\(outcomes)")
+            return
+        }
+        #expect(asked == [[], [], [1]])
+        #expect(registry.source(ofDomain: "pay") == "b")
     }
 
     @Test("readers see either the old or the new catalog set while writers register concurrently")

@@ -77,7 +77,8 @@ public final class PluginHost: Sendable {
     /// Every file is checked and vetted first, in the search's order; then the catalogs of the ones that passed are
     /// registered together, in the same order, each all or nothing, into one new state of the registry: a start
     /// with n plugins copies the registered codes once, not n times. A plugin refused at registration (its domain
-    /// taken by an earlier one, say) is refused as it would be loaded alone after them.
+    /// taken by an earlier one, say) is refused as it would be loaded alone after them, and counts for nothing to the
+    /// plugins after it: each gets the answer it would get if the files were loaded one at a time.
     public func load(_ search: PluginSearch) -> PluginLoadReport {
         var report = PluginLoadReport()
         let launchesBefore = scannerLaunchCount
@@ -152,19 +153,33 @@ public final class PluginHost: Sendable {
                     return attempt
                 }
             }
-            // 7. Every vetted catalog, in order, each all or nothing, into one new state of the registry.
+            // 6 and 7. Every vetted catalog, in order, checked against what is loaded and what this load registered
+            // before it, then registered, each all or nothing, into one new state of the registry.
             let started = ContinuousClock.now
-            let refusals = registry.registerChecked(
-                pending.map(\.accepted.catalog), englishFrom: TextOwnership.isFramework)
+            var heldBack: [Int: Attempt] = [:]
+            let outcomes = registry.registerChecked(
+                pending.map(\.accepted.catalog), englishFrom: TextOwnership.isFramework
+            ) { index, before in
+                guard let refusal = admission(pending[index], after: before.map { pending[$0] }, state) else {
+                    return true
+                }
+                heldBack[index] = refusal
+                return false
+            }
             let share = started.duration(to: .now) / pending.count
-            var outcomes = zip(pending, refusals).makeIterator()
+            var results = zip(pending.indices, outcomes).makeIterator()
             return steps.map { step in
-                guard case .vetted = step, let (vetted, refusal) = outcomes.next() else {
+                guard case .vetted = step, let (index, outcome) = results.next() else {
                     guard case .done(let attempt) = step else { preconditionFailure("a vetted file has no outcome") }
                     return attempt
                 }
-                if let refusal { return refused(vetted, refusal, state) }
-                return finish(vetted, registering: share, &state)
+                switch outcome {
+                case .registered: return finish(pending[index], registering: share, &state)
+                case .refused(let refusal): return refused(pending[index], refusal, state)
+                case .notAdmitted:
+                    guard let attempt = heldBack[index] else { preconditionFailure("a catalog held back unsaid") }
+                    return attempt
+                }
             }
         }
     }
@@ -182,6 +197,27 @@ public final class PluginHost: Sendable {
                 + "plugins found through AXIOM_PLUGIN_PATH or named paths"
             : ""
         return refuse(.domainClash, refusal.description + precedence)
+    }
+
+    /// Step 6 for one vetted file, made as its catalog's turn to be registered comes: one plugin id once, and texts
+    /// only for the plugin's own keys, against the plugins loaded before and those of this load registered before it
+    /// (`before`). A plugin of the same load refused at registration counts for nothing, as if loaded alone.
+    private func admission(_ vetted: Vetted, after before: [Vetted], _ state: borrowing State) -> Attempt? {
+        let accepted = vetted.accepted
+        let other =
+            state.loaded.first { $0.id == accepted.id }?.path ?? before.first { $0.accepted.id == accepted.id }?.path
+        if let other {
+            return .rejected(
+                .refused(
+                    .duplicatePluginID, path: vetted.path,
+                    detail: "plugin id \(accepted.id) is already loaded from \(other)"))
+        }
+        if let detail = TextOwnership.foreignKeys(
+            of: accepted.catalog, in: registry, alsoRegistering: before.map(\.accepted.catalog))
+        {
+            return .rejected(.refused(.invalidCatalog, path: vetted.path, detail: detail))
+        }
+        return nil
     }
 
     /// A registered plugin: remembered, reported, and written to the flight recorder.
@@ -202,7 +238,7 @@ public final class PluginHost: Sendable {
         return .loaded(loaded)
     }
 
-    /// Steps 1 to 6 for one file: every check before registration. `pending` are the files of the same load
+    /// Steps 1 to 5 for one file: every check before registration. `pending` are the files of the same load
     /// vetted before this one, whose catalogs are not registered yet.
     ///
     /// - Parameter quiet: skip, rather than report, a file that is not a plugin at all (not ELF, or no entry symbol)
@@ -276,18 +312,7 @@ public final class PluginHost: Sendable {
         case .accepted(let value): accepted = value
         }
 
-        // 6. The catalog against what is loaded and what waits to be: one id once, texts only for its own keys.
-        let other =
-            state.loaded.first { $0.id == accepted.id }?.path
-            ?? pending.first { $0.accepted.id == accepted.id }?.path
-        if let other {
-            return refuse(.duplicatePluginID, "plugin id \(accepted.id) is already loaded from \(other)")
-        }
-        if let detail = TextOwnership.foreignKeys(
-            of: accepted.catalog, in: registry, alsoRegistering: pending.map(\.accepted.catalog))
-        {
-            return refuse(.invalidCatalog, detail)
-        }
+        // 6 (what depends on the plugins registered before it) comes at registration: see `admission`.
         return .vetted(
             Vetted(
                 path: path, identity: identity, accepted: accepted, shipped: shipped, entry: entry,

@@ -7,7 +7,7 @@ import AxiomCore
 /// `zz.texts` cannot ship a text for `error.nwc.RATE_LIMITED`, however its codes are written.
 enum TextOwnership {
     /// Nil when every key the catalog ships a text for is its own; else what is not, for the refusal. The other
-    /// sources are the registry's and those of `pending`, the catalogs of the same load to be registered before it.
+    /// sources are the registry's and those of `pending`, the catalogs of the same load registered before it.
     static func foreignKeys(
         of catalog: ErrorCatalog, in registry: ErrorRegistry, alsoRegistering pending: [ErrorCatalog] = []
     ) -> String? {

@@ -189,28 +189,32 @@ extension ErrorRegistry {
         try registerChecked(catalog, report: CatalogCheck.check(catalog, in: self, englishFrom: englishFrom))
     }
 
-    /// Checks each catalog as `registerChecked(_:englishFrom:)` does, then registers every catalog that passes, in
-    /// order, into one new snapshot (`register(_: [ErrorCatalog])`): what a plugin search registers.
+    /// Registers catalogs in order, each all or nothing, into one new snapshot (`register(_:admitting:)`), each
+    /// after `admitting` lets it through and its messages pass the check `registerChecked(_:englishFrom:)` makes:
+    /// what a plugin search registers. The answers are those of registering them one at a time.
     ///
-    /// - Returns: for each catalog, why it was refused, or nil when it was registered.
+    /// - Parameter admitting: the caller's own checks of the catalog at `index`, given the indices of those
+    ///   registered before it (see `register(_:admitting:)`); made before the check of its messages.
+    /// - Returns: what became of each catalog.
     package func registerChecked(
-        _ catalogs: [ErrorCatalog], englishFrom: (ErrorCatalog) -> Bool
-    ) -> [CatalogLoadError?] {
-        var results: [CatalogLoadError?] = []
-        var passing: [(index: Int, catalog: ErrorCatalog)] = []
-        for (index, catalog) in catalogs.enumerated() {
-            let report = CatalogCheck.check(catalog, in: self, englishFrom: englishFrom)
-            if report.passes {
-                passing.append((index, catalog))
-                results.append(nil)
-            } else {
-                results.append(CatalogLoadError(registration: nil, issues: report.errors))
+        _ catalogs: [ErrorCatalog], englishFrom: (ErrorCatalog) -> Bool,
+        admitting: (_ index: Int, _ registeredBefore: [Int]) -> Bool = { _, _ in true }
+    ) -> [BatchRegistration<CatalogLoadError>] {
+        var invalid: [Int: CatalogLoadError] = [:]
+        let outcomes = register(catalogs) { index, before in
+            guard admitting(index, before) else { return false }
+            let report = CatalogCheck.check(catalogs[index], in: self, englishFrom: englishFrom)
+            if report.passes { return true }
+            invalid[index] = CatalogLoadError(registration: nil, issues: report.errors)
+            return false
+        }
+        return outcomes.enumerated().map { index, outcome in
+            switch outcome {
+            case .registered: .registered
+            case .refused(let refusal): .refused(CatalogLoadError(registration: refusal, issues: []))
+            case .notAdmitted: invalid[index].map { .refused($0) } ?? .notAdmitted
             }
         }
-        for (checked, refusal) in zip(passing, register(passing.map(\.catalog))) {
-            if let refusal { results[checked.index] = CatalogLoadError(registration: refusal, issues: []) }
-        }
-        return results
     }
 
     private func registerChecked(

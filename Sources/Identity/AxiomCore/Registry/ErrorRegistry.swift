@@ -284,12 +284,19 @@ public final class ErrorRegistry: Sendable {
     /// one new snapshot: the registered codes are copied once, not once per catalog. What a plugin search
     /// registers.
     ///
-    /// - Returns: for each catalog, why it was refused, or nil when it was registered.
-    package func register(_ catalogs: [ErrorCatalog]) -> [RegistrationError?] {
+    /// - Parameter admitting: asked for each catalog, in order, before the registry's rules are: whether the
+    ///   caller still wants it registered, given the indices of the catalogs of `catalogs` registered before it
+    ///   (not those it was refused). A caller's own checks that depend on what is registered (a plugin's text keys,
+    ///   its id) are made here, so that a catalog refused earlier in the batch counts for nothing, as it would
+    ///   when registering one at a time. Called with the registry's writer lock held: it must not register.
+    /// - Returns: what became of each catalog.
+    package func register(
+        _ catalogs: [ErrorCatalog], admitting: (_ index: Int, _ registeredBefore: [Int]) -> Bool = { _, _ in true }
+    ) -> [BatchRegistration<RegistrationError>] {
         writer.withTrackedLock { state in
-            let (next, refusals) = snapshot.adding(catalogs)
+            let (next, outcomes) = snapshot.adding(catalogs, admitting: admitting)
             if let next { publish(next, &state) }
-            return refusals
+            return outcomes
         }
     }
 

@@ -80,23 +80,31 @@ final class Snapshot: Sendable {
         return builder.snapshot()
     }
 
-    /// A new snapshot with every catalog added that can be, in order, each all or nothing, and for each catalog the
-    /// reason it could not be (nil: added); nil instead of a snapshot when none was. The tables are copied once for
-    /// all of them: registering n catalogs one at a time copies every code registered before each, O(n × codes),
-    /// which a start with a hundred plugins feels.
-    func adding(_ catalogs: [ErrorCatalog]) -> (Snapshot?, [RegistrationError?]) {
+    /// A new snapshot with every catalog added that `admit` admits and that can be, in order, each all or nothing,
+    /// and what became of each catalog; nil instead of a snapshot when none was added. `admit` is asked with the
+    /// indices of the catalogs added before. The tables are copied once for all of them: registering n catalogs one
+    /// at a time copies every code registered before each, O(n × codes), which a start with a hundred plugins feels.
+    func adding(
+        _ catalogs: [ErrorCatalog], admitting admit: (_ index: Int, _ addedBefore: [Int]) -> Bool
+    ) -> (Snapshot?, [BatchRegistration<RegistrationError>]) {
         var builder = Builder(self, adding: catalogs)
-        var refusals: [RegistrationError?] = []
-        refusals.reserveCapacity(catalogs.count)
-        for catalog in catalogs {
+        var outcomes: [BatchRegistration<RegistrationError>] = []
+        outcomes.reserveCapacity(catalogs.count)
+        var added: [Int] = []
+        for (index, catalog) in catalogs.enumerated() {
+            guard admit(index, added) else {
+                outcomes.append(.notAdmitted)
+                continue
+            }
             do throws(RegistrationError) {
                 try builder.add(catalog)
-                refusals.append(nil)
+                outcomes.append(.registered)
+                added.append(index)
             } catch {
-                refusals.append(error)
+                outcomes.append(.refused(error))
             }
         }
-        return (refusals.contains { $0 == nil } ? builder.snapshot() : nil, refusals)
+        return (added.isEmpty ? nil : builder.snapshot(), outcomes)
     }
 
     /// The tables of the next snapshot, copied once from the current one, as catalogs are added to them.
@@ -211,5 +219,21 @@ final class Snapshot: Sendable {
                 messages[locale, default: []].append(table)
             }
         }
+    }
+}
+
+/// What became of one catalog of a batch registration (`ErrorRegistry.register(_:admitting:)`).
+package enum BatchRegistration<Refusal: Error> {
+    /// Registered.
+    case registered
+    /// Refused, and why: by the registry's rules, or by a check of its messages.
+    case refused(Refusal)
+    /// Held back by the caller's admission check, before the registry looked at it.
+    case notAdmitted
+
+    /// Why it was refused; nil when it was registered or not admitted.
+    package var refusal: Refusal? {
+        if case .refused(let refusal) = self { return refusal }
+        return nil
     }
 }
