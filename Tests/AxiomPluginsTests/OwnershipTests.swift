@@ -98,6 +98,30 @@ import Glibc
         #expect(registry.message(forKey: "error.alpha.E000", locale: "en") == "Fixture error 0.")
     }
 
+    /// A registry where the application owns the domain "pay".
+    static func applicationRegistry() throws -> ErrorRegistry {
+        let registry = ErrorRegistry()
+        try registry.register(
+            ErrorCatalog(
+                source: "app.payments", domains: ["pay"],
+                descriptors: [ErrorDescriptor(code: ErrorCode("pay", "DECLINED"), category: .api)],
+                messages: ["en": ["error.pay.DECLINED": "Declined."]]))
+        return registry
+    }
+
+    @Test func aShippedPluginRefusedAtRegistrationAndNamedAgainIsReportedAsTriedAndRefused() throws {
+        defer { directory.remove() }
+        let shipped = try FixtureDirectory()
+        defer { shipped.remove() }
+        let path = try shipped.plugin("libpay.so", ["FIXTURE_ID=\"test.pay\"", "FIXTURE_DOMAIN=\"pay\""])
+        let report = host(try Self.applicationRegistry())
+            .load(PluginSearch(paths: [path], executableDirectory: shipped.path))
+        #expect(report.loaded.isEmpty)
+        #expect(report.rejected.map(\.code) == [.domainClash, .duplicateFile])
+        #expect(report.rejected.map(\.path) == [path, path])
+        #expect(report.rejected.last?.detail == "the same file (device and inode) was already tried and refused")
+    }
+
     /// A search registers its plugins together, yet each gets the answer it would get loaded alone, in order: a plugin
     /// refused at registration neither owns the domain of the keys a later plugin ships texts for, nor its id.
     @Test func aPluginRefusedAtRegistrationOwnsNothingForThePluginsAfterIt() throws {
@@ -110,17 +134,7 @@ import Glibc
             "b-borrower.so", ["FIXTURE_ID=\"test.beta\"", "FIXTURE_DOMAIN=\"beta\"", "FIXTURE_KEY_DOMAIN=\"ship\""])
         // The refused plugin's id, on a plugin of another domain.
         let sameID = try directory.plugin("c-same-id.so", ["FIXTURE_ID=\"test.alpha\"", "FIXTURE_DOMAIN=\"gamma\""])
-        func registry() throws -> ErrorRegistry {
-            let registry = ErrorRegistry()
-            try registry.register(
-                ErrorCatalog(
-                    source: "app.payments", domains: ["pay"],
-                    descriptors: [ErrorDescriptor(code: ErrorCode("pay", "DECLINED"), category: .api)],
-                    messages: ["en": ["error.pay.DECLINED": "Declined."]]))
-            return registry
-        }
-
-        let together = try registry()
+        let together = try Self.applicationRegistry()
         let report = host(together).load(PluginSearch(paths: [directory.path]))
         #expect(report.loaded.map(\.path) == [borrower, sameID])
         #expect(report.loaded.map(\.id) == ["test.beta", "test.alpha"])
@@ -130,7 +144,7 @@ import Glibc
         #expect(together.source(ofDomain: "gamma") == "test.alpha")
         #expect(together.message(forKey: "error.ship.E000", locale: "en") == "Fixture error 0.")
 
-        let oneByOne = try registry()
+        let oneByOne = try Self.applicationRegistry()
         let alone = host(oneByOne)
         let results = [clashing, borrower, sameID].map { alone.load(file: $0) }
         #expect(results.map { (try? $0.get())?.id } == [nil, "test.beta", "test.alpha"])

@@ -131,6 +131,9 @@ public final class PluginHost: Sendable {
     private enum Step {
         case done(Attempt)
         case vetted(Vetted)
+        /// The file of the vetted file `pending[index]`, reached again through `path`: skipped or refused once that
+        /// one is registered or refused.
+        case sameFile(asPending: Int, path: String)
     }
 
     /// Loads files, in order: each is checked and vetted, then the catalogs of those that passed are registered
@@ -169,6 +172,21 @@ public final class PluginHost: Sendable {
             let share = started.duration(to: .now) / pending.count
             var results = zip(pending.indices, outcomes).makeIterator()
             return steps.map { step in
+                if case .sameFile(let first, let path) = step {
+                    if case .registered = outcomes[first] {
+                        return skipLoaded
+                            ? .skipped
+                            : .rejected(
+                                .refused(
+                                    .duplicateFile, path: path,
+                                    detail: "the same file (device and inode) is already loaded from "
+                                        + pending[first].path))
+                    }
+                    return .rejected(
+                        .refused(
+                            .duplicateFile, path: path,
+                            detail: "the same file (device and inode) was already tried and refused"))
+                }
                 guard case .vetted = step, let (index, outcome) = results.next() else {
                     guard case .done(let attempt) = step else { preconditionFailure("a vetted file has no outcome") }
                     return attempt
@@ -289,10 +307,14 @@ public final class PluginHost: Sendable {
         // 4. One load per file, however many paths lead to it.
         let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         if state.files.contains(identity) {
-            let loadedFrom = state.loadedFiles[identity] ?? pending.first { $0.identity == identity }?.path
-            if quiet || (skipLoaded && loadedFrom != nil) { return .done(.skipped) }
-            if let other = loadedFrom {
+            if quiet { return .done(.skipped) }
+            if let other = state.loadedFiles[identity] {
+                if skipLoaded { return .done(.skipped) }
                 return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
+            }
+            // Earlier in this load: loaded or not, as its registration will tell.
+            if let first = pending.firstIndex(where: { $0.identity == identity }) {
+                return .sameFile(asPending: first, path: path)
             }
             return refuse(.duplicateFile, "the same file (device and inode) was already tried and refused")
         }
