@@ -25,24 +25,32 @@ struct DemanglingAndConcurrencyTests {
         #expect(Demangler.demangle("_Zgarbage") == "_Zgarbage")
     }
 
-    @Test("One Symbolicator shared by concurrent tasks gives every task the same answers")
-    func concurrentUse() async throws {
+    /// This test binary's path and about `count` addresses spread over its functions, each inside one.
+    static func sampledAddresses(_ count: Int) throws -> (path: String, addresses: [UInt64]) {
         var lines = axiom_fixture_lines()
         let returnAddress = axiom_fixture_outer(&lines)
         let module = try #require(LoadedModule.containing(address: returnAddress))
-        let symbolicator = Symbolicator()
-        let symbols = try symbolicator.functionSymbols(modulePath: module.path).filter { $0.size > 0 }
-        let addresses = stride(from: 0, to: symbols.count, by: max(1, symbols.count / 64)).map {
+        let symbols = try Symbolicator().functionSymbols(modulePath: module.path).filter { $0.size > 0 }
+        let addresses = stride(from: 0, to: symbols.count, by: max(1, symbols.count / count)).map {
             symbols[$0].address + symbols[$0].size / 2
         }
-        let reference = addresses.map { try? Symbolicator().symbolicate(modulePath: module.path, address: $0) }
+        return (module.path, addresses)
+    }
+
+    @Test("One Symbolicator shared by concurrent tasks gives every task the same answers")
+    func concurrentUse() async throws {
+        let (path, addresses) = try Self.sampledAddresses(64)
+        let symbolicator = Symbolicator()
+        // The reference: another symbolicator, one address after the other.
+        let alone = Symbolicator()
+        let reference = addresses.map { try? alone.symbolicate(modulePath: path, address: $0) }
         let results = await withTaskGroup(of: (Int, [[SymbolicatedFrame]?]).self) { group in
             for task in 0..<8 {
                 group.addTask {
                     // Each task walks the addresses from a different starting point.
                     let answers = (0..<addresses.count).map { step in
                         let index = (step + task * 7) % addresses.count
-                        return try? symbolicator.symbolicate(modulePath: module.path, address: addresses[index])
+                        return try? symbolicator.symbolicate(modulePath: path, address: addresses[index])
                     }
                     return (task, answers)
                 }
@@ -56,5 +64,19 @@ struct DemanglingAndConcurrencyTests {
             let expected = (0..<addresses.count).map { reference[($0 + task * 7) % addresses.count] }
             #expect(answers == expected, "task \(task)")
         }
+    }
+
+    @Test("Reading ahead (the symbol table and many units' tables at once) changes no answer")
+    func readingAhead() throws {
+        let (path, addresses) = try Self.sampledAddresses(400)
+        let alone = Symbolicator()
+        let reference = addresses.map { try? alone.symbolicate(modulePath: path, address: $0) }
+        let prepared = Symbolicator()
+        prepared.prepare(modulePath: path, addresses: addresses)
+        let answers = addresses.map { try? prepared.symbolicate(modulePath: path, address: $0) }
+        #expect(answers == reference)
+        #expect(answers.compactMap { $0 }.count > addresses.count / 2)
+        // Some with lines: the units' tables were read.
+        #expect(answers.contains { $0?.contains { $0.line != nil } == true })
     }
 }

@@ -106,6 +106,7 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         let modules = raw.modules.filter { module in addresses.contains { module.contains($0) } }
         symbolicator.prefetchDebugInfo(
             for: modules.map { (path: $0.path, buildID: $0.buildID.isEmpty ? nil : $0.buildIDHex) })
+        Self.prepare(raw, symbolicator)
         var state = SymbolicationState(raw: raw, symbolicator: symbolicator)
         self.frames = Self.withAsyncCallers(state.frames(raw.frames), raw: raw, state: &state)
         self.otherThreads = raw.otherThreads.map { thread in
@@ -115,6 +116,28 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         }
         self.changedModules = Set(state.buildIDMatches.filter { !$0.value }.keys)
         self.debugInfo = state.debugInfo
+    }
+
+    /// Reads ahead, module by module, what the report's frames will need (`Symbolicator.prepare`): the tables of a
+    /// module's units are then built on every processor at once rather than one after the other.
+    private static func prepare(_ raw: RawCrashReport, _ symbolicator: Symbolicator) {
+        var byModule: [String: (buildID: String?, addresses: [UInt64])] = [:]
+        func add(_ pcs: [UInt64], firstIsProgramCounter: Bool) {
+            for (position, pc) in pcs.enumerated() {
+                guard let module = raw.module(containing: pc) else { continue }
+                var address = pc &- module.bias
+                // A return address points after its call, as `frames` symbolicates it.
+                if (position > 0 || !firstIsProgramCounter) && address > 0 { address -= 1 }
+                byModule[module.path, default: (module.buildID.isEmpty ? nil : module.buildIDHex, [])].addresses
+                    .append(address)
+            }
+        }
+        add(raw.frames, firstIsProgramCounter: true)
+        for thread in raw.otherThreads { add(thread.frames, firstIsProgramCounter: true) }
+        for chain in raw.asyncChains { add(chain.resumePoints, firstIsProgramCounter: false) }
+        for (path, module) in byModule.sorted(by: { $0.key < $1.key }) where module.addresses.count > 1 {
+            symbolicator.prepare(modulePath: path, buildID: module.buildID, addresses: module.addresses)
+        }
     }
 
     /// Inserts, after the first frame whose function is a Swift async function and which has an async chain, the

@@ -13,7 +13,9 @@ import Musl
 /// The file is read by the shared ELF reader (`ELFFile`), which bounds-checks every offset, so a truncated or
 /// corrupt file yields a `SymbolicationError`, never a crash. Only 64-bit little-endian ELF (x86_64, aarch64) is
 /// handled.
-final class ELFImage {
+final class ELFImage: @unchecked Sendable {
+    // @unchecked: the mapping's pointer is not Sendable. Every stored property is a `let`, and the mapping is
+    // read-only (`PROT_READ`) and unmapped only when the image is freed, so threads may read one image at once.
     /// A section header and its name.
     struct Section {
         var name: String

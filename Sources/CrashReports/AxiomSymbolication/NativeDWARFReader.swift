@@ -417,18 +417,75 @@ final class NativeDWARFReader: DebugInfoReader {
         guard unit >= 0, unit < units.count else { return nil }
         if let table = units[unit].table { return table }
         if units[unit].failed { return nil }
+        let table = buildTable(units[unit], abbrevTable(units[unit]))
+        units[unit].table = table
+        return table
+    }
+
+    /// What building one unit's table needs: the reader (read only), the unit, and its abbreviations.
+    struct TableJob: @unchecked Sendable {
+        // @unchecked: the reader is not Sendable, and a job only reads its sections (``buildTable(_:)``), which are
+        // never written. The jobs of a batch run while the thread that made them waits for them, holding the
+        // symbolicator's lock, so nothing changes the reader meanwhile.
+        let reader: NativeDWARFReader
+        let index: Int
+        let unit: Unit
+        let abbrevs: AbbrevTable
+        /// The addresses that fall in the unit: the inlined calls of the functions holding them are read too.
+        var addresses: [UInt64]
+    }
+
+    /// The units `addresses` fall in (the best candidate of each) whose tables are not built yet, each once, ready
+    /// to be built on any thread (``buildTable(_:)``) and kept (``store(_:for:)``).
+    func tableJobs(forAddresses addresses: [UInt64]) -> [TableJob] {
+        var jobs: [TableJob] = []
+        var jobOfUnit: [Int: Int] = [:]
+        for address in addresses {
+            guard let index = units(containing: address).first, units[index].table == nil, !units[index].failed
+            else { continue }
+            if let job = jobOfUnit[index] {
+                jobs[job].addresses.append(address)
+                continue
+            }
+            jobOfUnit[index] = jobs.count
+            // The abbreviations are parsed here, since their cache is the reader's.
+            jobs.append(
+                TableJob(
+                    reader: self, index: index, unit: units[index], abbrevs: abbrevTable(units[index]),
+                    addresses: [address]))
+        }
+        return jobs
+    }
+
+    /// The table of a job's unit, with the inlined calls of the functions holding its addresses. Reads the sections
+    /// and nothing the reader changes: jobs may run at once.
+    static func buildTable(_ job: TableJob) -> CompileUnitTable {
+        var table = job.reader.buildTable(job.unit, job.abbrevs)
+        for address in job.addresses {
+            if let top = table.topLevelScope(containing: address), !table.scopes[Int(top)].childrenLoaded {
+                job.reader.loadInlinedCalls(of: top, in: &table, job.unit, job.abbrevs)
+            }
+        }
+        return table
+    }
+
+    /// Keeps a table built for `job`.
+    func store(_ table: CompileUnitTable, for job: TableJob) {
+        if units[job.index].table == nil { units[job.index].table = table }
+    }
+
+    /// A unit's line table and function scopes, read from the sections alone: nothing of the reader changes, so
+    /// several units' tables can be built at once.
+    private func buildTable(_ info: Unit, _ abbrevs: AbbrevTable) -> CompileUnitTable {
         var table = CompileUnitTable()
-        let info = units[unit]
         readLines(info, into: &table)
         var cursor = DWARFCursor(self.info, at: info.firstDie)
-        let abbrevs = abbrevTable(info)
         // The unit DIE itself: skipped, then its children are walked.
         if let declaration = readCode(&cursor, abbrevs), declaration.hasChildren {
             skipAttributes(declaration, &cursor, info, abbrevs)
             walkChildren(&cursor, info, abbrevs, mode: .subprograms, parent: nil, into: &table, depth: 0)
         }
         table.finish()
-        units[unit].table = table
         return table
     }
 
@@ -584,20 +641,24 @@ final class NativeDWARFReader: DebugInfoReader {
         guard var table = table(forUnit: unit), let top = table.topLevelScope(containing: address) else { return [] }
         if !table.scopes[Int(top)].childrenLoaded {
             units[unit].table = nil  // moved out while it grows, so its arrays are not copied
-            table.scopes[Int(top)].childrenLoaded = true
-            let info = units[unit]
-            let abbrevs = abbrevTable(info)
-            if let start = Int(exactly: table.scopes[Int(top)].dieOffset) {
-                var cursor = DWARFCursor(self.info, at: start)
-                if let declaration = readCode(&cursor, abbrevs), declaration.hasChildren {
-                    skipAttributes(declaration, &cursor, info, abbrevs)
-                    walkChildren(
-                        &cursor, info, abbrevs, mode: .inlinedSubroutines, parent: top, into: &table, depth: 1)
-                }
-            }
+            loadInlinedCalls(of: top, in: &table, units[unit], abbrevTable(units[unit]))
             units[unit].table = table
         }
         return table.chain(from: top, containing: address)
+    }
+
+    /// Reads the inlined subroutines of the subprogram `top` into `table`, once. Reads the sections and nothing the
+    /// reader changes.
+    private func loadInlinedCalls(
+        of top: Int32, in table: inout CompileUnitTable, _ info: Unit, _ abbrevs: AbbrevTable
+    ) {
+        table.scopes[Int(top)].childrenLoaded = true
+        guard let start = Int(exactly: table.scopes[Int(top)].dieOffset) else { return }
+        var cursor = DWARFCursor(self.info, at: start)
+        if let declaration = readCode(&cursor, abbrevs), declaration.hasChildren {
+            skipAttributes(declaration, &cursor, info, abbrevs)
+            walkChildren(&cursor, info, abbrevs, mode: .inlinedSubroutines, parent: top, into: &table, depth: 1)
+        }
     }
 
     // MARK: Names

@@ -11,7 +11,14 @@ final class SymbolicatedModule {
     /// The separate debug file, when it is not `image`: its `.symtab` names the functions `image`'s symbols do not
     /// cover and DWARF does not name (`_start`, code compiled without `-g`).
     private let debugImage: ELFImage?
-    private lazy var functionSymbols = image.functionSymbols()
+    /// The symbol table's functions, sorted by address: read on first use (or by ``prepare(_:threads:)``).
+    private var sortedSymbols: [ELFImage.Symbol]?
+    private var functionSymbols: [ELFImage.Symbol] {
+        if let sortedSymbols { return sortedSymbols }
+        let symbols = image.functionSymbols()
+        sortedSymbols = symbols
+        return symbols
+    }
     private lazy var debugFunctionSymbols = debugImage?.functionSymbols() ?? []
     private var results: [UInt64: [SymbolicatedFrame]] = [:]
     /// Bounds the per-address cache; beyond it the cache starts over (addresses in crash reports repeat a lot,
@@ -60,6 +67,42 @@ final class SymbolicatedModule {
     }
 
     var hasDebugInfo: Bool { dwarf != nil }
+
+    /// Reads ahead, on up to `threads` threads, what symbolicating `addresses` will need: the symbol table, sorted,
+    /// beside the DWARF tables of the units the addresses fall in. Symbolicating them afterwards gives the same
+    /// answers, sooner.
+    func prepare(_ addresses: [UInt64], threads: Int) {
+        let wanted = addresses.filter { results[$0] == nil && mayBeCode($0) }
+        guard threads > 1, !wanted.isEmpty else { return }
+        let native = dwarf as? NativeDWARFReader
+        let jobs = native?.tableJobs(forAddresses: wanted) ?? []
+        enum Piece {
+            case symbols
+            case table(NativeDWARFReader.TableJob)
+        }
+        enum Done {
+            case symbols([ELFImage.Symbol])
+            case table(CompileUnitTable)
+        }
+        let pieces = (sortedSymbols == nil ? [Piece.symbols] : []) + jobs.map(Piece.table)
+        guard pieces.count > 1 else { return }
+        // The symbols read only the module's file, each table only its unit's bytes: nothing one piece writes is
+        // read by another, and each result is kept by this thread once all are done.
+        let image = self.image
+        let done = ParallelWork.map(pieces, threads: threads) { piece -> Done in
+            switch piece {
+            case .symbols: .symbols(image.functionSymbols())
+            case .table(let job): .table(NativeDWARFReader.buildTable(job))
+            }
+        }
+        var built = jobs.makeIterator()
+        for result in done {
+            switch result {
+            case .symbols(let symbols): sortedSymbols = symbols
+            case .table(let table): if let job = built.next() { native?.store(table, for: job) }
+            }
+        }
+    }
 
     func symbolicate(
         _ address: UInt64, demangler: inout DemangleCache

@@ -1,6 +1,7 @@
 // See include/CAxiomDwarf.h. dl_iterate_phdr needs _GNU_SOURCE, which is why this lives in C.
 #define _GNU_SOURCE
 #include <link.h>
+#include <sched.h>
 #include <string.h>
 
 #include "CAxiomDwarf.h"
@@ -93,4 +94,11 @@ int axiom_dwarf_find_loaded_module(uintptr_t address, char *pathBuffer, size_t p
     dl_iterate_phdr(find_callback, &request);
     if (request.found && loadBias) *loadBias = request.load_bias;
     return request.found;
+}
+
+int axiom_dwarf_usable_processors(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    int count = CPU_COUNT(&set);
+    return count > 0 ? count : 1;
 }

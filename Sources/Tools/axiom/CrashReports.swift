@@ -150,6 +150,7 @@ extension Symbolicate {
             addresses.append(address)
         }
         let symbolicator = Symbolicator(search: debugInfo.search)
+        symbolicator.prepare(modulePath: binary, addresses: addresses)
         var output = ""
         for address in addresses {
             let hex = "0x" + String(address, radix: 16)

@@ -27,6 +27,10 @@ char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *ou
 int axiom_dwarf_find_loaded_module(uintptr_t address, char *pathBuffer, size_t pathBufferSize,
                                    uint64_t *loadBias);
 
+/// How many processors this process may run on (its affinity mask, as `taskset` sets it; `sched_getaffinity`
+/// needs _GNU_SOURCE); 1 when it cannot be read.
+int axiom_dwarf_usable_processors(void);
+
 /// Copies the GNU build-id of the loaded module whose PT_LOAD segments contain `address` into `buffer` (at most
 /// `capacity` bytes), read from the module's notes in memory. Returns the number of bytes copied: 0 when no module
 /// contains the address or it has no build-id.
