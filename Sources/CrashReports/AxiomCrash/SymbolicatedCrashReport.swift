@@ -125,9 +125,8 @@ public struct SymbolicatedCrashReport: Sendable, Hashable {
         func add(_ pcs: [UInt64], firstIsProgramCounter: Bool) {
             for (position, pc) in pcs.enumerated() {
                 guard let module = raw.module(containing: pc) else { continue }
-                var address = pc &- module.bias
-                // A return address points after its call, as `frames` symbolicates it.
-                if (position > 0 || !firstIsProgramCounter) && address > 0 { address -= 1 }
+                let address = Symbolicator.moduleAddress(
+                    pc: pc, loadBias: module.bias, isReturnAddress: position > 0 || !firstIsProgramCounter)
                 byModule[module.path, default: (module.buildID.isEmpty ? nil : module.buildIDHex, [])].addresses
                     .append(address)
             }

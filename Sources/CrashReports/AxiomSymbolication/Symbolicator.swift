@@ -134,9 +134,16 @@ public final class Symbolicator: Sendable {
     public func symbolicate(
         pc: UInt64, loadBias: UInt64, modulePath: String, buildID: String? = nil, isReturnAddress: Bool
     ) throws(SymbolicationError) -> [SymbolicatedFrame] {
-        var address = pc &- loadBias
-        if isReturnAddress && address > 0 { address -= 1 }
-        return try symbolicate(modulePath: modulePath, buildID: buildID, address: address)
+        try symbolicate(
+            modulePath: modulePath, buildID: buildID,
+            address: Self.moduleAddress(pc: pc, loadBias: loadBias, isReturnAddress: isReturnAddress))
+    }
+
+    /// The module-relative address a runtime program counter is symbolicated at: a return address points after
+    /// its call, so 1 is subtracted to land inside the call instruction (and the right inlined scope and line).
+    package static func moduleAddress(pc: UInt64, loadBias: UInt64, isReturnAddress: Bool) -> UInt64 {
+        let address = pc &- loadBias
+        return isReturnAddress && address > 0 ? address - 1 : address
     }
 
     /// Fetches from the debuginfod servers, concurrently, the debug files of those of `modules` whose debug info

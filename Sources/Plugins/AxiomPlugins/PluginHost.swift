@@ -173,19 +173,11 @@ public final class PluginHost: Sendable {
             var results = zip(pending.indices, outcomes).makeIterator()
             return steps.map { step in
                 if case .sameFile(let first, let path) = step {
-                    if case .registered = outcomes[first] {
-                        return skipLoaded
-                            ? .skipped
-                            : .rejected(
-                                .refused(
-                                    .duplicateFile, path: path,
-                                    detail: "the same file (device and inode) is already loaded from "
-                                        + pending[first].path))
-                    }
+                    let loadedFrom: String?
+                    if case .registered = outcomes[first] { loadedFrom = pending[first].path } else { loadedFrom = nil }
+                    if skipLoaded && loadedFrom != nil { return .skipped }
                     return .rejected(
-                        .refused(
-                            .duplicateFile, path: path,
-                            detail: "the same file (device and inode) was already tried and refused"))
+                        .refused(.duplicateFile, path: path, detail: Self.sameFileDetail(loadedFrom: loadedFrom)))
                 }
                 guard case .vetted = step, let (index, outcome) = results.next() else {
                     guard case .done(let attempt) = step else { preconditionFailure("a vetted file has no outcome") }
@@ -200,6 +192,12 @@ public final class PluginHost: Sendable {
                 }
             }
         }
+    }
+
+    /// Why a file reached again is refused: the path it was loaded from, or nil when it was tried and refused.
+    private static func sameFileDetail(loadedFrom: String?) -> String {
+        guard let loadedFrom else { return "the same file (device and inode) was already tried and refused" }
+        return "the same file (device and inode) is already loaded from \(loadedFrom)"
     }
 
     /// The refusal of a vetted file whose catalog the registry refused.
@@ -310,13 +308,13 @@ public final class PluginHost: Sendable {
             if quiet { return .done(.skipped) }
             if let other = state.loadedFiles[identity] {
                 if skipLoaded { return .done(.skipped) }
-                return refuse(.duplicateFile, "the same file (device and inode) is already loaded from \(other)")
+                return refuse(.duplicateFile, Self.sameFileDetail(loadedFrom: other))
             }
             // Earlier in this load: loaded or not, as its registration will tell.
             if let first = pending.firstIndex(where: { $0.identity == identity }) {
                 return .sameFile(asPending: first, path: path)
             }
-            return refuse(.duplicateFile, "the same file (device and inode) was already tried and refused")
+            return refuse(.duplicateFile, Self.sameFileDetail(loadedFrom: nil))
         }
         state.files.insert(identity)
 
