@@ -191,6 +191,27 @@ struct CrashCommandTests {
         #expect(bad.stderr == "axiom: 0xZZ is not an address (0x-prefixed hex, or decimal)\n")
     }
 
+    @Test("Reading ahead (the symbol table and many units' tables at once) changes no answer")
+    func readingAheadChangesNoAnswer() throws {
+        let binary = ChildProcess.probePath
+        let symbols = try Symbolicator().functionSymbols(modulePath: binary).filter { $0.size > 1 }
+        let addresses = stride(from: 0, to: symbols.count, by: max(1, symbols.count / 400)).map {
+            symbols[$0].address + symbols[$0].size / 2
+        }
+        // One symbolicator at a time: tests run beside others that measure the process's resident memory.
+        let reference = { () -> [[SymbolicatedFrame]?] in
+            let alone = Symbolicator()
+            return addresses.map { try? alone.symbolicate(modulePath: binary, address: $0) }
+        }()
+        let prepared = Symbolicator()
+        prepared.prepare(modulePath: binary, addresses: addresses)
+        let answers = addresses.map { try? prepared.symbolicate(modulePath: binary, address: $0) }
+        #expect(answers == reference)
+        #expect(answers.compactMap { $0 }.count > addresses.count / 2)
+        // Some with lines: the units' tables were read.
+        #expect(answers.contains { $0?.contains { $0.line != nil } == true })
+    }
+
     @Test func crashReportsProcessesEveryPendingReportAndExitsOneWhenOneIsRejected() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
