@@ -81,13 +81,16 @@ struct CodeTable: @unchecked Sendable {
         bytes.deallocate()
     }
 
-    /// The descriptor registered under `code`, that none is, or that the bytes cannot tell.
+    /// The descriptor registered under the code at `code`, that none is, or that the bytes cannot tell.
+    ///
+    /// The code is read where it lies (a `DomainError`'s, inside the error): a copy passed down would retain and
+    /// release its heap strings, two atomic operations each, a third of a long code's lookup.
     @inline(__always)
-    func lookup(_ code: ErrorCode) -> Answer {
+    func lookup(_ code: UnsafePointer<ErrorCode>) -> Answer {
         // Both strings' bytes in place: native and inline strings have them; a bridged one does not, and takes
         // the dictionary.
-        code.domain.utf8.withContiguousStorageIfAvailable { domain in
-            code.code.utf8.withContiguousStorageIfAvailable { name in lookup(domain, name) } ?? .unknown
+        code.pointee.domain.utf8.withContiguousStorageIfAvailable { domain in
+            code.pointee.code.utf8.withContiguousStorageIfAvailable { name in lookup(domain, name) } ?? .unknown
         } ?? .unknown
     }
 

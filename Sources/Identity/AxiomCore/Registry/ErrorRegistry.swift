@@ -110,6 +110,21 @@ public final class ErrorRegistry: Sendable {
         }
     }
 
+    /// The descriptor registered for the code at `code`, read where it lies: a `DomainError`'s code, whose heap
+    /// strings a copy would retain and release (two atomic operations each, a third of a long code's lookup).
+    @inline(__always)
+    func descriptorReference(forCodeAt code: UnsafePointer<ErrorCode>) -> Unmanaged<ErrorDescriptor>? {
+        guard let key = RawCodeKey(at: code) else {
+            return published.object._withUnsafeGuaranteedRef { $0.descriptorReference(forCodeAt: code) }
+        }
+        switch lookupFast(key) {
+        case .hit(let descriptor)?: return descriptor
+        case .miss?: return nil
+        // Not yet remembered: the copy is paid once, by the lookup that remembers it.
+        case nil: return descriptorReference(for: code.pointee)
+        }
+    }
+
     /// The snapshot's descriptor for a code, read through a guaranteed reference (see `lookupFast`).
     @inline(__always)
     private func registered(_ code: ErrorCode) -> Unmanaged<ErrorDescriptor>? {

@@ -34,6 +34,26 @@ struct RawCodeKey: Hashable, Sendable {
         #endif
     }
 
+    /// The key of the code at `code`, read where it lies: copying the code out would retain and release its
+    /// strings when they are on the heap, only to find that they make no key.
+    @inlinable @inline(__always)
+    init?(at code: UnsafePointer<ErrorCode>) {
+        #if AXIOM_PORTABLE_LAYOUT
+        return nil
+        #else
+        let raw = UnsafeRawPointer(code)
+        let domain = MemoryLayout<ErrorCode>.offset(of: \ErrorCode.domain)!
+        let name = MemoryLayout<ErrorCode>.offset(of: \ErrorCode.code)!
+        (w0, w1) = (
+            raw.load(fromByteOffset: domain, as: UInt64.self), raw.load(fromByteOffset: domain + 8, as: UInt64.self)
+        )
+        (w2, w3) = (
+            raw.load(fromByteOffset: name, as: UInt64.self), raw.load(fromByteOffset: name + 8, as: UInt64.self)
+        )
+        guard w1 >> 63 == 1, w3 >> 63 == 1 else { return nil }
+        #endif
+    }
+
     /// A slot hash in which every bit of the four words counts. A multiply carries a word's bits only upwards, so
     /// the chain ends with one full-width multiplication whose high half is folded into its low half (as wyhash
     /// mixes): without it, codes that differ only in their later characters (`CODE_100`, `CODE_200`: the high bytes

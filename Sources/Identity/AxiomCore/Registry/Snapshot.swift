@@ -47,10 +47,16 @@ final class Snapshot: Sendable {
     /// descriptors are immortal.
     @inline(__always)
     func descriptorReference(for code: ErrorCode) -> Unmanaged<ErrorDescriptor>? {
+        withUnsafePointer(to: code) { descriptorReference(forCodeAt: $0) }
+    }
+
+    /// The same, for a code read where it lies (see ``CodeTable/lookup(_:)``).
+    @inline(__always)
+    func descriptorReference(forCodeAt code: UnsafePointer<ErrorCode>) -> Unmanaged<ErrorDescriptor>? {
         switch codes.lookup(code) {
         case .hit(let descriptor): descriptor
         case .miss: nil
-        case .unknown: byCode[code].map(Unmanaged.passUnretained)
+        case .unknown: byCode[code.pointee].map(Unmanaged.passUnretained)
         }
     }
 

@@ -115,7 +115,8 @@ final class DomainErrorExtractor: TypeExtractor, @unchecked Sendable {
     /// The descriptor `registry` registers for the code of the `DomainError` at `pointer`, read in place.
     @inline(__always)
     static func descriptor(at pointer: UnsafeRawPointer, in registry: ErrorRegistry) -> Unmanaged<ErrorDescriptor>? {
-        registry.descriptorReference(for: pointer.assumingMemoryBound(to: DomainError.self).pointee.errorCode)
+        let offset = MemoryLayout<DomainError>.offset(of: \DomainError.errorCode)!
+        return registry.descriptorReference(forCodeAt: (pointer + offset).assumingMemoryBound(to: ErrorCode.self))
     }
 }
 
