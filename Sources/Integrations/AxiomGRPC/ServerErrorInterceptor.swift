@@ -185,7 +185,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     }
 
     /// The answer as an `RPCError` with `google.rpc.Status` details; the span marked as the type's discussion says.
-    func status(_ answer: ProblemAnswer, escalated: ErrorEvent?, error: any Error) -> RPCError {
+    func status(_ answer: ProblemAnswerParts, escalated: ErrorEvent?, error: any Error) -> RPCError {
         if let escalated { TracingInstrument.markFailed(escalated) }
         let problem = answer.problem
         var code = GRPCStatusTable.code(forHTTPStatus: problem.status)
@@ -197,7 +197,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
             .errorInfo(
                 reason: GRPCStatusReader.reason(for: publicCode.code), domain: publicCode.domain, metadata: metadata)
         ]
-        if let seconds = answer.response.headerFields[.retryAfter].flatMap(Int.init) {
+        if let seconds = answer.retryAfter {
             details.append(.retryInfo(delay: .seconds(seconds)))
         }
         details.append(

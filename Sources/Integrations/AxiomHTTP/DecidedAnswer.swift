@@ -9,7 +9,7 @@ package enum DecidedAnswer<Response> {
     case response(Response)
     /// Problem details. `escalated` is the event of an error that went past the pipeline's last layer (the answer
     /// then details the translated error): the request has failed, whatever the status.
-    case problem(ProblemAnswer, escalated: ErrorEvent?)
+    case problem(ProblemAnswerParts, escalated: ErrorEvent?)
 }
 
 extension ProblemResponder {
@@ -44,27 +44,32 @@ extension ProblemResponder {
         acceptLanguage: String?, instance: String, traceId: String?, ownStatus: @autoclosure () -> Int?,
         response: (any Sendable) -> Response?
     ) -> DecidedAnswer<Response> {
-        let decided: any Error
+        // The decided event's identity and descriptor: the error is not resolved a second time.
+        let identity: ErrorIdentity
+        let descriptor: ErrorDescriptor
         do {
             switch try pipeline.decide(error, operation: operation) {
             case .recovered(let value, let event):
                 if let response = response(value) { return .response(response) }
-                decided = event.error
+                (identity, descriptor) = (event.identity, event.descriptor)
             case .ignored(let event), .handled(let event):
-                decided = event.error
+                (identity, descriptor) = (event.identity, event.descriptor)
             case .success(let value):
                 // `decide` starts from an error and never returns a success; were it to, it is a value as above.
                 if let response = response(value) { return .response(response) }
-                decided = error
+                (identity, descriptor) = registry.resolve(error)
             }
         } catch let escalated {
             // No layer above this one: the translated error is the answer, and the request has failed.
-            let problem = answer(
-                escalated.error, acceptLanguage: acceptLanguage, instance: instance, traceId: traceId, ownStatus: nil)
+            let (identity, descriptor) = registry.resolve(escalated.error)
+            let problem = parts(
+                identity: identity, descriptor: descriptor, acceptLanguage: acceptLanguage, instance: instance,
+                traceId: traceId, ownStatus: nil)
             return .problem(problem, escalated: escalated.event)
         }
-        let problem = answer(
-            decided, acceptLanguage: acceptLanguage, instance: instance, traceId: traceId, ownStatus: ownStatus())
+        let problem = parts(
+            identity: identity, descriptor: descriptor, acceptLanguage: acceptLanguage, instance: instance,
+            traceId: traceId, ownStatus: ownStatus())
         return .problem(problem, escalated: nil)
     }
 }

@@ -55,6 +55,17 @@ public struct ProblemResponder: Sendable {
         ownStatus: @autoclosure () -> Int? = nil
     ) -> ProblemAnswer {
         let (identity, descriptor) = registry.resolve(error)
+        return parts(
+            identity: identity, descriptor: descriptor, acceptLanguage: acceptLanguage, instance: instance,
+            traceId: traceId, ownStatus: ownStatus()
+        ).answer
+    }
+
+    /// The answer for an error of `identity` and `descriptor` (an event's, already resolved), in parts.
+    package func parts(
+        identity: ErrorIdentity, descriptor: ErrorDescriptor, acceptLanguage: String?, instance: String,
+        traceId: String?, ownStatus: @autoclosure () -> Int?
+    ) -> ProblemAnswerParts {
         var status = configuration.status(for: descriptor)
         if descriptor.code == ErrorCatalog.unknownCode, let ownStatus = ownStatus(), (400...599).contains(ownStatus) {
             status = ownStatus
@@ -78,12 +89,7 @@ public struct ProblemResponder: Sendable {
                 detail: detail?.text ?? "Something went wrong. Please try again.", status: key.status,
                 language: detail?.locale ?? Localizer.baseLocale, retryAfter: key.retryAfter)
         }
-        let problem = ProblemDetails(
-            type: texts.type, title: texts.title, status: status, detail: texts.detail, instance: instance,
-            code: texts.code, traceId: traceId)
-        return ProblemAnswer(
-            response: HTTPResponse(status: texts.status, headerFields: texts.fields),
-            body: texts.body.body(instance: instance, traceId: traceId), problem: problem, code: identity.code)
+        return ProblemAnswerParts(texts: texts, instance: instance, traceId: traceId, code: identity.code)
     }
 
     /// Whole seconds to wait before trying again, if the error or its descriptor says: the error's own Retry-After
@@ -95,6 +101,53 @@ public struct ProblemResponder: Sendable {
         guard let wait, wait > .zero else { return nil }
         let (seconds, attoseconds) = wait.components
         return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
+}
+
+/// A problem answer in parts, as a server adapter sends it: its head, and its body as the kept parts around the
+/// request's path and trace, which the adapter writes straight into its server's buffer. (``ProblemAnswer`` holds
+/// the body as `Data`, and the details as ``ProblemDetails``: made for every answer, copied once more into the
+/// server's buffer, and read by no server adapter but the gRPC one, which reads the details and never the body.)
+package struct ProblemAnswerParts: Sendable {
+    /// Status and header fields, as ``ProblemAnswer/response``.
+    package let response: HTTPResponse
+    /// The error's own code, as ``ProblemAnswer/code``.
+    package let code: ErrorCode
+    private let texts: AnswerTexts.Texts
+    private let instance: String
+    private let traceId: String?
+
+    init(texts: AnswerTexts.Texts, instance: String, traceId: String?, code: ErrorCode) {
+        self.response = HTTPResponse(status: texts.status, headerFields: texts.fields)
+        self.code = code
+        self.texts = texts
+        self.instance = instance
+        self.traceId = traceId
+    }
+
+    /// The `Retry-After` field's seconds, when the answer has one.
+    package var retryAfter: Int? { texts.retryAfter }
+
+    /// What the body says.
+    package var problem: ProblemDetails {
+        ProblemDetails(
+            type: texts.type, title: texts.title, status: texts.status.code, detail: texts.detail,
+            instance: instance, code: texts.code, traceId: traceId)
+    }
+
+    /// The body's size in bytes.
+    package var bodyCount: Int { texts.body.count(instance: instance, traceId: traceId) }
+
+    /// Writes the body at the start of `buffer`, which has at least ``bodyCount`` bytes; returns how many it wrote.
+    package func writeBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        texts.body.write(instance: instance, traceId: traceId, into: buffer)
+    }
+
+    /// The answer whole.
+    package var answer: ProblemAnswer {
+        ProblemAnswer(
+            response: response, body: texts.body.body(instance: instance, traceId: traceId), problem: problem,
+            code: code)
     }
 }
 
@@ -124,6 +177,8 @@ final class AnswerTexts: Sendable {
         var fields: HTTPFields
         /// The body, but for the request's path and trace.
         var body: ProblemDetails.Template
+        /// The `Retry-After` field's seconds.
+        var retryAfter: Int?
 
         init(
             code: ErrorCode, type: String, title: String, detail: String, status: Int, language: String,
@@ -140,6 +195,7 @@ final class AnswerTexts: Sendable {
             fields[.vary] = "Accept-Language"
             fields[.contentLanguage] = language
             if let retryAfter { fields[.retryAfter] = String(retryAfter) }
+            self.retryAfter = retryAfter
             body = ProblemDetails.Template(
                 code: self.code, detail: detail, status: status, title: title, type: type)
         }

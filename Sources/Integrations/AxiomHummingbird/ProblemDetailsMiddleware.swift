@@ -96,17 +96,18 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
             if let escalated { TracingInstrument.markFailed(escalated) }
             let response = Response(
                 status: answer.response.status, headers: answer.response.headerFields,
-                body: ResponseBody(byteBuffer: Self.buffer(answer.body)))
+                body: ResponseBody(byteBuffer: Self.buffer(answer)))
             return (response, answer.code)
         }
     }
 }
 
 extension ProblemDetailsMiddleware {
-    /// The body in a buffer of its size (`ByteBuffer(bytes:)` starts from the data's underestimated count, and grows).
-    static func buffer(_ body: Data) -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: body.count)
-        buffer.writeBytes(body)
+    /// The body, written straight into a buffer of its size.
+    static func buffer(_ answer: ProblemAnswerParts) -> ByteBuffer {
+        let count = answer.bodyCount
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { answer.writeBody(into: $0) }
         return buffer
     }
 }

@@ -132,9 +132,12 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
             return (answer, nil)
         case .problem(let answer, let escalated):
             if let escalated { TracingInstrument.markFailed(escalated) }
+            let count = answer.bodyCount
+            var body = ByteBufferAllocator().buffer(capacity: count)
+            body.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { answer.writeBody(into: $0) }
             let response = Response(
                 status: HTTPResponseStatus(statusCode: answer.response.status.code),
-                headers: HTTPHeaders(answer.response.headerFields), body: .init(data: answer.body))
+                headers: HTTPHeaders(answer.response.headerFields), body: .init(buffer: body))
             return (.ready(response), answer.code)
         }
     }
