@@ -212,6 +212,41 @@ struct CrashCommandTests {
         #expect(answers.contains { $0?.contains { $0.line != nil } == true })
     }
 
+    @Test("Reading a log's lines ahead changes no finished line")
+    func readingALogAheadChangesNoFinishedLine() throws {
+        let binary = ChildProcess.probePath
+        let name = String(binary.split(separator: "/").last!)
+        let buildID = try #require(elfBuildID(path: binary))
+        let symbols = try Symbolicator().functionSymbols(modulePath: binary).filter { $0.size > 1 }
+        // Offsets as a logged stack has them: one past the address they stand for.
+        let offsets = stride(from: 0, to: symbols.count, by: max(1, symbols.count / 240)).map {
+            symbols[$0].address + symbols[$0].size / 2 + 1
+        }
+        var lines = stride(from: 0, to: offsets.count, by: 8).map { start in
+            let frames = offsets[start..<min(start + 8, offsets.count)].map { "\(name)+0x\(String($0, radix: 16))" }
+            return "level=error stack=[\(frames.joined(separator: ","))] stackModules=[\(name):\(buildID):\(binary)]"
+        }
+        // A line without modules, and one whose module has another build: both stay as they are.
+        lines += [
+            "level=info message=started",
+            "stack=[\(name)+0x10] stackModules=[\(name):\(String(repeating: "0", count: 40)):\(binary)]",
+        ]
+        // One symbolicator at a time: tests run beside others that measure the process's resident memory.
+        let reference = { () -> [String] in
+            let alone = LoggedStackSymbolication(symbolicator: Symbolicator())
+            return lines.map { alone.symbolicate(line: $0) }
+        }()
+        let finisher = LoggedStackSymbolication(symbolicator: Symbolicator())
+        finisher.prepare(lines: lines)
+        let finished = lines.map { finisher.symbolicate(line: $0) }
+        #expect(finished == reference)
+        #expect(finished.suffix(2) == lines.suffix(2))
+        // Most frames were finished: the units' tables were read.
+        let unfinished = finished.dropLast(2).map { $0.matches(of: /\+0x/).count }.reduce(0, +)
+        #expect(unfinished < offsets.count / 2, "\(unfinished) of \(offsets.count) frames unfinished")
+        #expect(finished.contains { $0.contains(".swift:") || $0.contains(".c:") })
+    }
+
     @Test func crashReportsProcessesEveryPendingReportAndExitsOneWhenOneIsRejected() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -123,8 +123,12 @@ extension Symbolicate {
                 throw ExitCode(1)
             }
             var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                .map(String.init)
             if lines.last?.isEmpty == true { lines.removeLast() }
-            for line in lines { print(finisher.symbolicate(line: String(line))) }
+            // A file is read whole, so what its lines need is read ahead; standard input is finished line by line,
+            // as it comes (a log followed as it is written).
+            finisher.prepare(lines: lines)
+            for line in lines { print(finisher.symbolicate(line: line)) }
         } else {
             while let line = readLine(strippingNewline: true) { print(finisher.symbolicate(line: line)) }
         }
