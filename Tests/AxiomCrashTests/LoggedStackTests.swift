@@ -230,4 +230,40 @@ struct LoggedStackTests {
         #expect(stack.logged.frames == ["2 frames, not described (the capturer set no StackDescriber)"])
         #expect(!stack.description.contains("55a8"))
     }
+
+    @Test("a log line's modules and frames are read as the documented grammar says, and the rest stays byte for byte")
+    func logLineGrammar() {
+        let finisher = LoggedStackSymbolication(symbolicator: Symbolicator())
+        func frames(_ line: String) -> [String] {
+            finisher.frames(in: line).map { frame in
+                let text = String(decoding: Array(line.utf8)[frame.range], as: UTF8.self)
+                return "\(frame.module) \(frame.offset.map { String($0, radix: 16) } ?? "nil") \(text)"
+            }
+        }
+        func modules(_ line: String) -> [String] {
+            finisher.modules(in: line).map { "\($0.name) \($0.buildID ?? "-") \($0.path)" }
+        }
+        let line =
+            "msg=\"x\" stack=[App+0x1a,libc.so.6+0x29d90] "
+            + "stackModules=[App:abcd12:/srv/app/App,libc.so.6:-:/lib/x86_64-linux-gnu/libc.so.6]"
+        #expect(frames(line) == ["App 1a App+0x1a", "libc.so.6 29d90 libc.so.6+0x29d90"])
+        #expect(modules(line) == ["App abcd12 /srv/app/App", "libc.so.6 - /lib/x86_64-linux-gnu/libc.so.6"])
+        // A name may hold `+`: the frame is the last `+0x` and digit of its run.
+        #expect(frames("a+0x1+0x2") == ["a+0x1 2 a+0x1+0x2"])
+        #expect(frames("App+0x1fzz,x") == ["App 1f App+0x1f"])
+        #expect(frames("+0x12 App+0x App+0xZZ App+0X12 (+0x1)").isEmpty)
+        #expect(frames("App+0x1ffffffffffffffff") == ["App nil App+0x1ffffffffffffffff"])
+        #expect(frames("Äpp+0x10") == ["Äpp 10 Äpp+0x10"])
+        // A build-id is `-` or two or more lowercase hex digits; a path is absolute, and ends at whitespace, `,`, `]`
+        // or `"`.
+        #expect(modules("App:a:/x App:AB:/x App:ab:rel/x App::/x :ab:/x").isEmpty)
+        #expect(modules("App:ab:/x:y[z],B:-:/b\"") == ["App ab /x:y[z", "B - /b"])
+        // An entry that fails may hold the start of the next.
+        #expect(modules("x:y:App:ab:/p") == ["App ab /p"])
+        // Frames of modules nowhere to be found, and bytes that are no frame, stay as they were.
+        let unknown = "é \t stack=[Gone+0x10,\u{1F600}+0x2] stackModules=[Gone:00ff:/nonexistent/Gone] \r\n"
+        #expect(finisher.symbolicate(line: unknown) == unknown)
+        #expect(finisher.symbolicate(line: "no stack here") == "no stack here")
+    }
+
 }

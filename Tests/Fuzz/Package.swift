@@ -30,6 +30,7 @@ let package = Package(
         fuzzTarget("PluginDescriptor", ["Axiom", "AxiomPlugins", "AxiomPluginKit"]),
         fuzzTarget("RawCrashReport", ["AxiomCrash", "AxiomSymbolication"]),
         fuzzTarget("CrashGroups", ["AxiomCrash"]),
+        fuzzTarget("LogLine", ["AxiomCrash"]),
         fuzzTarget("Symbolication", ["AxiomSymbolication"]),
         fuzzTarget("Redactor", ["Axiom"]),
         fuzzTarget("AcceptLanguage", ["Axiom"]),

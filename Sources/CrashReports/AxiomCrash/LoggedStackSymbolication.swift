@@ -33,40 +33,54 @@ package struct LoggedStackSymbolication: Sendable {
 
     /// The modules listed in `line` (`module:buildid:path` entries).
     package func modules(in line: String) -> [Module] {
-        var modules: [Module] = []
-        for match in line.matches(of: Self.moduleEntry) {
-            let buildID = String(match.output.2)
-            modules.append(
-                Module(
-                    name: String(match.output.1), buildID: buildID == "-" ? nil : buildID, path: String(match.output.3))
-            )
-        }
-        return modules
+        var line = line
+        return line.withUTF8 { LogLineScanner($0).modules() }
+    }
+
+    /// The module-relative frames of `line` (`module+0xoffset`), in order: each one's module name, its offset (nil
+    /// when it does not fit 64 bits) and where it is in the line's UTF-8.
+    package func frames(in line: String) -> [LoggedFrame] {
+        var line = line
+        return line.withUTF8 { LogLineScanner($0).frames() }
+    }
+
+    /// A module-relative frame as a log line spells it.
+    package struct LoggedFrame: Sendable, Hashable {
+        /// The module's file name.
+        package var module: String
+        /// The offset in the module, or nil when its digits do not fit 64 bits.
+        package var offset: UInt64?
+        /// Where the frame is in the line's UTF-8 bytes.
+        package var range: Range<Int>
     }
 
     /// `line` with every module-relative frame of a listed module replaced by its symbolicated frames
     /// (`function (file:line)`, `[inlined] ` in front of inlined ones, joined by `, `).
     package func symbolicate(line: String) -> String {
-        let modules = modules(in: line)
-        guard !modules.isEmpty else { return line }
-        var byName: [String: Module] = [:]
-        for module in modules where byName[module.name] == nil { byName[module.name] = module }
-        var result = ""
-        var rest = line[...]
-        while let match = rest.firstMatch(of: Self.relativeFrame) {
-            result += rest[..<match.range.lowerBound]
-            // The name class stops at separators, so the leftmost match takes the whole name.
-            if let module = byName[String(match.output.1)], let offset = UInt64(match.output.2, radix: 16),
-                let frames = symbolicate(module, offset: offset)
-            {
-                result += frames
-            } else {
-                result += rest[match.range]
+        var copy = line
+        let finished = copy.withUTF8 { bytes -> String? in
+            let scanner = LogLineScanner(bytes)
+            let modules = scanner.modules()
+            guard !modules.isEmpty else { return nil }
+            var byName: [String: Module] = [:]
+            for module in modules where byName[module.name] == nil { byName[module.name] = module }
+            var result: [UInt8] = []
+            var copied = 0
+            for frame in scanner.frames() {
+                guard let module = byName[frame.module], let offset = frame.offset,
+                    let frames = symbolicate(module, offset: offset)
+                else { continue }
+                if result.isEmpty { result.reserveCapacity(bytes.count * 4) }
+                result.append(contentsOf: bytes[copied..<frame.range.lowerBound])
+                result.append(contentsOf: frames.utf8)
+                copied = frame.range.upperBound
             }
-            rest = rest[match.range.upperBound...]
+            guard copied > 0 else { return nil }
+            result.append(contentsOf: bytes[copied...])
+            return String(decoding: result, as: UTF8.self)
         }
-        result += rest
-        return result
+        // A line with nothing to finish is the line itself, not a copy.
+        return finished ?? line
     }
 
     /// Reads ahead what finishing `lines` will need, module by module (`Symbolicator.prepare`): the tables of a
@@ -74,16 +88,18 @@ package struct LoggedStackSymbolication: Sendable {
     /// for them. Changes no answer; ``symbolicate(line:)`` finishes each line as it would have.
     package func prepare(lines: some Sequence<String>) {
         var byModule: [Module: [UInt64]] = [:]
-        for line in lines {
-            let modules = modules(in: line)
-            guard !modules.isEmpty else { continue }
-            var byName: [String: Module] = [:]
-            for module in modules where byName[module.name] == nil { byName[module.name] = module }
-            for match in line.matches(of: Self.relativeFrame) {
-                guard let module = byName[String(match.output.1)], let offset = UInt64(match.output.2, radix: 16),
-                    let address = Self.address(ofOffset: offset)
-                else { continue }
-                byModule[module, default: []].append(address)
+        for var line in lines {
+            line.withUTF8 { bytes in
+                let scanner = LogLineScanner(bytes)
+                let modules = scanner.modules()
+                guard !modules.isEmpty else { return }
+                var byName: [String: Module] = [:]
+                for module in modules where byName[module.name] == nil { byName[module.name] = module }
+                for frame in scanner.frames() {
+                    guard let module = byName[frame.module], let address = frame.offset.flatMap(Self.address(ofOffset:))
+                    else { continue }
+                    byModule[module, default: []].append(address)
+                }
             }
         }
         for (module, addresses) in byModule where addresses.count > 1 {
@@ -109,10 +125,151 @@ package struct LoggedStackSymbolication: Sendable {
             return text
         }.joined(separator: ", ")
     }
+}
 
-    // Regex values are not Sendable; these two are never mutated after they are made, and matching reads them only.
-    /// `name:buildid:path`: a name without separators, hex digits or `-`, an absolute path.
-    nonisolated(unsafe) static let moduleEntry = #/([^\s,\[\]"():=]+):([0-9a-f]{2,}|-):(/[^\s,\]"]*)/#
-    /// `name+0xoffset`.
-    nonisolated(unsafe) static let relativeFrame = #/([^\s,\[\]"():=]+)\+0x([0-9a-f]+)/#
+/// Reads the two forms a logged stack takes in a line, in one pass over its UTF-8 bytes, with no regular expression
+/// (a log of thousands of lines is read in milliseconds):
+///
+/// - a module entry, `name:buildid:path`: a name, a build-id of at least two lowercase hex digits or `-`, and an
+///   absolute path, which runs to the next whitespace, `,`, `]` or `"`;
+/// - a frame, `name+0xoffset`, offset in lowercase hex.
+///
+/// A name is a run of bytes that are none of ASCII whitespace and `,[]"():=` (so `+` may be in it: the frame is the
+/// last `+0x` of its run followed by a digit). Matches do not overlap, and each is the leftmost left after the one
+/// before, as a regular expression's matches are.
+struct LogLineScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// Every module entry, in order.
+    func modules() -> [LoggedStackSymbolication.Module] {
+        var modules: [LoggedStackSymbolication.Module] = []
+        var at = 0
+        while at < bytes.count {
+            guard Self.isNameByte(bytes[at]) else {
+                at += 1
+                continue
+            }
+            let nameEnd = runEnd(from: at, while: Self.isNameByte)
+            guard nameEnd < bytes.count, bytes[nameEnd] == UInt8(ascii: ":") else {
+                at = nameEnd
+                continue
+            }
+            // A failed entry may hold the start of the next: its build-id is a name as well.
+            guard let (buildID, buildIDEnd) = buildID(at: nameEnd + 1),
+                buildIDEnd + 1 < bytes.count, bytes[buildIDEnd] == UInt8(ascii: ":"),
+                bytes[buildIDEnd + 1] == UInt8(ascii: "/")
+            else {
+                at = nameEnd + 1
+                continue
+            }
+            let pathEnd = runEnd(from: buildIDEnd + 1, while: Self.isPathByte)
+            modules.append(
+                LoggedStackSymbolication.Module(
+                    name: text(at..<nameEnd), buildID: buildID, path: text(buildIDEnd + 1..<pathEnd)))
+            at = pathEnd
+        }
+        return modules
+    }
+
+    /// Every frame, in order.
+    func frames() -> [LoggedStackSymbolication.LoggedFrame] {
+        var frames: [LoggedStackSymbolication.LoggedFrame] = []
+        var at = 0
+        while at < bytes.count {
+            guard Self.isNameByte(bytes[at]) else {
+                at += 1
+                continue
+            }
+            let end = runEnd(from: at, while: Self.isNameByte)
+            // The last `+0x` and digit of the run after at least one byte of name.
+            var plus = end - 4
+            while plus > at && !isOffsetStart(plus) { plus -= 1 }
+            if plus > at {
+                let digitsEnd = runEnd(from: plus + 3, while: Self.isHexDigit)
+                frames.append(
+                    LoggedStackSymbolication.LoggedFrame(
+                        module: text(at..<plus), offset: Self.hexValue(bytes[plus + 3..<digitsEnd]),
+                        range: at..<digitsEnd))
+            }
+            at = end
+        }
+        return frames
+    }
+
+    /// `-`, or at least two lowercase hex digits, at `start`: the build-id (nil for `-`) and where it ends.
+    private func buildID(at start: Int) -> (String?, Int)? {
+        guard start < bytes.count else { return nil }
+        if bytes[start] == UInt8(ascii: "-") { return (nil, start + 1) }
+        let end = runEnd(from: start, while: Self.isHexDigit)
+        return end - start >= 2 ? (text(start..<end), end) : nil
+    }
+
+    private func isOffsetStart(_ index: Int) -> Bool {
+        index + 3 < bytes.count && bytes[index] == UInt8(ascii: "+") && bytes[index + 1] == UInt8(ascii: "0")
+            && bytes[index + 2] == UInt8(ascii: "x") && Self.isHexDigit(bytes[index + 3])
+    }
+
+    private func runEnd(from start: Int, while isIn: (UInt8) -> Bool) -> Int {
+        var end = start
+        while end < bytes.count && isIn(bytes[end]) { end += 1 }
+        return end
+    }
+
+    private func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x09...0x0D, 0x20, UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "\""),
+            UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ":"), UInt8(ascii: "="):
+            false
+        default: true
+        }
+    }
+
+    private static func isPathByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x09...0x0D, 0x20, UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "\""): false
+        default: true
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    /// The value of lowercase hex digits, or nil when it does not fit 64 bits.
+    private static func hexValue(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
+        var value: UInt64 = 0
+        for digit in digits {
+            guard value >> 60 == 0 else { return nil }
+            value =
+                value << 4
+                | UInt64(digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10)
+        }
+        return value
+    }
+}
+
+/// The log line reader of `axiom symbolicate --log` on any line, for the fuzz target (`Tests/Fuzz/LogLine`): not part
+/// of the API.
+@_spi(Fuzzing) public enum LogLineFuzzing {
+    /// The module entries the reader finds in `line`, each as `name buildid path` (`-` for no build-id), and its
+    /// frames, each as `name offset start end` (the offset in lowercase hex or `nil`, the frame's UTF-8 range).
+    @_spi(Fuzzing) public static func read(_ line: String) -> (modules: [String], frames: [String]) {
+        var line = line
+        return line.withUTF8 { bytes in
+            let scanner = LogLineScanner(bytes)
+            return (
+                scanner.modules().map { "\($0.name) \($0.buildID ?? "-") \($0.path)" },
+                scanner.frames().map { frame in
+                    let offset = frame.offset.map { String($0, radix: 16) } ?? "nil"
+                    return "\(frame.module) \(offset) \(frame.range.lowerBound) \(frame.range.upperBound)"
+                }
+            )
+        }
+    }
 }
