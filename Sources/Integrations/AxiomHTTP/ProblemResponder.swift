@@ -105,9 +105,9 @@ public struct ProblemResponder: Sendable {
 }
 
 /// A problem answer in parts, as a server adapter sends it: its head, and its body as the kept parts around the
-/// request's path and trace, which the adapter writes straight into its server's buffer. (``ProblemAnswer`` holds
-/// the body as `Data`, and the details as ``ProblemDetails``: made for every answer, copied once more into the
-/// server's buffer, and read by no server adapter but the gRPC one, which reads the details and never the body.)
+/// request's path and trace, which the adapter writes straight into its server's own buffer. The whole
+/// ``ProblemAnswer`` (the body as `Data`, the details as ``ProblemDetails``) is made from it only when asked for: no
+/// HTTP adapter reads the details, and the gRPC adapter never sends the body.
 package struct ProblemAnswerParts: Sendable {
     /// Status and header fields, as ``ProblemAnswer/response``.
     package let response: HTTPResponse
