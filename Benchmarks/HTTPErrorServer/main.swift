@@ -67,7 +67,7 @@ if arguments[1] == "hummingbird" {
             mode == "own-message"
                 ? Abort(.tooManyRequests, reason: ErrorServerSupport.message) : Abort(.tooManyRequests))
     }
-    try await app.server.start()
+    try app.server.start()
     listening()
     // Serves until the script terminates it.
     while true { try await Task.sleep(for: .seconds(3600)) }

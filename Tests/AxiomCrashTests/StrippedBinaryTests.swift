@@ -277,8 +277,10 @@ struct StrippedBinaryTests {
         let output = directory.path + "/absent.json"
         let elapsed = clock.measure {
             let termination = ChildProcess.run(
-                ChildProcess.axiomPath, arguments + ["--json"], environment: environment, stdoutPath: output)
-            #expect(termination.exitCode == 0, "\(termination)")
+                ChildProcess.axiomPath, arguments + ["--json"], environment: environment, stdoutPath: output,
+                stderrPath: output + ".stderr")
+            // What the tool said, a sanitizer's report included, when it failed.
+            #expect(termination.exitCode == 0, "\(termination): \(ChildProcess.readText(output + ".stderr"))")
         }
         // A cache of its own: libdebuginfod remembers a build-id that no server gave (a timeout included) in its
         // cache for 10 minutes, and would answer "not found" at once.

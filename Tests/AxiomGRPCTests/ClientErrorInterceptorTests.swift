@@ -168,7 +168,7 @@ struct ClientErrorInterceptorTests {
             started.yield()
             return value
         } _: { client in
-            try await withSpan("grpc-leaving-caller", ofKind: .client) { span in
+            await withSpan("grpc-leaving-caller", ofKind: .client) { span in
                 span.attributes["test.marker"] = marker
                 let running = Task { try await call(client, marker) }
                 for await _ in handlerStarted { break }
