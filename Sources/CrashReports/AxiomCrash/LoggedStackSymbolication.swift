@@ -59,17 +59,10 @@ package struct LoggedStackSymbolication: Sendable {
     package func symbolicate(line: String) -> String {
         var copy = line
         let finished = copy.withUTF8 { bytes -> String? in
-            let scanner = LogLineScanner(bytes)
-            let modules = scanner.modules()
-            guard !modules.isEmpty else { return nil }
-            var byName: [String: Module] = [:]
-            for module in modules where byName[module.name] == nil { byName[module.name] = module }
             var result: [UInt8] = []
             var copied = 0
-            for frame in scanner.frames() {
-                guard let module = byName[frame.module], let offset = frame.offset,
-                    let frames = symbolicate(module, offset: offset)
-                else { continue }
+            for (frame, module, offset) in Self.listedFrames(LogLineScanner(bytes)) {
+                guard let frames = symbolicate(module, offset: offset) else { continue }
                 if result.isEmpty { result.reserveCapacity(bytes.count * 4) }
                 result.append(contentsOf: bytes[copied..<frame.range.lowerBound])
                 result.append(contentsOf: frames.utf8)
@@ -90,20 +83,27 @@ package struct LoggedStackSymbolication: Sendable {
         var byModule: [Module: [UInt64]] = [:]
         for var line in lines {
             line.withUTF8 { bytes in
-                let scanner = LogLineScanner(bytes)
-                let modules = scanner.modules()
-                guard !modules.isEmpty else { return }
-                var byName: [String: Module] = [:]
-                for module in modules where byName[module.name] == nil { byName[module.name] = module }
-                for frame in scanner.frames() {
-                    guard let module = byName[frame.module], let address = frame.offset.flatMap(Self.address(ofOffset:))
-                    else { continue }
+                for (_, module, offset) in Self.listedFrames(LogLineScanner(bytes)) {
+                    guard let address = Self.address(ofOffset: offset) else { continue }
                     byModule[module, default: []].append(address)
                 }
             }
         }
         for (module, addresses) in byModule where addresses.count > 1 {
             symbolicator.prepare(modulePath: module.path, buildID: module.buildID, addresses: addresses)
+        }
+    }
+
+    /// The frames of a line whose module the same line lists, each with that module (the first entry of its name)
+    /// and its offset; a frame whose offset does not fit 64 bits is left out.
+    private static func listedFrames(_ scanner: LogLineScanner) -> [(LoggedFrame, Module, UInt64)] {
+        let modules = scanner.modules()
+        guard !modules.isEmpty else { return [] }
+        var byName: [String: Module] = [:]
+        for module in modules where byName[module.name] == nil { byName[module.name] = module }
+        return scanner.frames().compactMap { frame in
+            guard let module = byName[frame.module], let offset = frame.offset else { return nil }
+            return (frame, module, offset)
         }
     }
 

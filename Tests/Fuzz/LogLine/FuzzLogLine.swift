@@ -21,14 +21,15 @@ func fuzzLogLine(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let line = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     let utf8 = Array(line.utf8)
     let (modules, frames) = LogLineFuzzing.read(line)
+    // Read as bytes: a path may start with a combining mark, which Swift's Characters join to the `/` before it.
     for module in modules {
-        let fields = module.split(separator: " ", maxSplits: 1)
-        check(fields.count == 2, "module \(module)")
-        let buildID = fields[1].prefix { $0 != " " }
+        let fields = Array(module.utf8).split(separator: UInt8(ascii: " "), maxSplits: 2)
+        check(fields.count == 3, "module \(module)")
+        let buildID = fields[1]
         check(
-            buildID == "-" || (buildID.count >= 2 && buildID.allSatisfy { $0.isHexDigit && !$0.isUppercase }),
+            Array(buildID) == Array("-".utf8) || (buildID.count >= 2 && buildID.allSatisfy(isHex)),
             "build-id of \(module)")
-        check(fields[1].dropFirst(buildID.count + 1).hasPrefix("/"), "path of \(module)")
+        check(fields[2].first == UInt8(ascii: "/"), "path of \(module)")
     }
     var end = 0
     for frame in frames {
@@ -37,7 +38,7 @@ func fuzzLogLine(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         check(end <= start && start < stop && stop <= utf8.count, "frame \(frame) in \(utf8.count) bytes")
         let text = String(decoding: utf8[start..<stop], as: UTF8.self)
         let name = fields.dropLast(3).joined(separator: " ")
-        check(text.hasPrefix(name + "+0x"), "frame \(frame) spells \(text)")
+        check(utf8[start..<stop].starts(with: Array((name + "+0x").utf8)), "frame \(frame) spells \(text)")
         if fields[fields.count - 3] != "nil" {
             let digits = String(decoding: utf8[(start + name.utf8.count + 3)..<stop], as: UTF8.self)
             check(UInt64(digits, radix: 16) == UInt64(fields[fields.count - 3], radix: 16), "offset of \(frame)")
@@ -67,20 +68,18 @@ private func run(_ bytes: [UInt8], from start: Int, _ isIn: (UInt8) -> Bool) -> 
     return end
 }
 
-/// The frames, as a backtracking regular expression engine finds them.
-private func referenceFrames(_ b: [UInt8]) -> [String] {
+/// The matches of a pattern that starts with a name, as a backtracking regular expression engine finds them: from
+/// the leftmost start, the greedy name shortened until `rest` (given the name's range) matches what follows it; the
+/// next search starts where the match ended.
+private func leftmostMatches(_ b: [UInt8], rest: (Range<Int>) -> (text: String, end: Int)?) -> [String] {
     var found: [String] = []
     var position = 0
     search: while position < b.count {
         for start in position..<b.count {
             var nameEnd = run(b, from: start, isName)
             while nameEnd > start {
-                if nameEnd + 3 < b.count, b[nameEnd] == UInt8(ascii: "+"), b[nameEnd + 1] == UInt8(ascii: "0"),
-                    b[nameEnd + 2] == UInt8(ascii: "x"), isHex(b[nameEnd + 3])
-                {
-                    let end = run(b, from: nameEnd + 3, isHex)
-                    let offset = UInt64(text(b, nameEnd + 3..<end), radix: 16).map { String($0, radix: 16) } ?? "nil"
-                    found.append("\(text(b, start..<nameEnd)) \(offset) \(start) \(end)")
+                if let (text, end) = rest(start..<nameEnd) {
+                    found.append(text)
                     position = end
                     continue search
                 }
@@ -92,36 +91,39 @@ private func referenceFrames(_ b: [UInt8]) -> [String] {
     return found
 }
 
-/// The module entries, as a backtracking regular expression engine finds them.
-private func referenceModules(_ b: [UInt8]) -> [String] {
-    var found: [String] = []
-    var position = 0
-    search: while position < b.count {
-        for start in position..<b.count {
-            var nameEnd = run(b, from: start, isName)
-            while nameEnd > start {
-                defer { nameEnd -= 1 }
-                guard nameEnd < b.count, b[nameEnd] == UInt8(ascii: ":") else { continue }
-                // The build-id's alternatives in order: two or more hex digits (greedy), then `-`.
-                var candidates: [(id: String, end: Int)] = []
-                var idEnd = run(b, from: nameEnd + 1, isHex)
-                while idEnd - (nameEnd + 1) >= 2 {
-                    candidates.append((text(b, nameEnd + 1..<idEnd), idEnd))
-                    idEnd -= 1
-                }
-                if nameEnd + 1 < b.count, b[nameEnd + 1] == UInt8(ascii: "-") { candidates.append(("-", nameEnd + 2)) }
-                for (id, end) in candidates
-                where end + 1 < b.count && b[end] == UInt8(ascii: ":")
-                    && b[end + 1] == UInt8(ascii: "/")
-                {
-                    let pathEnd = run(b, from: end + 1, isPath)
-                    found.append("\(text(b, start..<nameEnd)) \(id) \(text(b, end + 1..<pathEnd))")
-                    position = pathEnd
-                    continue search
-                }
-            }
-        }
-        break
+/// The frames: `+0x` and lowercase hex digits after the name.
+private func referenceFrames(_ b: [UInt8]) -> [String] {
+    leftmostMatches(b) { name in
+        let at = name.upperBound
+        guard at + 3 < b.count, b[at] == UInt8(ascii: "+"), b[at + 1] == UInt8(ascii: "0"),
+            b[at + 2] == UInt8(ascii: "x"), isHex(b[at + 3])
+        else { return nil }
+        let end = run(b, from: at + 3, isHex)
+        let offset = UInt64(text(b, at + 3..<end), radix: 16).map { String($0, radix: 16) } ?? "nil"
+        return ("\(text(b, name)) \(offset) \(name.lowerBound) \(end)", end)
     }
-    return found
+}
+
+/// The module entries: `:`, the build-id's alternatives in order (two or more hex digits, greedy, then `-`), `:` and
+/// an absolute path.
+private func referenceModules(_ b: [UInt8]) -> [String] {
+    leftmostMatches(b) { name in
+        let at = name.upperBound
+        guard at < b.count, b[at] == UInt8(ascii: ":") else { return nil }
+        var candidates: [(id: String, end: Int)] = []
+        var idEnd = run(b, from: at + 1, isHex)
+        while idEnd - (at + 1) >= 2 {
+            candidates.append((text(b, at + 1..<idEnd), idEnd))
+            idEnd -= 1
+        }
+        if at + 1 < b.count, b[at + 1] == UInt8(ascii: "-") { candidates.append(("-", at + 2)) }
+        for (id, end) in candidates
+        where end + 1 < b.count && b[end] == UInt8(ascii: ":")
+            && b[end + 1] == UInt8(ascii: "/")
+        {
+            let pathEnd = run(b, from: end + 1, isPath)
+            return ("\(text(b, name)) \(id) \(text(b, end + 1..<pathEnd))", pathEnd)
+        }
+        return nil
+    }
 }
