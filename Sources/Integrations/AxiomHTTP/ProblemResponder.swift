@@ -110,7 +110,7 @@ public struct ProblemResponder: Sendable {
 /// HTTP adapter reads the details, and the gRPC adapter never sends the body.
 package struct ProblemAnswerParts: Sendable {
     /// Status and header fields, as ``ProblemAnswer/response``.
-    package let response: HTTPResponse
+    package var response: HTTPResponse { texts.response }
     /// The error's own code, as ``ProblemAnswer/code``.
     package let code: ErrorCode
     private let texts: AnswerTexts.Texts
@@ -118,7 +118,6 @@ package struct ProblemAnswerParts: Sendable {
     private let traceId: String?
 
     init(texts: AnswerTexts.Texts, instance: String, traceId: String?, code: ErrorCode) {
-        self.response = HTTPResponse(status: texts.status, headerFields: texts.fields)
         self.code = code
         self.texts = texts
         self.instance = instance
@@ -131,7 +130,7 @@ package struct ProblemAnswerParts: Sendable {
     /// What the body says.
     package var problem: ProblemDetails {
         ProblemDetails(
-            type: texts.type, title: texts.title, status: texts.status.code, detail: texts.detail,
+            type: texts.type, title: texts.title, status: texts.response.status.code, detail: texts.detail,
             instance: instance, code: texts.code, traceId: traceId)
     }
 
@@ -165,39 +164,39 @@ final class AnswerTexts: Sendable {
         var retryAfter: Int?
     }
 
-    /// What every answer for a key says.
-    struct Texts: Sendable {
-        var code: String
-        var type: String
-        var title: String
-        var detail: String
-        var status: HTTPResponse.Status
-        /// `Content-Type`, `Vary: Accept-Language`, `Content-Language` (the language of the detail) and
-        /// `Retry-After` when there is a wait.
-        var fields: HTTPFields
+    /// What every answer for a key says. One object, shared by every answer made from it and never changed: an
+    /// answer holds one reference to it, not a copy of each of its strings and fields.
+    final class Texts: Sendable {
+        let code: String
+        let type: String
+        let title: String
+        let detail: String
+        /// The status, with `Content-Type`, `Vary: Accept-Language`, `Content-Language` (the language of the
+        /// detail) and `Retry-After` when there is a wait.
+        let response: HTTPResponse
         /// The body, but for the request's path and trace.
-        var body: ProblemDetails.Template
+        let body: ProblemDetails.Template
         /// The `Retry-After` field's seconds.
-        var retryAfter: Int?
+        let retryAfter: Int?
 
         init(
             code: ErrorCode, type: String, title: String, detail: String, status: Int, language: String,
             retryAfter: Int?
         ) {
-            self.code = code.description
+            let code = code.description
+            self.code = code
             self.type = type
             self.title = title
             self.detail = detail
-            self.status = HTTPResponse.Status(code: status)
-            fields = [.contentType: ProblemDetails.mediaType]
+            var fields: HTTPFields = [.contentType: ProblemDetails.mediaType]
             // The texts were chosen by Accept-Language: a shared cache must not serve one language's answer to a
             // client that asked for another (RFC 9110 §12.5.5; a 404 is cacheable by default).
             fields[.vary] = "Accept-Language"
             fields[.contentLanguage] = language
             if let retryAfter { fields[.retryAfter] = String(retryAfter) }
+            response = HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields)
             self.retryAfter = retryAfter
-            body = ProblemDetails.Template(
-                code: self.code, detail: detail, status: status, title: title, type: type)
+            body = ProblemDetails.Template(code: code, detail: detail, status: status, title: title, type: type)
         }
     }
 
