@@ -247,7 +247,8 @@ struct CrashNoLossTests {
             return
         }
         #expect(handler.entries.map(\.level) == [.warning], "\(handler.entries)")
-        #expect("\(handler.entries.first?.message ?? "")".hasPrefix("crash report left pending: "))
+        let message = handler.entries.first.map { "\($0.message)" } ?? ""
+        #expect(message.hasPrefix("crash report left pending: "), "\(message)")
         #expect(metrics.counterTotal(label: CrashReportLogger.counterLabel) == 0)
         #expect(try CrashReporter.pendingReports(in: directory.path).count == 1)
     }
