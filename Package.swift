@@ -497,6 +497,7 @@ let package = Package(
         benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),
         benchmark("PresentationBenchmarks", ["Axiom", .product(name: "Logging", package: "swift-log")]),
+        benchmark("TracingBenchmarks", ["AxiomTracing", product("Tracing", "swift-distributed-tracing", trait: "Tracing")]),
         // What the two benchmark servers share: logging, and the pipeline their answers are decided through.
         .target(
             name: "ErrorServerSupport",

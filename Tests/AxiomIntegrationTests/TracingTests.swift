@@ -186,5 +186,71 @@ struct TracingTests {
         #expect(TraceIdentifiers.fromTraceparent("00-00000000000000000000000000000000-00f067aa0ba902b7-01") == nil)
         #expect(TraceIdentifiers.fromTraceparent("garbage") == nil)
     }
+
+    static let w3cTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+    static let w3cSpan = "00f067aa0ba902b7"
+
+    @Test(
+        "a traceparent's ids are read as W3C writes them, lower-cased, or not at all",
+        arguments: [
+            ("00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01", true),
+            ("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-a-later-version-adds", true),
+            ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e47366-00f067aa0ba902b7-01", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e47g6-00f067aa0ba902b7-01", false),
+            ("00-\u{FF14}bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7-01", false),
+            ("", false), ("-", false), ("---", false),
+        ])
+    func traceparentFields(value: String, isRead: Bool) {
+        let expected = isRead ? TraceIdentifiers(traceID: Self.w3cTrace, spanID: Self.w3cSpan) : nil
+        #expect(TraceIdentifiers.fromTraceparent(value) == expected)
+        #expect(TraceIdentifiers.of(.topLevel, injectedBy: InjectingInstrument(["traceparent": value])) == expected)
+    }
+
+    @Test func theCrashReporterIsToldTheIdsOfTheSpanAW3CInstrumentInjects() async {
+        let w3c = InjectingInstrument(["traceparent": "00-\(Self.w3cTrace)-\(Self.w3cSpan)-01", "tracestate": "a=b"])
+        let announced = await CrashTrace.withSpan(of: .topLevel, injectedBy: w3c) { FlightRecorder.currentTrace() }
+        #expect(
+            announced?.traceID == [
+                0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36,
+            ])
+        #expect(announced?.spanID == [0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7])
+        #expect(FlightRecorder.currentTrace() == nil)
+
+        // Ids of W3C's lengths under another tracer's keys are announced; any others, or none, announce nothing.
+        let keyed = InjectingInstrument(["x-trace-id": Self.w3cTrace, "x-span-id": Self.w3cSpan])
+        let fromKeys = await CrashTrace.withSpan(of: .topLevel, injectedBy: keyed) { FlightRecorder.currentTrace() }
+        #expect(fromKeys?.spanID == [0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7])
+        for instrument in [
+            InjectingInstrument([:]), InjectingInstrument(["x-trace-id": "1", "x-span-id": "2"]),
+            InjectingInstrument(["traceparent": "00-\(Self.w3cTrace)-0000000000000000-01"]),
+        ] {
+            let none = await CrashTrace.withSpan(of: .topLevel, injectedBy: instrument) {
+                FlightRecorder.currentTrace()
+            }
+            #expect(none == nil)
+        }
+    }
+}
+
+/// Injects fixed values into every carrier, whatever the context: a tracer's propagator, as far as a reader of
+/// the ids can tell.
+struct InjectingInstrument: Instrument {
+    let values: [(key: String, value: String)]
+
+    init(_ values: KeyValuePairs<String, String>) { self.values = values.map { ($0.key, $0.value) } }
+
+    func extract<Carrier, Extract: Extractor>(
+        _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
+    ) where Extract.Carrier == Carrier {}
+
+    func inject<Carrier, Inject: Injector>(
+        _ context: ServiceContext, into carrier: inout Carrier, using injector: Inject
+    ) where Inject.Carrier == Carrier {
+        for (key, value) in values { injector.inject(value, forKey: key, into: &carrier) }
+    }
 }
 #endif

@@ -1,5 +1,6 @@
 #if Tracing
 import AxiomCore
+import Instrumentation
 import Tracing
 
 /// Joins crash reports to traces: runs an operation with its task announced to the crash reporter as working
@@ -23,10 +24,25 @@ public enum CrashTrace {
     nonisolated(nonsending) public static func withCurrentSpan<Value>(
         _ operation: nonisolated(nonsending) () async throws -> Value
     ) async rethrows -> Value {
-        guard let ids = TraceIdentifiers.current, let trace = ids.traceIDBytes, let span = ids.spanIDBytes else {
-            return try await operation()
+        guard let context = ServiceContext.current else { return try await operation() }
+        return try await withSpan(of: context, injectedBy: InstrumentationSystem.instrument, operation)
+    }
+
+    /// Runs `operation` announced under the ids of `context`'s span, as `instrument` injects them.
+    ///
+    /// Every request of a traced service comes here: the ids are read from what the instrument injects, with no
+    /// dictionary and no string of their own.
+    nonisolated(nonsending) package static func withSpan<Value>(
+        of context: ServiceContext, injectedBy instrument: any Instrument,
+        _ operation: nonisolated(nonsending) () async throws -> Value
+    ) async rethrows -> Value {
+        let carrier = IdentifierCarrier(context, instrument: instrument)
+        var ids = carrier.traceparent.flatMap(W3CIdentifiers.init(traceparent:))
+        if ids == nil, let trace = carrier.traceID, let span = carrier.spanID {
+            ids = W3CIdentifiers(traceID: trace, spanID: span)
         }
-        return try await FlightRecorder.withActiveTrace(traceID: trace, spanID: span, operation)
+        guard let ids else { return try await operation() }
+        return try await FlightRecorder.withActiveTrace(traceID: ids.traceID, spanID: ids.spanID, operation)
     }
 
     /// `count` bytes from `2 * count` hex digits, or nil.

@@ -26,32 +26,138 @@ public struct TraceIdentifiers: Sendable, Hashable {
         return of(context)
     }
 
-    /// The ids `context` carries, if it has a span.
-    package static func of(_ context: ServiceContext) -> TraceIdentifiers? {
-        var carrier: [String: String] = [:]
-        InstrumentationSystem.instrument.inject(context, into: &carrier, using: DictionaryInjector())
-        if let parent = carrier["traceparent"], let ids = fromTraceparent(parent) { return ids }
-        let trace = carrier.first { $0.key.hasSuffix("trace-id") }?.value
-        let span = carrier.first { $0.key.hasSuffix("span-id") }?.value
-        guard let trace, let span, !trace.isEmpty, !span.isEmpty else { return nil }
+    /// The ids `context` carries, if it has a span, as `instrument` (the bootstrapped one by default) injects them.
+    package static func of(
+        _ context: ServiceContext, injectedBy instrument: any Instrument = InstrumentationSystem.instrument
+    ) -> TraceIdentifiers? {
+        let carrier = IdentifierCarrier(context, instrument: instrument)
+        if let parent = carrier.traceparent, let ids = fromTraceparent(parent) { return ids }
+        guard let trace = carrier.traceID, let span = carrier.spanID, !trace.isEmpty, !span.isEmpty else { return nil }
         return TraceIdentifiers(traceID: trace, spanID: span)
     }
 
     /// The ids of a W3C `traceparent` value, `00-<32 hex>-<16 hex>-<2 hex>`, unless either is all zeros.
     package static func fromTraceparent(_ value: String) -> TraceIdentifiers? {
-        let parts = value.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count >= 4, parts[1].count == 32, parts[2].count == 16,
-            parts[1].allSatisfy(\.isHexDigit), parts[2].allSatisfy(\.isHexDigit),
-            parts[1].contains(where: { $0 != "0" }), parts[2].contains(where: { $0 != "0" })
-        else { return nil }
-        return TraceIdentifiers(traceID: String(parts[1]).lowercased(), spanID: String(parts[2]).lowercased())
+        guard let ids = W3CIdentifiers(traceparent: value) else { return nil }
+        return TraceIdentifiers(traceID: ids.traceIDHex, spanID: ids.spanIDHex)
     }
 }
 
-/// Writes injected values into a dictionary.
-struct DictionaryInjector: Injector {
-    func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
-        carrier[key] = value
+/// The W3C ids of a `traceparent` value as bytes: 16 of trace id, 8 of span id. Read from the value's UTF-8 in one
+/// pass, with no intermediate strings: the crash reporter is told them for every request a traced service serves.
+package struct W3CIdentifiers {
+    /// The trace id's 16 bytes, most significant first.
+    package var traceID: (UInt64, UInt64)
+    /// The span id's 8 bytes, most significant first.
+    package var spanID: UInt64
+
+    /// The ids of `traceparent` (`<version>-<32 hex>-<16 hex>-<flags>…`), or nil when it has fewer than four
+    /// fields, an id of another length or with a character that is not an ASCII hex digit, or an id of all zeros.
+    package init?(traceparent: String) {
+        var value = traceparent
+        guard let ids = value.withUTF8({ Self.read($0) }) else { return nil }
+        self = ids
+    }
+
+    private init(traceID: (UInt64, UInt64), spanID: UInt64) {
+        self.traceID = traceID
+        self.spanID = spanID
+    }
+
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> W3CIdentifiers? {
+        let dash = UInt8(ascii: "-")
+        guard let versionEnd = bytes.firstIndex(of: dash) else { return nil }
+        // The version, a dash, 32 digits, a dash, 16 digits, and a dash before the flags.
+        let traceStart = versionEnd + 1
+        let spanStart = traceStart + 33
+        guard bytes.count > spanStart + 16, bytes[spanStart - 1] == dash, bytes[spanStart + 16] == dash,
+            let high = hex(bytes, from: traceStart, count: 16), let low = hex(bytes, from: traceStart + 16, count: 16),
+            let span = hex(bytes, from: spanStart, count: 16), high | low != 0, span != 0
+        else { return nil }
+        return W3CIdentifiers(traceID: (high, low), spanID: span)
+    }
+
+    /// The value of `count` (at most 16) hex digits at `start`, or nil when one is not an ASCII hex digit.
+    private static func hex(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> UInt64? {
+        var value: UInt64 = 0
+        for index in start..<(start + count) {
+            let digit = bytes[index]
+            let nibble: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = digit &- UInt8(ascii: "A") &+ 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(nibble)
+        }
+        return value
+    }
+
+    /// The ids of a tracer that is not W3C's but whose ids have W3C's lengths: 32 and 16 hex digits (all zeros
+    /// included), or nil.
+    package init?(traceID: String, spanID: String) {
+        var trace = traceID
+        var span = spanID
+        let words = trace.withUTF8 { trace in
+            span.withUTF8 { span -> (UInt64, UInt64, UInt64)? in
+                guard trace.count == 32, span.count == 16, let high = Self.hex(trace, from: 0, count: 16),
+                    let low = Self.hex(trace, from: 16, count: 16), let span = Self.hex(span, from: 0, count: 16)
+                else { return nil }
+                return (high, low, span)
+            }
+        }
+        guard let words else { return nil }
+        self.init(traceID: (words.0, words.1), spanID: words.2)
+    }
+
+    /// The trace id, 32 lower-case hex digits.
+    var traceIDHex: String {
+        String(unsafeUninitializedCapacity: 32) { buffer in
+            Self.write(traceID.0, into: buffer, at: 0)
+            Self.write(traceID.1, into: buffer, at: 16)
+            return 32
+        }
+    }
+
+    /// The span id, 16 lower-case hex digits.
+    var spanIDHex: String {
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            Self.write(spanID, into: buffer, at: 0)
+            return 16
+        }
+    }
+
+    /// Writes `word` as 16 lower-case hex digits at `start`.
+    private static func write(_ word: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        for index in 0..<16 {
+            let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * index)) & 0xf
+            buffer[start + index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+        }
+    }
+}
+
+/// What the bootstrapped instrument injects that names a span: a W3C `traceparent`, or values under keys ending in
+/// `trace-id` and `span-id` (the in-memory tracer's), the first of each. Nothing else it injects is kept.
+struct IdentifierCarrier {
+    var traceparent: String?
+    var traceID: String?
+    var spanID: String?
+
+    init(_ context: ServiceContext, instrument: any Instrument) {
+        instrument.inject(context, into: &self, using: Injector())
+    }
+
+    struct Injector: Instrumentation.Injector {
+        func inject(_ value: String, forKey key: String, into carrier: inout IdentifierCarrier) {
+            if key == "traceparent" {
+                carrier.traceparent = carrier.traceparent ?? value
+            } else if key.hasSuffix("trace-id") {
+                carrier.traceID = carrier.traceID ?? value
+            } else if key.hasSuffix("span-id") {
+                carrier.spanID = carrier.spanID ?? value
+            }
+        }
     }
 }
 #endif

@@ -108,6 +108,23 @@ extension FlightRecorder {
         return try await operation()
     }
 
+    /// Runs `operation` with its task announced as working for a trace, as
+    /// ``withActiveTrace(traceID:spanID:_:)``: the trace id's 16 bytes and the span id's 8 as big-endian words.
+    nonisolated(nonsending) package static func withActiveTrace<Value>(
+        traceID: (UInt64, UInt64), spanID: UInt64,
+        _ operation: nonisolated(nonsending) () async throws -> Value
+    ) async rethrows -> Value {
+        var trace = axiom_active_trace()
+        withUnsafeMutableBytes(of: &trace.trace_id) { bytes in
+            bytes.storeBytes(of: traceID.0.bigEndian, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: traceID.1.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        withUnsafeMutableBytes(of: &trace.span_id) { $0.storeBytes(of: spanID.bigEndian, as: UInt64.self) }
+        let slot = axiom_flight_recorder_enter_trace(&trace)
+        defer { axiom_flight_recorder_leave_trace(slot) }
+        return try await operation()
+    }
+
     /// The trace announced by the task running on this thread now (``withActiveTrace(traceID:spanID:_:)``), as
     /// the crash handler would read it: 16 bytes of trace id and 8 of span id.
     package static func currentTrace() -> (traceID: [UInt8], spanID: [UInt8])? {
