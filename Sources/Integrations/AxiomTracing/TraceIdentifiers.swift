@@ -5,9 +5,10 @@ import Tracing
 /// The trace and span ids of a service context, as the bootstrapped instrument propagates them.
 ///
 /// Tracers keep their ids in their own types, so these are read the way a peer would read them: the instrument
-/// injects the context into a dictionary, and the ids come from a W3C `traceparent` entry (OpenTelemetry's
-/// tracers, swift-otel among them) or from entries whose keys end in `trace-id` and `span-id` (the in-memory
-/// tracer). A context without a span, or a tracer that propagates neither, has none.
+/// injects the context as it would into a request's headers, and the ids come from a W3C `traceparent` entry
+/// (OpenTelemetry's tracers, swift-otel among them; its hex digits read in either case and given lower-case) or
+/// from entries whose keys end in `trace-id` and `span-id` (the in-memory tracer). A context without a span, or a
+/// tracer that propagates neither, has none.
 public struct TraceIdentifiers: Sendable, Hashable {
     /// The trace id: 32 lower-case hex digits for W3C tracers.
     public var traceID: String

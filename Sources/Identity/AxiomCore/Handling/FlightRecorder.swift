@@ -94,7 +94,8 @@ extension FlightRecorder {
     /// announcement unless it makes its own. Nested announcements in one task: the innermost wins. Costs a
     /// scan for a free slot (starting where the task's address points), a few atomic operations and a copy of
     /// 24 bytes; nothing is allocated. When all 256 slots are taken, the task runs unannounced. Ids of the wrong length announce nothing.
-    /// `AxiomTracing`'s `CrashTrace` and `AxiomHummingbird`'s middleware call it with the active span's ids.
+    /// `AxiomTracing`'s `CrashTrace` (which every server adapter runs each request in) announces the active span's
+    /// ids through the variant of this function that takes them as words.
     nonisolated(nonsending) package static func withActiveTrace<Value>(
         traceID: some Collection<UInt8>, spanID: some Collection<UInt8>,
         _ operation: nonisolated(nonsending) () async throws -> Value
