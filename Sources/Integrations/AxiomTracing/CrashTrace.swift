@@ -44,34 +44,16 @@ public enum CrashTrace {
         guard let ids else { return try await operation() }
         return try await FlightRecorder.withActiveTrace(traceID: ids.traceID, spanID: ids.spanID, operation)
     }
-
-    /// `count` bytes from `2 * count` hex digits, or nil.
-    fileprivate static func bytes(hex: String, count: Int) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count == 2 * count else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 extension TraceIdentifiers {
     /// The trace id's 16 bytes, when it is 32 hex digits (a W3C trace id).
-    package var traceIDBytes: [UInt8]? { CrashTrace.bytes(hex: traceID, count: 16) }
+    package var traceIDBytes: [UInt8]? {
+        W3CIdentifiers.words(hex: traceID, count: 2).map { W3CIdentifiers.bytes($0.0) + W3CIdentifiers.bytes($0.1) }
+    }
     /// The span id's 8 bytes, when it is 16 hex digits (a W3C span id).
-    package var spanIDBytes: [UInt8]? { CrashTrace.bytes(hex: spanID, count: 8) }
+    package var spanIDBytes: [UInt8]? {
+        W3CIdentifiers.words(hex: spanID, count: 1).map { W3CIdentifiers.bytes($0.1) }
+    }
 }
 #endif

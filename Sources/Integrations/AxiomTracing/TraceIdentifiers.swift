@@ -98,18 +98,29 @@ package struct W3CIdentifiers {
     /// The ids of a tracer that is not W3C's but whose ids have W3C's lengths: 32 and 16 hex digits (all zeros
     /// included), or nil.
     package init?(traceID: String, spanID: String) {
-        var trace = traceID
-        var span = spanID
-        let words = trace.withUTF8 { trace in
-            span.withUTF8 { span -> (UInt64, UInt64, UInt64)? in
-                guard trace.count == 32, span.count == 16, let high = Self.hex(trace, from: 0, count: 16),
-                    let low = Self.hex(trace, from: 16, count: 16), let span = Self.hex(span, from: 0, count: 16)
-                else { return nil }
-                return (high, low, span)
-            }
+        guard let trace = Self.words(hex: traceID, count: 2), let span = Self.words(hex: spanID, count: 1) else {
+            return nil
         }
-        guard let words else { return nil }
-        self.init(traceID: (words.0, words.1), spanID: words.2)
+        self.init(traceID: trace, spanID: span.1)
+    }
+
+    /// The value of `text` when it is exactly `16 * count` ASCII hex digits (`count` 1 or 2), as two words, the
+    /// most significant first (zero for a single word's first), or nil.
+    package static func words(hex text: String, count: Int) -> (UInt64, UInt64)? {
+        var text = text
+        return text.withUTF8 { bytes -> (UInt64, UInt64)? in
+            guard count == 1 || count == 2, bytes.count == 16 * count,
+                let low = hex(bytes, from: 16 * (count - 1), count: 16)
+            else { return nil }
+            if count == 1 { return (0, low) }
+            guard let high = hex(bytes, from: 0, count: 16) else { return nil }
+            return (high, low)
+        }
+    }
+
+    /// The 8 bytes of `word`, most significant first.
+    package static func bytes(_ word: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: word.bigEndian) { Array($0) }
     }
 
     /// The trace id, 32 lower-case hex digits.
