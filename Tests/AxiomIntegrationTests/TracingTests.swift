@@ -208,6 +208,30 @@ struct TracingTests {
         let expected = isRead ? TraceIdentifiers(traceID: Self.w3cTrace, spanID: Self.w3cSpan) : nil
         #expect(TraceIdentifiers.fromTraceparent(value) == expected)
         #expect(TraceIdentifiers.of(.topLevel, injectedBy: InjectingInstrument(["traceparent": value])) == expected)
+        #expect(TraceIdentifiers.hasSpan(.topLevel, injectedBy: InjectingInstrument(["traceparent": value])) == isRead)
+    }
+
+    @Test("a context has a span exactly when its ids can be read: a traceparent's, else another tracer's keys")
+    func hasSpanAgreesWithTheIds() {
+        let traceparent = "00-\(Self.w3cTrace)-\(Self.w3cSpan)-01"
+        let cases: [(InjectingInstrument, TraceIdentifiers?)] = [
+            (InjectingInstrument([:]), nil),
+            (
+                InjectingInstrument(["traceparent": traceparent]),
+                TraceIdentifiers(traceID: Self.w3cTrace, spanID: Self.w3cSpan)
+            ),
+            // A traceparent that cannot be read leaves the keys to name the span.
+            (
+                InjectingInstrument(["traceparent": "garbage", "x-trace-id": "t1", "x-span-id": "s1"]),
+                TraceIdentifiers(traceID: "t1", spanID: "s1")
+            ),
+            (InjectingInstrument(["x-trace-id": "t1", "x-span-id": ""]), nil),
+            (InjectingInstrument(["x-trace-id": "t1"]), nil),
+        ]
+        for (instrument, ids) in cases {
+            #expect(TraceIdentifiers.of(.topLevel, injectedBy: instrument) == ids)
+            #expect(TraceIdentifiers.hasSpan(.topLevel, injectedBy: instrument) == (ids != nil))
+        }
     }
 
     @Test func theCrashReporterIsToldTheIdsOfTheSpanAW3CInstrumentInjects() async {

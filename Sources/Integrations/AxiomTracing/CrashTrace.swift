@@ -36,12 +36,7 @@ public enum CrashTrace {
         of context: ServiceContext, injectedBy instrument: any Instrument,
         _ operation: nonisolated(nonsending) () async throws -> Value
     ) async rethrows -> Value {
-        let carrier = IdentifierCarrier(context, instrument: instrument)
-        var ids = carrier.traceparent.flatMap(W3CIdentifiers.init(traceparent:))
-        if ids == nil, let trace = carrier.traceID, let span = carrier.spanID {
-            ids = W3CIdentifiers(traceID: trace, spanID: span)
-        }
-        guard let ids else { return try await operation() }
+        guard let ids = IdentifierCarrier(context, instrument: instrument).words else { return try await operation() }
         return try await FlightRecorder.withActiveTrace(traceID: ids.traceID, spanID: ids.spanID, operation)
     }
 }

@@ -31,10 +31,15 @@ public struct TraceIdentifiers: Sendable, Hashable {
     package static func of(
         _ context: ServiceContext, injectedBy instrument: any Instrument = InstrumentationSystem.instrument
     ) -> TraceIdentifiers? {
-        let carrier = IdentifierCarrier(context, instrument: instrument)
-        if let parent = carrier.traceparent, let ids = fromTraceparent(parent) { return ids }
-        guard let trace = carrier.traceID, let span = carrier.spanID, !trace.isEmpty, !span.isEmpty else { return nil }
-        return TraceIdentifiers(traceID: trace, spanID: span)
+        IdentifierCarrier(context, instrument: instrument).identifiers
+    }
+
+    /// Whether `context` has a span whose ids `instrument` (the bootstrapped one by default) injects: whether
+    /// ``of(_:injectedBy:)`` is not nil, without making its strings.
+    package static func hasSpan(
+        _ context: ServiceContext, injectedBy instrument: any Instrument = InstrumentationSystem.instrument
+    ) -> Bool {
+        IdentifierCarrier(context, instrument: instrument).namesSpan
     }
 
     /// The ids of a W3C `traceparent` value, `00-<32 hex>-<16 hex>-<2 hex>`, unless either is all zeros.
@@ -158,6 +163,28 @@ struct IdentifierCarrier {
 
     init(_ context: ServiceContext, instrument: any Instrument) {
         instrument.inject(context, into: &self, using: Injector())
+    }
+
+    /// The ids as the instrument wrote them: a valid `traceparent`'s, lower-cased, else the `trace-id` and `span-id`
+    /// values when neither is empty.
+    var identifiers: TraceIdentifiers? {
+        if let ids = traceparent.flatMap(TraceIdentifiers.fromTraceparent) { return ids }
+        guard let traceID, let spanID, !traceID.isEmpty, !spanID.isEmpty else { return nil }
+        return TraceIdentifiers(traceID: traceID, spanID: spanID)
+    }
+
+    /// Whether ``identifiers`` is not nil, making no string.
+    var namesSpan: Bool {
+        if let traceparent, W3CIdentifiers(traceparent: traceparent) != nil { return true }
+        return traceID?.isEmpty == false && spanID?.isEmpty == false
+    }
+
+    /// The ids as words, for the crash reporter: a valid `traceparent`'s, else the `trace-id` and `span-id` values
+    /// when they are hex of W3C's lengths (32 and 16 digits).
+    var words: W3CIdentifiers? {
+        if let words = traceparent.flatMap(W3CIdentifiers.init(traceparent:)) { return words }
+        guard let traceID, let spanID else { return nil }
+        return W3CIdentifiers(traceID: traceID, spanID: spanID)
     }
 
     struct Injector: Instrumentation.Injector {

@@ -101,12 +101,12 @@ extension FlightRecorder {
         _ operation: nonisolated(nonsending) () async throws -> Value
     ) async rethrows -> Value {
         guard traceID.count == 16, spanID.count == 8 else { return try await operation() }
-        var trace = axiom_active_trace()
-        withUnsafeMutableBytes(of: &trace.trace_id) { $0.copyBytes(from: traceID) }
-        withUnsafeMutableBytes(of: &trace.span_id) { $0.copyBytes(from: spanID) }
-        let slot = axiom_flight_recorder_enter_trace(&trace)
-        defer { axiom_flight_recorder_leave_trace(slot) }
-        return try await operation()
+        /// The bytes from `start` on as a big-endian word.
+        func word(_ bytes: some Collection<UInt8>, from start: Int) -> UInt64 {
+            bytes.dropFirst(start).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        return try await withActiveTrace(
+            traceID: (word(traceID, from: 0), word(traceID, from: 8)), spanID: word(spanID, from: 0), operation)
     }
 
     /// Runs `operation` with its task announced as working for a trace, as
