@@ -178,6 +178,60 @@ struct ServerErrorInterceptorTests {
         (.general, .internalError),
     ]
 
+    @Test(
+        "an answer's details, kept with its texts, read back as the details serialized whole, for every code and trace",
+        arguments: [nil, "", "4bf92f3577b34da6a3ce929d0e0e4736", String(repeating: "7", count: 200)])
+    func keptDetails(traceId: String?) throws {
+        let registry = try shopRegistry()
+        let responder = ProblemResponder(registry: registry)
+        let answered: [(any Error, String?)] = [
+            (DomainError(domain: "shop", code: "RATE_LIMITED"), "tr-TR, en;q=0.5"),
+            (DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds(7)), nil),
+            (DatabaseDown(), "en"),
+        ]
+        for (error, language) in answered {
+            let (identity, descriptor) = registry.resolve(error)
+            let answer = responder.parts(
+                identity: identity, descriptor: descriptor, acceptLanguage: language, instance: "/shop.Orders/Get",
+                traceId: traceId, ownStatus: nil)
+            for code in [RPCError.Code.resourceExhausted, .internalError, .unknown, .unauthenticated] {
+                let whole = GoogleRPCStatus(
+                    code: code, message: answer.problem.detail, details: answer.statusDetails(traceId: traceId))
+                // The first answer makes the template, the second reads it back.
+                for _ in 0..<2 {
+                    let bytes = answer.statusBytes(code: code, traceId: traceId)
+                    #expect(try GoogleRPCStatus(serializedBytes: bytes) == whole)
+                }
+            }
+        }
+    }
+
+    @Test("a details template writes a status as grpc-swift-protobuf does, with lengths of one byte and of more")
+    func detailsTemplate() throws {
+        func details(message: String, traceId: String?) -> [ErrorDetails] {
+            var metadata = ["status": "429", GRPCStatusReader.codeKey: "RATE_LIMITED"]
+            if let traceId { metadata[GRPCStatusReader.traceIdKey] = traceId }
+            return [
+                .errorInfo(reason: "RATE_LIMITED", domain: "shop", metadata: metadata),
+                .retryInfo(delay: .seconds(30)), .localizedMessage(locale: "en", message: message),
+            ]
+        }
+        for message in ["", "Too many requests.", String(repeating: "ü", count: 100)] {
+            let template = try #require(
+                StatusDetailsTemplate(message: message, details: details(message: message, traceId: nil)))
+            for traceId in [nil, "abc", String(repeating: "f", count: 300)] {
+                let bytes = template.bytes(code: .resourceExhausted, traceId: traceId)
+                let whole = GoogleRPCStatus(
+                    code: .resourceExhausted, message: message, details: details(message: message, traceId: traceId))
+                #expect(try GoogleRPCStatus(serializedBytes: bytes) == whole)
+                #expect(bytes.count == (try whole.serializedBytes() as [UInt8]).count)
+            }
+        }
+        // Details that do not start with an ErrorInfo have no template: they are serialized whole.
+        #expect(StatusDetailsTemplate(message: "m", details: [.retryInfo(delay: .seconds(1))]) == nil)
+        #expect(StatusDetailsTemplate(message: "m", details: []) == nil)
+    }
+
     @Test("each category's status gives its code", arguments: byCategory)
     func category(_ category: ErrorCategory, _ code: RPCError.Code) async throws {
         let registry = ErrorRegistry()

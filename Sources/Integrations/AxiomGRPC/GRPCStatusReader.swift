@@ -36,6 +36,8 @@ public struct GRPCStatusReader: Sendable {
     /// The `ErrorInfo` metadata key of the code as its catalog writes it (`outOfStock`), beside the reason in
     /// UPPER_SNAKE_CASE (`OUT_OF_STOCK`) that AIP-193 asks for.
     package static let codeKey = "code"
+    /// The `ErrorInfo` metadata key of the trace id of the call the error ended.
+    package static let traceIdKey = "traceId"
 
     /// The `ErrorInfo` reason of `code`: UPPER_SNAKE_CASE, as AIP-193 asks, matching `[A-Z][A-Z0-9_]+[A-Z0-9]`.
     ///
@@ -119,7 +121,7 @@ public struct GRPCStatusReader: Sendable {
         var metadata = [Self.grpcCodeKey: String(describing: code)]
         if let text = info?.metadata["status"], let own = Int(text), (400...599).contains(own) { status = own }
         metadata["status"] = String(status)
-        let traceId = info?.metadata["traceId"].flatMap(ProblemReader.traceId)
+        let traceId = info?.metadata[Self.traceIdKey].flatMap(ProblemReader.traceId)
         if let traceId { metadata["traceId"] = traceId }
 
         let identity: ErrorCode

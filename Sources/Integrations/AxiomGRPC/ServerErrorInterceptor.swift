@@ -189,35 +189,31 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         if let escalated { TracingInstrument.markFailed(escalated) }
         let problem = answer.problem
         var code = GRPCStatusTable.code(forHTTPStatus: problem.status)
-        if let own = error as? RPCError, isUnknown(own) { code = own.code }
-        let publicCode = ProblemReader.code(problem.code) ?? answer.code
-        var metadata = ["status": String(problem.status), GRPCStatusReader.codeKey: publicCode.code]
-        if let traceId = problem.traceId { metadata["traceId"] = traceId }
-        var details: [ErrorDetails] = [
-            .errorInfo(
-                reason: GRPCStatusReader.reason(for: publicCode.code), domain: publicCode.domain, metadata: metadata)
-        ]
-        if let seconds = answer.retryAfter {
-            details.append(.retryInfo(delay: .seconds(seconds)))
+        if let own = error as? RPCError, isUnknown(own, answered: answer, escalated: escalated != nil) {
+            code = own.code
         }
-        details.append(
-            .localizedMessage(
-                locale: answer.response.headerFields[.contentLanguage] ?? Localizer.baseLocale,
-                message: problem.detail))
         if let span = activeSpan() {
             span.attributes["rpc.grpc.status_code"] = Int64(code.rawValue)
             span.attributes["error.type"] = answer.code.description
         }
         if GRPCStatusTable.isServerFailure(code) { TracingInstrument.markFailed(code: answer.code) }
-        return RPCError(GoogleRPCStatus(code: code, message: problem.detail, details: details))
+        let bytes = answer.statusBytes(code: code, traceId: problem.traceId)
+        return RPCError(
+            code: code, message: problem.detail,
+            metadata: bytes.isEmpty ? [:] : [GRPCStatusReader.detailsKey: .binary(bytes)])
     }
 
     /// Whether `error` is an `RPCError` the registry does not know: unregistered, or identified only by the status of
-    /// its own code (as ``ClientErrorInterceptor`` teaches the registry).
-    private func isUnknown(_ error: RPCError) -> Bool {
-        let (identity, descriptor) = pipeline.configuration.registry.resolve(error)
-        return descriptor.code == ErrorCatalog.unknownCode
-            || identity.code == HTTPErrorDomain.code(status: GRPCStatusTable.httpStatus(for: error.code))
+    /// its own code (as ``ClientErrorInterceptor`` teaches the registry). Read from the answer the decision gave
+    /// (its code is the error's, and its public code the unknown one when the registry does not know it), so the
+    /// error is not resolved a second time; but for an escalated error, whose answer is the translated error's.
+    private func isUnknown(_ error: RPCError, answered answer: ProblemAnswerParts, escalated: Bool) -> Bool {
+        let ownStatusCode = HTTPErrorDomain.code(status: GRPCStatusTable.httpStatus(for: error.code))
+        if escalated {
+            let (identity, descriptor) = pipeline.configuration.registry.resolve(error)
+            return descriptor.code == ErrorCatalog.unknownCode || identity.code == ownStatusCode
+        }
+        return answer.problem.code == ErrorCatalog.unknownCode.description || answer.code == ownStatusCode
     }
 
     /// The SERVER span this interceptor started for one call, ended once: by the response's producer when it has
@@ -253,7 +249,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     /// one made it), else the caller's, extracted from `metadata`, with a SERVER span of this call started in it.
     static func traceContext(_ metadata: Metadata, method: MethodDescriptor) -> (ServiceContext, (any Span)?) {
         let current = ServiceContext.current ?? .topLevel
-        if TraceIdentifiers.of(current) != nil { return (current, nil) }
+        if TraceIdentifiers.hasSpan(current) { return (current, nil) }
         var context = current
         InstrumentationSystem.instrument.extract(metadata, into: &context, using: MetadataExtractor())
         let span = InstrumentationSystem.tracer.startSpan(
@@ -262,6 +258,51 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         span.attributes["rpc.service"] = method.service.fullyQualifiedService
         span.attributes["rpc.method"] = method.method
         return (span.context, span)
+    }
+}
+extension ProblemAnswerParts {
+    /// The `google.rpc.Status` details of this answer, naming `traceId`: an `ErrorInfo` (AIP-193), a `RetryInfo`
+    /// when there is a wait, and a `LocalizedMessage`.
+    package func statusDetails(traceId: String?) -> [ErrorDetails] {
+        let problem = problem
+        let publicCode = ProblemReader.code(problem.code) ?? code
+        var metadata = ["status": String(problem.status), GRPCStatusReader.codeKey: publicCode.code]
+        if let traceId { metadata[GRPCStatusReader.traceIdKey] = traceId }
+        var details: [ErrorDetails] = [
+            .errorInfo(
+                reason: GRPCStatusReader.reason(for: publicCode.code), domain: publicCode.domain, metadata: metadata)
+        ]
+        if let seconds = retryAfter {
+            details.append(.retryInfo(delay: .seconds(seconds)))
+        }
+        details.append(
+            .localizedMessage(
+                locale: response.headerFields[.contentLanguage] ?? Localizer.baseLocale, message: problem.detail))
+        return details
+    }
+
+    /// This answer's serialized `google.rpc.Status` with `code` and its details naming `traceId` (empty if it could
+    /// not be serialized). Everything but the code and the trace id is the same for every answer with these texts,
+    /// so it is serialized once and kept with them; an answer whose texts do not name its public code (one that
+    /// could not be read back as a code) is serialized whole each time.
+    package func statusBytes(code: RPCError.Code, traceId: String?) -> [UInt8] {
+        if let template = kept({ KeptStatusDetails(self) }).template {
+            return template.bytes(code: code, traceId: traceId)
+        }
+        let status = GoogleRPCStatus(code: code, message: problem.detail, details: statusDetails(traceId: traceId))
+        return (try? status.serializedBytes()) ?? []
+    }
+}
+
+/// The details template kept with an answer's texts, when they name the public code.
+private final class KeptStatusDetails: Sendable {
+    let template: StatusDetailsTemplate?
+
+    init(_ answer: ProblemAnswerParts) {
+        let problem = answer.problem
+        template =
+            ProblemReader.code(problem.code) == nil
+            ? nil : StatusDetailsTemplate(message: problem.detail, details: answer.statusDetails(traceId: nil))
     }
 }
 #endif

@@ -142,6 +142,15 @@ package struct ProblemAnswerParts: Sendable {
         texts.body.write(instance: instance, traceId: traceId, into: buffer)
     }
 
+    /// A form of this answer's texts that an adapter derives once and keeps with them (the gRPC adapter's serialized
+    /// `google.rpc.Status` details): made by `make` for the first answer given with these texts, the same object for
+    /// every answer after, until the texts are looked up again (a registration since, or more answers than the cache
+    /// keeps). A responder serves one adapter, so its texts have one form; a form of another type is made each time.
+    package func kept<Form: AnyObject & Sendable>(_ make: () -> Form) -> Form {
+        if let form = texts.kept.load() as? Form { return form }
+        return texts.kept.storeIfNil(make()) as? Form ?? make()
+    }
+
     /// The answer whole.
     package var answer: ProblemAnswer {
         ProblemAnswer(
@@ -178,6 +187,8 @@ final class AnswerTexts: Sendable {
         let body: ProblemDetails.Template
         /// The `Retry-After` field's seconds.
         let retryAfter: Int?
+        /// What an adapter derived from these texts once (``ProblemAnswerParts/kept(_:)``), set by the first answer.
+        let kept = AtomicLazyReference<AnyObject & Sendable>()
 
         init(
             code: ErrorCode, type: String, title: String, detail: String, status: Int, language: String,
