@@ -101,7 +101,7 @@ extension FlightRecorder {
         _ operation: nonisolated(nonsending) () async throws -> Value
     ) async rethrows -> Value {
         guard traceID.count == 16, spanID.count == 8 else { return try await operation() }
-        /// The bytes from `start` on as a big-endian word.
+        // The bytes from `start` on as a big-endian word.
         func word(_ bytes: some Collection<UInt8>, from start: Int) -> UInt64 {
             bytes.dropFirst(start).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
         }
