@@ -21,7 +21,7 @@ let package = Package(
     name: "axiom-fuzz",
     platforms: [.macOS(.v15)],
     // The default traits, as an application gets them, HTTP for AxiomHTTP's reader and GRPC for AxiomGRPC's (which
-    // brings grpc-swift's core and protobuf packages, not a transport).
+    // brings grpc-swift's core and protobuf packages, not a transport, and the Tracing trait for AxiomTracing's).
     dependencies: [.package(name: "axiom", path: "../..", traits: [.defaults, "HTTP", "GRPC"])],
     targets: [
         .target(name: "FuzzSupport", path: "Support"),
@@ -36,6 +36,7 @@ let package = Package(
         fuzzTarget("AcceptLanguage", ["Axiom"]),
         fuzzTarget("ProblemReader", ["Axiom", "AxiomHTTP"]),
         fuzzTarget("GRPCStatusReader", ["Axiom", "AxiomGRPC", "AxiomHTTP"]),
+        fuzzTarget("Traceparent", ["AxiomTracing"]),
     ],
     swiftLanguageModes: [.v6]
 )
