@@ -17,7 +17,7 @@ import Glibc
 /// (the host's checks, then `dlopen` and the entry in the scanner), which a libFuzzer target, one process calling a
 /// function, does not exercise; the in-process parsers have their own targets in `Tests/Fuzz` (`ELF`,
 /// `PluginDescriptor`). The seed is fixed, so a failure reproduces; each copy's seed and mutation are in the failure.
-/// Cost: under a minute on two cores (about half the copies reach the scanner, at some 10 ms a process).
+/// Cost: about 20 s on two cores (most copies reach the scanner, at some 10 ms a process).
 @Suite struct MutationFuzzTests {
     /// One mutation of `original`: flipped bytes (in the headers, where the checks read, or anywhere), an extreme
     /// value written over an 8-byte field of the headers, or a truncation.
@@ -44,16 +44,19 @@ import Glibc
         }
     }
 
-    @Test func tenThousandMutatedCopiesOfAShippedPluginNeverTakeTheHostDown() throws {
+    @Test func mutatedCopiesOfAShippedPluginNeverTakeTheHostDown() throws {
         let original = [UInt8](
             try Data(contentsOf: URL(fileURLWithPath: FixtureDirectory.buildDirectory + "/libAxiomPluginLinuxIO.so")))
         let directory = try FixtureDirectory()
         defer { directory.remove() }
-        // Under a sanitizer every scanner process starts the sanitizer's runtime too, and the scanners were most of a
-        // sanitizer job's time: 400 copies there take each refusal path under the sanitizer, the plain test run
-        // feeds all ten thousand, and the fuzz targets of the ELF reader and the plugin descriptor feed the same
-        // parsers hundreds of thousands of inputs under AddressSanitizer.
-        let copies = Sanitizers.address || Sanitizers.thread ? 400 : 10_000
+        // 4,000 copies in the plain test run: about 30 % are refused by the host's checks and the rest run in the
+        // scanner, which crashes for more than a third. They reach every outcome 10,000 copies reached (the rarest,
+        // a domain clash and an ABI version out of range, once each), the scanner's time limit aside, which only a
+        // loaded machine reaches (once in 10,000 on a busy CI run). Under a sanitizer every scanner process starts
+        // the sanitizer's runtime too, and the scanners were most of a sanitizer job's time: 400 copies there take
+        // each refusal path under the sanitizer, and the fuzz targets of the ELF reader and the plugin descriptor
+        // feed the same parsers hundreds of thousands of inputs under AddressSanitizer.
+        let copies = Sanitizers.address || Sanitizers.thread ? 400 : 4_000
         let workers = 4
         let timeout = Duration.seconds(2)
         struct Tally {
