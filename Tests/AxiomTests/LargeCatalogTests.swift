@@ -62,8 +62,8 @@ struct LargeCatalogTests {
     }
 
     /// The size of the largest catalogs: 100,000 codes, or 20,000 under a sanitizer, whose every memory access costs
-    /// several times more (still five times the size at which the catalog's texts, built quadratically before,
-    /// took seconds); the run without a sanitizer holds the full size.
+    /// several times more (still a size at which the catalog's texts, built quadratically before, took six seconds in
+    /// a release build); the run without a sanitizer holds the full size.
     static let largest = Sanitizers.address || Sanitizers.thread ? 20_000 : 100_000
 
     @Test(
