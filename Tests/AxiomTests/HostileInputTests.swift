@@ -108,7 +108,7 @@ struct HostileInputTests {
     )
     func peerCodesStayBounded() async throws {
         // The large catalogs' tests keep what they register: they wait while this one measures.
-        await MemoryHeavyTests.turn.acquire()
+        try await MemoryHeavyTests.turn.acquire()
         defer { MemoryHeavyTests.turn.release() }
         let registry = ErrorRegistry()
         let metrics = TestMetrics()

@@ -1,5 +1,5 @@
 import Axiom
-import Synchronization
+import MetricsTestKit
 import Testing
 
 @testable import AxiomCore
@@ -8,41 +8,12 @@ import Testing
 /// registry never frees its descriptors), and would count as the growth of a test that measures resident memory while
 /// it runs.
 enum MemoryHeavyTests {
-    static let turn = Turn()
-
-    /// One holder at a time; the others wait in the order they asked. A test waiting for its turn is suspended, not
-    /// blocked: the concurrency pool has one thread per core, and a test blocked on a semaphore held one of the two
-    /// this machine has, so every other test of the process ran on the one left while the turn's holder worked.
-    final class Turn: Sendable {
-        private let state = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-        /// Returns once no other test holds the turn; the caller holds it until ``release()``.
-        func acquire() async {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { state in
-                    if state.held {
-                        state.waiting.append(continuation)
-                        return false
-                    }
-                    state.held = true
-                    return true
-                }
-                if now { continuation.resume() }
-            }
-        }
-
-        /// Gives the turn to the longest waiting test, if any.
-        func release() {
-            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                if state.waiting.isEmpty {
-                    state.held = false
-                    return nil
-                }
-                return state.waiting.removeFirst()
-            }
-            next?.resume()
-        }
-    }
+    /// One test at a time, the others queued in the order they asked: the framework's own concurrency limiter. A test
+    /// waiting for its turn is suspended, not blocked: the concurrency pool has one thread per core, and a test
+    /// blocked on a semaphore held one of the two this machine has, so every other test of the process ran on the one
+    /// left while the turn's holder worked.
+    static let turn = try! ConcurrencyLimiter(
+        key: "memory-heavy tests", limit: 1, queueLimit: 16, metrics: TestMetrics())
 }
 
 @Suite("Large catalogs")
@@ -70,7 +41,7 @@ struct LargeCatalogTests {
         "a catalog of 100,000 definitions (20,000 under a sanitizer) is declared and registered with every code, alias and text"
     )
     func hundredThousandDefinitions() async throws {
-        await MemoryHeavyTests.turn.acquire()
+        try await MemoryHeavyTests.turn.acquire()
         defer { MemoryHeavyTests.turn.release() }
         let count = Self.largest
         let registry = ErrorRegistry()
@@ -100,7 +71,7 @@ struct LargeCatalogTests {
 
     @Test("a catalog of 100,000 descriptors (20,000 under a sanitizer) with a text table registers every code and text")
     func hundredThousandDescriptors() async throws {
-        await MemoryHeavyTests.turn.acquire()
+        try await MemoryHeavyTests.turn.acquire()
         defer { MemoryHeavyTests.turn.release() }
         let count = Self.largest
         let definitions = Self.definitions(count, domain: "table")
@@ -121,7 +92,7 @@ struct LargeCatalogTests {
 
     @Test("a text given in a catalog's messages keeps it over a definition's own, at any size")
     func givenTextsWinAtScale() async throws {
-        await MemoryHeavyTests.turn.acquire()
+        try await MemoryHeavyTests.turn.acquire()
         defer { MemoryHeavyTests.turn.release() }
         let definitions = Self.definitions(10_000, domain: "given")
         let key = "error.given.\(Self.code(9_999))"
@@ -134,7 +105,7 @@ struct LargeCatalogTests {
 
     @Test("domain errors resolve each to its own code, whatever the registry's size and the codes' spelling")
     func domainErrorsAtEverySize() async throws {
-        await MemoryHeavyTests.turn.acquire()
+        try await MemoryHeavyTests.turn.acquire()
         defer { MemoryHeavyTests.turn.release() }
         for count in [1, 10, 500, 4_000] {
             let registry = ErrorRegistry()
@@ -203,7 +174,7 @@ struct LargeCatalogTests {
 
     @Test("more registered codes than the fast table holds all resolve, and the table stays within its bound")
     func moreCodesThanTheFastTable() async throws {
-        await MemoryHeavyTests.turn.acquire()
+        try await MemoryHeavyTests.turn.acquire()
         defer { MemoryHeavyTests.turn.release() }
         let count = ErrorRegistry.fastCodeLimit + 1_000
         let registry = ErrorRegistry()
