@@ -216,7 +216,7 @@ struct CrashBlindSpotTests {
     @Test(
         "the JSON is a superset of the Swift backtracer's crash log",
         .disabled(
-            if: Sanitizers.thread || Sanitizers.address,
+            if: Sanitizers.any,
             "the Swift backtracer trips the child's sanitizer runtime (see chainsToTheSwiftBacktracer)"))
     func jsonIsASupersetOfTheSwiftBacktracers() throws {
         let directory = TemporaryDirectory()

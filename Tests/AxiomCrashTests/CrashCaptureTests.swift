@@ -175,7 +175,7 @@ struct CrashCaptureTests {
     /// With the Swift runtime's backtracer on, it still runs after our handler.
     @Test(
         .disabled(
-            if: Sanitizers.thread || Sanitizers.address,
+            if: Sanitizers.any,
             """
             under a sanitizer the Swift runtime's backtracer, which our handler chains to, trips the child's \
             sanitizer runtime before it prints (TSan: CHECK failed in tsan_rtl.cpp; ASan: the child exits)
@@ -198,7 +198,7 @@ struct CrashCaptureTests {
     /// Swift backtracer that `SWIFT_BACKTRACE` enabled (which would symbolicate in the dying process first).
     @Test(
         .disabled(
-            if: Sanitizers.thread || Sanitizers.address,
+            if: Sanitizers.any,
             "the Swift backtracer, enabled in the child, trips its sanitizer runtime (see chainsToTheSwiftBacktracer)"))
     func diesAtOnceWithoutTheSwiftBacktracer() throws {
         let directory = TemporaryDirectory()

@@ -20,7 +20,7 @@ struct SchemaConformanceTests {
         ["null-write", "fatal-error", "recent-errors", "threads", "deaf-thread", "traced-async-crash"]
         // Swift plugins do not load under ThreadSanitizer; a sanitizer's runtime takes the overflow's signal.
         + (Sanitizers.thread ? [] : ["plugin-loaded"])
-        + (Sanitizers.thread || Sanitizers.address ? [] : ["stack-overflow"])
+        + (Sanitizers.any ? [] : ["stack-overflow"])
 
     @Test(
         "the crash report's JSON follows crash-report.schema.json, with --json, --json-lines and once processed",

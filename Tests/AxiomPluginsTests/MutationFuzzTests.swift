@@ -56,7 +56,7 @@ import Glibc
         // the sanitizer's runtime too, and the scanners were most of a sanitizer job's time: 400 copies there take
         // each refusal path under the sanitizer, and the fuzz targets of the ELF reader and the plugin descriptor
         // feed the same parsers hundreds of thousands of inputs under AddressSanitizer.
-        let copies = Sanitizers.address || Sanitizers.thread ? 400 : 4_000
+        let copies = Sanitizers.any ? 400 : 4_000
         let workers = 4
         let timeout = Duration.seconds(2)
         struct Tally {

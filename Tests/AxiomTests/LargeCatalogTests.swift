@@ -35,7 +35,7 @@ struct LargeCatalogTests {
     /// The size of the largest catalogs: 100,000 codes, or 20,000 under a sanitizer, whose every memory access costs
     /// several times more (still a size at which the catalog's texts, built quadratically before, took six seconds in
     /// a release build); the run without a sanitizer holds the full size.
-    static let largest = Sanitizers.address || Sanitizers.thread ? 20_000 : 100_000
+    static let largest = Sanitizers.any ? 20_000 : 100_000
 
     @Test(
         "a catalog of 100,000 definitions (20,000 under a sanitizer) is declared and registered with every code, alias and text"

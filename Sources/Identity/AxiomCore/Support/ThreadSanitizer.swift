@@ -34,6 +34,8 @@ package enum Sanitizers {
     package static let thread = dlsym(nil, "__tsan_init") != nil
     /// AddressSanitizer's runtime is linked in.
     package static let address = dlsym(nil, "__asan_init") != nil
+    /// Either sanitizer's runtime is linked in: the process runs several times slower and holds more memory.
+    package static var any: Bool { thread || address }
 }
 
 extension Mutex where Value: ~Copyable {
