@@ -76,9 +76,9 @@ struct FlightRecorderTests {
         #expect(entry.layer.utf8.count == 24)
     }
 
-    /// Pipelines record with names made ready once (the code's and the layer's, zero-padded to their fields) and
-    /// the operation's bytes copied with fixed-size moves chosen by its length: every length comes back exactly,
-    /// cut where the field ends.
+    /// Pipelines record the code's and the layer's names as indexes into the recorder's table of names (the crash
+    /// handler copies the names in) and the operation's bytes copied with fixed-size moves chosen by its length:
+    /// every length comes back exactly, cut where the field ends.
     @Test("every length of operation, code and layer comes back exactly, cut at its field")
     func everyLengthComesBackExactly() throws {
         let token = UInt64.random(in: 0...UInt64.max)
@@ -89,18 +89,14 @@ struct FlightRecorderTests {
             let code = "len\(token)/\(length)/".padding(toLength: codeLengths[length % 6], withPad: "c", startingAt: 0)
             let layer = String(repeating: "y", count: layerLengths[length % 5])
             let operation = String((0..<length).map { Character(UnicodeScalar(UInt8(65 + $0 % 26))) })
-            var codeName = axiom_recorded_name()
-            var layerName = axiom_recorded_name()
-            var codeBytes = Array(code.utf8)
-            var layerBytes = Array(layer.utf8)
-            axiom_recorded_name_init(&codeName, &codeBytes, codeBytes.count)
-            axiom_recorded_name_init(&layerName, &layerBytes, layerBytes.count)
+            let codeName = Self.recordedName(code)
+            let layerName = Self.recordedName(layer)
             var bytes = Array(operation.utf8)
             // Read back at once; other suites' writes could push it out of the newest 32, so try again if they did.
             var found: FlightRecorder.Entry?
             for _ in 0..<Self.readAttempts where found == nil {
                 axiom_flight_recorder_record(
-                    &codeName, &layerName, &bytes, bytes.count, 7, UInt8(AXIOM_RECENT_ERROR_RECOVERED))
+                    codeName, layerName, &bytes, bytes.count, 7, UInt8(AXIOM_RECENT_ERROR_RECOVERED))
                 found = FlightRecorder.recentErrors().last {
                     code.hasPrefix($0.code) && $0.code.hasPrefix("len\(token)/\(length)/")
                 }
@@ -112,6 +108,46 @@ struct FlightRecorderTests {
             #expect(entry.attempt == 7)
             #expect(entry.disposition == .recover)
         }
+    }
+
+    /// `name`'s index in the recorder's table of names.
+    static func recordedName(_ name: String) -> UInt32 {
+        var name = name
+        return name.withUTF8 { axiom_flight_recorder_name($0.baseAddress, $0.count) }
+    }
+
+    /// A name is kept once, whoever asks for it (two descriptors of one code, a layer and a code spelled alike), and
+    /// only its first 64 bytes count: the table grows with the distinct names a process records, not with its
+    /// errors or its descriptors.
+    @Test("the table of names keeps each name once, cut at 64 bytes")
+    func namesAreKeptOnce() {
+        let token = UInt64.random(in: 0...UInt64.max)
+        let first = Self.recordedName("names\(token)/FIRST")
+        #expect(first != 0 && first != AXIOM_RECORDED_NAME_NONE)
+        #expect(Self.recordedName("names\(token)/FIRST") == first)
+        let second = Self.recordedName("names\(token)/SECOND")
+        #expect(second != first && second != AXIOM_RECORDED_NAME_NONE)
+        let long = "names\(token)/" + String(repeating: "L", count: 80)
+        #expect(Self.recordedName(long) == Self.recordedName(String(long.prefix(64))))
+        #expect(Self.recordedName(long) != Self.recordedName(String(long.prefix(63))))
+        #expect(Self.recordedName("") == Self.recordedName(""))
+    }
+
+    /// A name the table could not keep (it is full, or its memory could not be mapped) is recorded all the same, with
+    /// its code and layer empty: the rest of the entry still tells what happened, and when.
+    @Test("an entry whose names the table does not hold keeps everything else, with its names empty")
+    func namesNotKeptAreEmpty() throws {
+        let operation = "unnamed-\(UInt64.random(in: 0...UInt64.max))"
+        var bytes = Array(operation.utf8)
+        var found: FlightRecorder.Entry?
+        for _ in 0..<Self.readAttempts where found == nil {
+            axiom_flight_recorder_record(
+                AXIOM_RECORDED_NAME_NONE, 0, &bytes, bytes.count, 3, UInt8(AXIOM_RECENT_ERROR_ESCALATED))
+            found = FlightRecorder.recentErrors().last { $0.operation == operation }
+        }
+        let entry = try #require(found)
+        #expect(entry.code.isEmpty && entry.layer.isEmpty)
+        #expect(entry.attempt == 3 && entry.disposition == .escalate && entry.seconds > 1_600_000_000)
     }
 
     /// Eight tasks decide errors at once while the ring is read: every entry read is whole (a known shape, not

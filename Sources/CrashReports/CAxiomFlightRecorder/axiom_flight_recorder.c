@@ -26,6 +26,9 @@
 // then share a slot. A thread on it looks for a free shard again every OVERFLOW_RETRY records, so a thread that
 // arrived during a burst of threads does not stay on the shared ring once the burst is over.
 //
+// Names. A slot keeps the code's and the layer's names as indexes into a table of names (axiom_flight_recorder_name),
+// which pipelines look up once per code and per layer; the crash handler copies the names in as it reads the slot.
+//
 // Reading. The crash handler accepts a slot only if its sequence is the one the ticket it expects would publish,
 // before and after copying (the writer's release fence orders the odd sequence before the copies, so a copy that
 // overlaps a write sees a changed sequence). It merges the rings newest first by the entry's time, then by ring:
@@ -45,6 +48,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define CACHE_LINE 64
@@ -54,10 +58,26 @@
 // How many records a thread writes on the overflow ring between two looks for a free shard.
 #define OVERFLOW_RETRY 64
 
+// One decided error as a slot keeps it: the names as indexes into the table of names, which the crash handler expands
+// into a struct axiom_recent_error. Starts with its time, laid out as a struct timespec (see fill_header).
+struct record {
+    int64_t seconds;
+    int64_t nanoseconds;
+    uint32_t attempt;
+    uint32_t code;   // an index of the table of names
+    uint32_t layer;  // the same
+    // (an index the table does not hold, AXIOM_RECORDED_NAME_NONE or 0, expands to an empty name)
+    uint8_t resolution;
+    uint8_t operation_length;
+    char operation[AXIOM_RECENT_ERROR_OPERATION_LENGTH];
+};
+
 struct slot {
     _Atomic uint64_t sequence;
-    struct axiom_recent_error error;
+    struct record record;
 } __attribute__((aligned(CACHE_LINE)));
+// Two cache lines a slot (three when the names were copied into it).
+_Static_assert(sizeof(struct slot) == 2 * CACHE_LINE, "a slot is two cache lines");
 
 struct shard {
     // Alone on its line: the shard's writer touches it on every record, the crash handler when it reads.
@@ -137,6 +157,110 @@ int axiom_flight_recorder_thread_owns_shard(void) {
     return axiom_flight_recorder_thread_shard() < AXIOM_RECENT_ERROR_SHARDS;
 }
 
+// The table of names. Entries live in chunks this file maps for itself, never freed or moved, each published (the
+// count stored with release) before its index is handed out, so the crash handler reads one with plain loads after
+// an acquire of the count and of its chunk. Writers take `names_lock`, and find a name already kept through a hash
+// table of indexes (heap memory that only they touch).
+struct name_entry {
+    uint8_t length;
+    uint8_t bytes[AXIOM_RECENT_ERROR_CODE_LENGTH];
+};
+#define NAME_CHUNK_SHIFT 12
+#define NAME_CHUNK_ENTRIES (1u << NAME_CHUNK_SHIFT)
+#define NAME_CHUNKS (AXIOM_RECORDED_NAME_CAPACITY / NAME_CHUNK_ENTRIES)
+static _Atomic(struct name_entry *) name_chunks[NAME_CHUNKS];
+static _Atomic uint32_t name_count;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t *name_index;  // open addressing: an index + 1 of the table per bucket, 0 when empty
+static size_t name_index_capacity;
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void lock_names(void) { pthread_mutex_lock(&names_lock); }
+static void unlock_names(void) { pthread_mutex_unlock(&names_lock); }
+// A fork while another thread holds the lock would leave the child's copy locked for good.
+static void prepare_names(void) { pthread_atfork(lock_names, unlock_names, unlock_names); }
+
+static uint64_t name_hash(const uint8_t *bytes, size_t length) {
+    uint64_t hash = 0xcbf29ce484222325u;  // FNV-1a
+    for (size_t i = 0; i < length; i++) hash = (hash ^ bytes[i]) * 0x100000001b3u;
+    return hash;
+}
+
+// The entry of `index` (from 1), or NULL when there is none. Async-signal-safe.
+static const struct name_entry *name_at(uint32_t index) {
+    if (index == 0 || index > atomic_load_explicit(&name_count, memory_order_acquire)) return NULL;
+    struct name_entry *chunk = atomic_load_explicit(&name_chunks[(index - 1) >> NAME_CHUNK_SHIFT], memory_order_acquire);
+    return chunk ? &chunk[(index - 1) & (NAME_CHUNK_ENTRIES - 1)] : NULL;
+}
+
+// Puts `index` in the hash table's bucket for `hash` (the table has a free bucket). Under the lock.
+static void index_name(uint32_t index, uint64_t hash) {
+    size_t mask = name_index_capacity - 1;
+    size_t bucket = (size_t)hash & mask;
+    while (name_index[bucket] != 0) bucket = (bucket + 1) & mask;
+    name_index[bucket] = index;
+}
+
+// Doubles the hash table (or makes its first), rehashing the names kept. Under the lock; 0, or -1 when out of memory.
+static int grow_name_index(void) {
+    size_t capacity = name_index_capacity ? name_index_capacity * 2 : 1024;
+    uint32_t *table = calloc(capacity, sizeof(uint32_t));
+    if (!table) return -1;
+    uint32_t *old = name_index;
+    name_index = table;
+    name_index_capacity = capacity;
+    uint32_t count = atomic_load_explicit(&name_count, memory_order_relaxed);
+    for (uint32_t index = 1; index <= count; index++) {
+        const struct name_entry *entry = name_at(index);
+        index_name(index, name_hash(entry->bytes, entry->length));
+    }
+    free(old);
+    return 0;
+}
+
+uint32_t axiom_flight_recorder_name(const uint8_t *bytes, size_t length) {
+    if (length > AXIOM_RECENT_ERROR_CODE_LENGTH) length = AXIOM_RECENT_ERROR_CODE_LENGTH;
+    if (length && !bytes) return AXIOM_RECORDED_NAME_NONE;
+    pthread_once(&names_once, prepare_names);
+    uint64_t hash = name_hash(bytes, length);
+    uint32_t found = 0;
+    lock_names();
+    uint32_t count = atomic_load_explicit(&name_count, memory_order_relaxed);
+    if (name_index_capacity) {
+        size_t mask = name_index_capacity - 1;
+        for (size_t bucket = (size_t)hash & mask; name_index[bucket] != 0; bucket = (bucket + 1) & mask) {
+            const struct name_entry *entry = name_at(name_index[bucket]);
+            if (entry->length == length && (length == 0 || memcmp(entry->bytes, bytes, length) == 0)) {
+                found = name_index[bucket];
+                break;
+            }
+        }
+    }
+    // A new name: its entry written, then published; the hash table kept at most half full.
+    if (!found && count < AXIOM_RECORDED_NAME_CAPACITY &&
+        ((size_t)count + 1 <= name_index_capacity / 2 || grow_name_index() == 0)) {
+        uint32_t chunk_index = count >> NAME_CHUNK_SHIFT;
+        struct name_entry *chunk = atomic_load_explicit(&name_chunks[chunk_index], memory_order_relaxed);
+        if (!chunk) {
+            void *mapped = mmap(NULL, NAME_CHUNK_ENTRIES * sizeof(struct name_entry), PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (mapped != MAP_FAILED) {
+                chunk = mapped;
+                atomic_store_explicit(&name_chunks[chunk_index], chunk, memory_order_release);
+            }
+        }
+        if (chunk) {
+            struct name_entry *entry = &chunk[count & (NAME_CHUNK_ENTRIES - 1)];
+            entry->length = (uint8_t)length;
+            if (length) memcpy(entry->bytes, bytes, length);
+            found = count + 1;
+            atomic_store_explicit(&name_count, found, memory_order_release);
+            index_name(found, hash);
+        }
+    }
+    unlock_names();
+    return found ? found : AXIOM_RECORDED_NAME_NONE;
+}
 
 struct plugin_list {
     size_t length;
@@ -144,13 +268,8 @@ struct plugin_list {
 };
 static _Atomic(struct plugin_list *) plugins;
 
-static uint8_t copy_bounded(char *to, size_t capacity, const uint8_t *from, size_t length) {
-    size_t n = length < capacity ? length : capacity;
-    if (n) memcpy(to, from, n);
-    return (uint8_t)n;
-}
-
-// copy_bounded for the operation's name, short as a rule: fixed-size moves that overlap instead of a call.
+// Copies the operation's name (at most `capacity` bytes), short as a rule: fixed-size moves that overlap instead of a
+// call.
 __attribute__((always_inline)) static inline uint8_t copy_short(char *to, size_t capacity, const uint8_t *from,
                                                                 size_t length) {
     size_t n = length < capacity ? length : capacity;
@@ -174,20 +293,15 @@ __attribute__((always_inline)) static inline uint8_t copy_short(char *to, size_t
     return (uint8_t)n;
 }
 
-void axiom_recorded_name_init(struct axiom_recorded_name *name, const uint8_t *bytes, size_t length) {
-    memset(name->bytes, 0, sizeof(name->bytes));
-    name->length = copy_bounded((char *)name->bytes, sizeof(name->bytes), bytes, length);
-}
-
 // The fields every record writes first. The coarse clock (the kernel's last tick, a few milliseconds old at
 // most) costs a third of the precise one; the ring's order, not the clock, says which error came first.
 // The clock writes straight into the slot, whose first two fields are laid out as a struct timespec: copying a
 // timespec from the stack would load 16 bytes that the clock stored as two 8-byte halves, a load the processor
 // cannot forward from those stores, and it waits for them (that wait was most of a record's time).
-_Static_assert(sizeof(struct timespec) == 16 && offsetof(struct axiom_recent_error, seconds) == 0 &&
-                   offsetof(struct axiom_recent_error, nanoseconds) == 8 && sizeof(time_t) == sizeof(int64_t),
+_Static_assert(sizeof(struct timespec) == 16 && offsetof(struct record, seconds) == 0 &&
+                   offsetof(struct record, nanoseconds) == 8 && sizeof(time_t) == sizeof(int64_t),
                "the slot's time fields are a struct timespec");
-__attribute__((always_inline)) static inline void fill_header(struct axiom_recent_error *error, uint32_t attempt,
+__attribute__((always_inline)) static inline void fill_header(struct record *error, uint32_t attempt,
                                                               uint8_t resolution) {
     struct timespec *now = (struct timespec *)(void *)error;
     if (clock_gettime(CLOCK_REALTIME_COARSE, now) != 0) {
@@ -243,37 +357,25 @@ __attribute__((noinline)) static struct slot *begin_unowned(uint64_t *publish) {
     return slot;
 }
 
-void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
-                                        size_t layer_length, const uint8_t *operation, size_t operation_length,
-                                        uint32_t attempt, uint8_t resolution) {
+void axiom_flight_recorder_record(uint32_t code, uint32_t layer, const uint8_t *operation, size_t operation_length,
+                                  uint32_t attempt, uint8_t resolution) {
     uint64_t publish;
     struct slot *slot = begin_record(&publish);
     if (!slot) return;
-    struct axiom_recent_error *error = &slot->error;
-    fill_header(error, attempt, resolution);
-    error->code_length = copy_bounded(error->code, sizeof(error->code), code, code_length);
-    error->layer_length = copy_bounded(error->layer, sizeof(error->layer), layer, layer_length);
-    error->operation_length = copy_bounded(error->operation, sizeof(error->operation), operation, operation_length);
+    struct record *record = &slot->record;
+    fill_header(record, attempt, resolution);
+    record->code = code;
+    record->layer = layer;
+    record->operation_length = copy_short(record->operation, sizeof(record->operation), operation, operation_length);
     end_record(slot, publish);
 }
 
-void axiom_flight_recorder_record(const struct axiom_recorded_name *code, const struct axiom_recorded_name *layer,
-                                  const uint8_t *operation, size_t operation_length, uint32_t attempt,
-                                  uint8_t resolution) {
-    _Static_assert(sizeof(((struct axiom_recent_error *)0)->code) == sizeof(code->bytes), "code length");
-    _Static_assert(sizeof(((struct axiom_recent_error *)0)->layer) <= sizeof(layer->bytes), "layer length");
-    uint64_t publish;
-    struct slot *slot = begin_record(&publish);
-    if (!slot) return;
-    struct axiom_recent_error *error = &slot->error;
-    fill_header(error, attempt, resolution);
-    // Fixed sizes, no call: the names are zero-padded (a reader never looks past a field's length anyway).
-    memcpy(error->code, code->bytes, sizeof(error->code));
-    error->code_length = code->length;
-    memcpy(error->layer, layer->bytes, sizeof(error->layer));
-    error->layer_length = layer->length < sizeof(error->layer) ? layer->length : (uint8_t)sizeof(error->layer);
-    error->operation_length = copy_short(error->operation, sizeof(error->operation), operation, operation_length);
-    end_record(slot, publish);
+void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
+                                        size_t layer_length, const uint8_t *operation, size_t operation_length,
+                                        uint32_t attempt, uint8_t resolution) {
+    axiom_flight_recorder_record(axiom_flight_recorder_name(code, code_length),
+                                 axiom_flight_recorder_name(layer, layer_length), operation, operation_length, attempt,
+                                 resolution);
 }
 
 // The copies may overlap a writer: that is the seqlock's point, and the sequence check after
@@ -296,11 +398,36 @@ static int copy_slot(const struct shard *shard, uint64_t ticket, void *out, size
     const struct slot *slot = &shard->ring[ticket % AXIOM_RECENT_ERROR_CAPACITY];
     uint64_t expected = 2 * ticket + 2;
     if (atomic_load_explicit(&slot->sequence, memory_order_acquire) != expected) return 0;
-    const volatile uint8_t *from = (const volatile uint8_t *)&slot->error;
+    const volatile uint8_t *from = (const volatile uint8_t *)&slot->record;
     uint8_t *to = (uint8_t *)out;
     for (size_t i = 0; i < length; i++) to[i] = from[i];
     atomic_thread_fence(memory_order_acquire);
     return atomic_load_explicit(&slot->sequence, memory_order_relaxed) == expected;
+}
+
+// Copies the first `length` bytes of name `index` into `to` (at most `capacity`); returns how many. Async-signal-safe.
+static uint8_t copy_name(char *to, size_t capacity, uint32_t index) {
+    const struct name_entry *entry = name_at(index);
+    if (!entry) return 0;
+    size_t length = entry->length < capacity ? entry->length : capacity;
+    for (size_t i = 0; i < length; i++) to[i] = (char)entry->bytes[i];
+    return (uint8_t)length;
+}
+
+// A slot's record as a report keeps it: the names copied in from the table, every byte past a field's length zero.
+// Async-signal-safe: byte loops, no libc call.
+static void expand(const struct record *record, struct axiom_recent_error *out) {
+    uint8_t *bytes = (uint8_t *)out;
+    for (size_t i = 0; i < sizeof(*out); i++) bytes[i] = 0;
+    out->seconds = record->seconds;
+    out->nanoseconds = record->nanoseconds;
+    out->attempt = record->attempt;
+    out->resolution = record->resolution;
+    out->code_length = copy_name(out->code, sizeof(out->code), record->code);
+    out->layer_length = copy_name(out->layer, sizeof(out->layer), record->layer);
+    size_t length = record->operation_length < sizeof(out->operation) ? record->operation_length : sizeof(out->operation);
+    for (size_t i = 0; i < length; i++) out->operation[i] = record->operation[i];
+    out->operation_length = (uint8_t)length;
 }
 
 // When an entry was recorded: its first two fields.
@@ -308,8 +435,8 @@ struct stamp {
     int64_t seconds;
     int64_t nanoseconds;
 };
-_Static_assert(offsetof(struct axiom_recent_error, seconds) == 0 && offsetof(struct axiom_recent_error, nanoseconds) == 8,
-               "an entry starts with its time");
+_Static_assert(offsetof(struct record, seconds) == 0 && offsetof(struct record, nanoseconds) == 8,
+               "a record starts with its time");
 
 // A k-way merge, newest first, with one cursor and the time of one candidate per ring: no
 // allocation, no lock, about a kilobyte of stack (the crash handler runs on its alternate stack).
@@ -344,8 +471,9 @@ size_t axiom_flight_recorder_copy_errors(struct axiom_recent_error *out, size_t 
         }
         if (best < 0) break;
         has_candidate[best] = 0;
-        if (copy_slot(&shards[best], cursor[best], &out[capacity - 1 - count], sizeof(struct axiom_recent_error)))
-            count++;
+        struct record record;
+        if (copy_slot(&shards[best], cursor[best], &record, sizeof(record)))
+            expand(&record, &out[capacity - 1 - count++]);
     }
     if (count < capacity) {
         uint8_t *to = (uint8_t *)out;

@@ -9,7 +9,8 @@
 // The crash handler (CAxiomCrash) copies both into the raw report. Nothing here depends on
 // the crash reporter being installed: recording costs the same either way, and is cheap
 // (a coarse clock read, plain loads and stores on the thread's own shard with no atomic
-// read-modify-write, and copies of at most 144 bytes).
+// read-modify-write, the code's and the layer's names as indexes into a table of names, and
+// the operation's bytes, at most 56).
 #ifndef AXIOM_FLIGHT_RECORDER_H
 #define AXIOM_FLIGHT_RECORDER_H
 
@@ -36,7 +37,8 @@ enum {
     AXIOM_RECENT_ERROR_HANDLED = 4,
 };
 
-/// One decided error. Plain data, no pointers: the raw report stores it byte for byte
+/// One decided error, as a report keeps it (a ring slot keeps the names' indexes instead, and the crash
+/// handler copies the names in). Plain data, no pointers: the raw report stores it byte for byte
 /// (record type AXIOM_CRASH_RECORD_RECENT_ERROR), so its layout is part of the format.
 struct axiom_recent_error {
     int64_t seconds;             //   0: CLOCK_REALTIME_COARSE when the episode ended (to a few ms)
@@ -54,34 +56,39 @@ struct axiom_recent_error {
 #define AXIOM_RECENT_ERROR_LENGTH 168
 _Static_assert(sizeof(struct axiom_recent_error) == AXIOM_RECENT_ERROR_LENGTH, "recent error layout");
 
-/// Records one decided error. A string is given as bytes and a length (not NUL-terminated);
-/// `code` is `domain/code`. In the calling thread's own shard, the usual case: no lock, no atomic
-/// read-modify-write, no write to memory that other threads write. A thread's first record claims
-/// a free shard (pthread_setspecific, which allocates, once, only when its key is not among the
-/// process's first 32); the thread gives it back when it exits. A thread that finds none free
-/// writes the shared overflow ring with atomic operations and looks again every 64 records; there,
-/// when AXIOM_RECENT_ERROR_CAPACITY other threads are writing at the same moment, its event is
-/// dropped rather than waited for.
+/// How many distinct names (codes' `domain/code`, layers' names) the recorder's table of names keeps. A name
+/// beyond them is recorded as AXIOM_RECORDED_NAME_NONE, which a report shows empty.
+#define AXIOM_RECORDED_NAME_CAPACITY (1u << 20)
+/// The index of a name the table does not keep.
+#define AXIOM_RECORDED_NAME_NONE 0xFFFFFFFFu
+
+/// The index of `bytes` (cut at AXIOM_RECENT_ERROR_CODE_LENGTH) in the recorder's table of names, from 1, adding it
+/// the first time; AXIOM_RECORDED_NAME_NONE when the table is full or memory could not be mapped (never 0, so a
+/// caller can keep 0 for "not looked up yet"). A slot keeps a name's index, and the
+/// crash handler copies the name's bytes out of the table into the report: a record writes four bytes instead of
+/// copying the name. The table is memory the recorder maps for itself (not the heap), append-only, each entry
+/// published before its index is returned, so a crash handler reads it with plain loads. Takes a lock and may map
+/// memory: pipelines call it once per code and per layer, never per error. Not for a signal handler.
+uint32_t axiom_flight_recorder_name(const uint8_t *bytes, size_t length);
+
+/// Records one decided error whose code and layer are names of the table (axiom_flight_recorder_name; an index the
+/// table does not hold, AXIOM_RECORDED_NAME_NONE or 0, is shown empty): what the pipelines call. In the calling
+/// thread's own shard, the usual case: no lock, no atomic read-modify-write, no write to memory that other threads
+/// write. A thread's first record claims a free shard (pthread_setspecific, which allocates, once, only when its key
+/// is not among the process's first 32); the thread gives it back when it exits. A thread that finds none free
+/// writes the shared overflow ring with atomic operations and looks again every 64 records; there, when
+/// AXIOM_RECENT_ERROR_CAPACITY other threads are writing at the same moment, its event is dropped rather than
+/// waited for. A report keeps the layer's first AXIOM_RECENT_ERROR_LAYER_LENGTH bytes and the operation's first
+/// AXIOM_RECENT_ERROR_OPERATION_LENGTH.
+void axiom_flight_recorder_record(uint32_t code, uint32_t layer, const uint8_t *operation, size_t operation_length,
+                                  uint32_t attempt, uint8_t resolution);
+
+/// axiom_flight_recorder_record with the code and the layer given as bytes and a length (not NUL-terminated):
+/// `code` is `domain/code`. Finds both in the table of names first, under its lock: for programs and tests that
+/// record by hand, not for a hot path.
 void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
                                         size_t layer_length, const uint8_t *operation, size_t operation_length,
                                         uint32_t attempt, uint8_t resolution);
-
-/// A name the ring copies on every record (a registered code's `domain/code`, a layer's name),
-/// made once: its bytes zero-padded to the longest a slot keeps, so that a record copies a fixed
-/// number of bytes, with no call and no length arithmetic.
-struct axiom_recorded_name {
-    uint8_t bytes[AXIOM_RECENT_ERROR_CODE_LENGTH];  // the name, cut at 64 bytes, zero-padded
-    uint8_t length;                                 // bytes used
-};
-
-/// Makes `name` hold `bytes` (cut at AXIOM_RECENT_ERROR_CODE_LENGTH).
-void axiom_recorded_name_init(struct axiom_recorded_name *name, const uint8_t *bytes, size_t length);
-
-/// axiom_flight_recorder_record_error with the code and the layer prepared: what the pipelines call.
-/// The layer keeps its first AXIOM_RECENT_ERROR_LAYER_LENGTH bytes, as there.
-void axiom_flight_recorder_record(const struct axiom_recorded_name *code, const struct axiom_recorded_name *layer,
-                                  const uint8_t *operation, size_t operation_length, uint32_t attempt,
-                                  uint8_t resolution);
 
 /// Copies the newest recorded errors of all rings, oldest first, into `out` (at most
 /// `capacity`); returns how many. Entries are ordered by their time, then by ring: one thread's

@@ -4,7 +4,8 @@ import CAxiomFlightRecorder
 /// The last decided errors of the process, kept where a crash handler can read them.
 ///
 /// Every pipeline writes the end of each error episode (code, disposition, layer, operation, attempt, wall-clock
-/// time) into a ring of fixed slots in C memory, without a lock or an allocation: the deciding thread's own ring,
+/// time) into a ring of fixed slots in C memory, without a lock or an allocation (the code's and the layer's names as
+/// indexes into a table of names the recorder keeps, found once per code and per layer): the deciding thread's own ring,
 /// written with no atomic read-modify-write (16 threads own one at a time; threads beyond them share one more).
 /// The crash reporter (`AxiomCrash`) copies the newest 32 of all rings into its report, so a crash report shows
 /// the errors that led up to it.
@@ -68,10 +69,10 @@ package enum FlightRecorder {
         case .escalate: code = UInt8(AXIOM_RECENT_ERROR_ESCALATED)
         case .handle: code = UInt8(AXIOM_RECENT_ERROR_HANDLED)
         }
-        // The descriptor and the layer's name are immortal and carry their bytes ready, padded to the ring's fields:
-        // only the operation's bytes are found here.
-        let name = descriptor._withUnsafeGuaranteedRef { $0.recordedName.pointer }
-        let layerName = layer.storage._withUnsafeGuaranteedRef { $0.recorded.pointer }
+        // The code's and the layer's names are indexes into the recorder's table of names, found once: only the
+        // operation's bytes are copied here.
+        let name = descriptor._withUnsafeGuaranteedRef { $0.recordedName }
+        let layerName = layer.storage._withUnsafeGuaranteedRef { $0.recorded }
         withBytes(event.operation) { operation in
             axiom_flight_recorder_record(name, layerName, operation.baseAddress, operation.count, attempt, code)
         }

@@ -9,11 +9,12 @@ public struct Layer: Hashable, Sendable, CustomStringConvertible {
     @usableFromInline
     final class Name: Sendable {
         let value: String
-        /// The name in UTF-8, ready for the flight recorder. Names are immortal, and so is this.
-        let recorded: RecordedName
+        /// The name's index in the flight recorder's table of names (`AXIOM_RECORDED_NAME_NONE` when the table is full).
+        let recorded: UInt32
         init(_ value: String) {
             self.value = value
-            self.recorded = RecordedName(value)
+            var name = value
+            self.recorded = name.withUTF8 { axiom_flight_recorder_name($0.baseAddress, $0.count) }
         }
     }
 

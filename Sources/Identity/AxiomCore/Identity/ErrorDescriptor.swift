@@ -1,5 +1,6 @@
 import AxiomCatalog
 import CAxiomFlightRecorder
+import Synchronization
 
 /// Everything the runtime needs to decide about one error code.
 ///
@@ -36,10 +37,10 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     public let httpStatus: Int?
     /// Who registered it: `builtin`, or a plugin id.
     public let source: String
-    /// `domain/code` in UTF-8, as the flight recorder writes it: made once, zero-padded to the ring's field, so that
-    /// recording an error copies a fixed number of ready bytes rather than joining two strings each time. Owned by
-    /// the descriptor (allocated in `init`, freed in `deinit`); never written after `init`.
-    let recordedName: RecordedName
+    /// `domain/code`'s index in the flight recorder's table of names, 0 until an error of this code is first recorded:
+    /// a record then writes four bytes rather than joining and copying two strings each time. Descriptors of the same
+    /// code share one index.
+    private let recordedNameIndex = Atomic<UInt32>(0)
 
     /// Creates a descriptor. `source` is assigned by the registry when the catalog is registered.
     package init(
@@ -73,7 +74,6 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
         self.isSensitive = isSensitive
         self.httpStatus = httpStatus
         self.source = source
-        self.recordedName = RecordedName("\(code.domain)/\(code.code)")
     }
 
     /// The descriptor of a declared code, with its keys as ``CodeDefinition/messageKeys`` derives them. `source` is
@@ -87,8 +87,6 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
             escalation: definition.escalation, isSensitive: definition.isSensitive, httpStatus: definition.httpStatus,
             source: source)
     }
-
-    deinit { recordedName.pointer.deallocate() }
 
     /// The statuses a descriptor may name: client and server errors. The registry refuses a catalog with any other.
     package static let httpStatusRange = 400...599
@@ -109,17 +107,22 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     }
 }
 
-/// A name as the flight recorder copies it: its bytes zero-padded to the ring's longest field, in memory that whoever
-/// made it owns and frees.
-package struct RecordedName: @unchecked Sendable {
-    // @unchecked: the memory is written once, here, before the value can be shared, and only read after.
-    /// The name, ready for `axiom_flight_recorder_record`.
-    package let pointer: UnsafeMutablePointer<axiom_recorded_name>
+extension ErrorDescriptor {
+    /// `domain/code`'s index in the flight recorder's table of names (`AXIOM_RECORDED_NAME_NONE` when the table is
+    /// full), found the first time.
+    @inline(__always)
+    var recordedName: UInt32 {
+        let index = recordedNameIndex.load(ordering: .relaxed)
+        return index != 0 ? index : findRecordedName()
+    }
 
-    /// Allocates the name's memory and fills it with `name`'s UTF-8 bytes.
-    package init(_ name: String) {
-        pointer = .allocate(capacity: 1)
-        var bytes = Array(name.utf8)
-        axiom_recorded_name_init(pointer, &bytes, bytes.count)
+    @inline(never)
+    private func findRecordedName() -> UInt32 {
+        var name = "\(code.domain)/\(code.code)"
+        let index = name.withUTF8 { axiom_flight_recorder_name($0.baseAddress, $0.count) }
+        // Relaxed: the table published the name before handing out its index, and a reader (the crash handler)
+        // acquires the table's count itself. Two threads storing at once store the same index.
+        recordedNameIndex.store(index, ordering: .relaxed)
+        return index
     }
 }
