@@ -59,7 +59,7 @@
 #define OVERFLOW_RETRY 64
 
 // One decided error as a slot keeps it: the names as indexes into the table of names, which the crash handler expands
-// into a struct axiom_recent_error. Starts with its time, laid out as a struct timespec (see fill_header).
+// into a struct axiom_recent_error. Starts with its time, laid out as a struct timespec (see stamp).
 struct record {
     int64_t seconds;
     int64_t nanoseconds;
@@ -293,23 +293,43 @@ __attribute__((always_inline)) static inline uint8_t copy_short(char *to, size_t
     return (uint8_t)n;
 }
 
-// The fields every record writes first. The coarse clock (the kernel's last tick, a few milliseconds old at
-// most) costs a third of the precise one; the ring's order, not the clock, says which error came first.
-// The clock writes straight into the slot, whose first two fields are laid out as a struct timespec: copying a
-// timespec from the stack would load 16 bytes that the clock stored as two 8-byte halves, a load the processor
-// cannot forward from those stores, and it waits for them (that wait was most of a record's time).
+// The record's time, written last, once the other fields are: the arguments are spent by then, so only the slot and
+// its sequence live across the clock's call (written first, the call kept all six arguments in saved registers). The
+// coarse clock (the kernel's last tick, a few milliseconds old at most) costs a third of the precise one; the ring's
+// order, not the clock, says which error came first. The clock writes straight into the slot, whose first two fields
+// are laid out as a struct timespec: copying a timespec from the stack would load 16 bytes that the clock stored as
+// two 8-byte halves, a load the processor cannot forward from those stores, and it waits for them (that wait was
+// most of a record's time).
 _Static_assert(sizeof(struct timespec) == 16 && offsetof(struct record, seconds) == 0 &&
                    offsetof(struct record, nanoseconds) == 8 && sizeof(time_t) == sizeof(int64_t),
                "the slot's time fields are a struct timespec");
-__attribute__((always_inline)) static inline void fill_header(struct record *error, uint32_t attempt,
-                                                              uint8_t resolution) {
-    struct timespec *now = (struct timespec *)(void *)error;
-    if (clock_gettime(CLOCK_REALTIME_COARSE, now) != 0) {
+typedef int (*clock_function)(clockid_t, struct timespec *);
+static int first_clock(clockid_t clock, struct timespec *now);
+// The kernel's clock_gettime in the vDSO, called directly: glibc's clock_gettime calls the same function through a
+// wrapper of its own, which costs about a third of the coarse clock's time. Found at the first record; glibc's
+// where the process has no vDSO (under valgrind, say).
+static _Atomic(clock_function) read_clock = first_clock;
+
+static int first_clock(clockid_t clock, struct timespec *now) {
+    clock_function found = clock_gettime;
+    void *vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (vdso) {
+        // Its name on x86-64, then on aarch64.
+        void *symbol = dlsym(vdso, "__vdso_clock_gettime");
+        if (!symbol) symbol = dlsym(vdso, "__kernel_clock_gettime");
+        if (symbol) found = (clock_function)symbol;
+        dlclose(vdso);
+    }
+    atomic_store_explicit(&read_clock, found, memory_order_relaxed);
+    return found(clock, now);
+}
+
+__attribute__((always_inline)) static inline void stamp(struct record *record) {
+    struct timespec *now = (struct timespec *)(void *)record;
+    if (atomic_load_explicit(&read_clock, memory_order_relaxed)(CLOCK_REALTIME_COARSE, now) != 0) {
         now->tv_sec = 0;
         now->tv_nsec = 0;
     }
-    error->attempt = attempt;
-    error->resolution = resolution;
 }
 
 static struct slot *begin_unowned(uint64_t *publish);
@@ -357,17 +377,39 @@ __attribute__((noinline)) static struct slot *begin_unowned(uint64_t *publish) {
     return slot;
 }
 
-void axiom_flight_recorder_record(uint32_t code, uint32_t layer, const uint8_t *operation, size_t operation_length,
-                                  uint32_t attempt, uint8_t resolution) {
-    uint64_t publish;
-    struct slot *slot = begin_record(&publish);
-    if (!slot) return;
+// Fills a slot that begin_record gave and publishes it.
+__attribute__((always_inline)) static inline void write_record(struct slot *slot, uint64_t publish, uint32_t code,
+                                                               uint32_t layer, const uint8_t *operation,
+                                                               size_t operation_length, uint32_t attempt,
+                                                               uint8_t resolution) {
     struct record *record = &slot->record;
-    fill_header(record, attempt, resolution);
+    record->attempt = attempt;
+    record->resolution = resolution;
     record->code = code;
     record->layer = layer;
     record->operation_length = copy_short(record->operation, sizeof(record->operation), operation, operation_length);
+    stamp(record);
     end_record(slot, publish);
+}
+
+// A record of a thread that owns no shard (yet): a call of its own, so that the usual path keeps no argument alive
+// across a call but the clock's.
+__attribute__((noinline)) static void record_unowned(uint32_t code, uint32_t layer, const uint8_t *operation,
+                                                     size_t operation_length, uint32_t attempt, uint8_t resolution) {
+    uint64_t publish;
+    struct slot *slot = begin_unowned(&publish);
+    if (slot) write_record(slot, publish, code, layer, operation, operation_length, attempt, resolution);
+}
+
+void axiom_flight_recorder_record(uint32_t code, uint32_t layer, const uint8_t *operation, size_t operation_length,
+                                  uint32_t attempt, uint8_t resolution) {
+    if (__builtin_expect(thread_shard - 1 >= AXIOM_RECENT_ERROR_SHARDS, 0)) {
+        record_unowned(code, layer, operation, operation_length, attempt, resolution);
+        return;
+    }
+    uint64_t publish;
+    struct slot *slot = begin_record(&publish);
+    write_record(slot, publish, code, layer, operation, operation_length, attempt, resolution);
 }
 
 void axiom_flight_recorder_record_error(const uint8_t *code, size_t code_length, const uint8_t *layer,
