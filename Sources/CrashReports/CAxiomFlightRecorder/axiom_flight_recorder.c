@@ -457,7 +457,7 @@ static uint8_t copy_name(char *to, size_t capacity, uint32_t index) {
 }
 
 // A slot's record as a report keeps it: the names copied in from the table, every byte past a field's length zero.
-// Async-signal-safe: byte loops, no libc call.
+// Async-signal-safe: loads and stores (which the compiler may turn into memset and memcpy, both async-signal-safe).
 static void expand(const struct record *record, struct axiom_recent_error *out) {
     uint8_t *bytes = (uint8_t *)out;
     for (size_t i = 0; i < sizeof(*out); i++) bytes[i] = 0;

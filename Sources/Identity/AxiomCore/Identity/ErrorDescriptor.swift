@@ -38,8 +38,8 @@ public final class ErrorDescriptor: Sendable, CustomStringConvertible {
     /// Who registered it: `builtin`, or a plugin id.
     public let source: String
     /// `domain/code`'s index in the flight recorder's table of names, 0 until an error of this code is first recorded:
-    /// a record then writes four bytes rather than joining and copying two strings each time. Descriptors of the same
-    /// code share one index.
+    /// a record writes these four bytes where it copied the name's 64, and a descriptor made for a catalog that never
+    /// records allocates no name. Descriptors of the same code share one index.
     private let recordedNameIndex = Atomic<UInt32>(0)
 
     /// Creates a descriptor. `source` is assigned by the registry when the catalog is registered.
