@@ -17,7 +17,7 @@ struct AxiomCommand: AsyncParsableCommand {
     /// options: such tokens move behind a `--` so that ArgumentParser reads them as positional values.
     static func main() async {
         // Symbolication reads ahead on every processor, and glibc gives each thread's arena its memory by `mprotect`,
-        // a little at a time: 613 calls for 200 addresses of a 12 MB binary, 39 with a pad of 16 MB (which only
+        // a little at a time: 613 calls for 200 addresses of a 12 MB binary, 36 with a pad of 16 MB (which only
         // reserves address space; pages cost memory when they are touched). Set before the first thread starts.
         padThreadHeaps(by: 16 << 20)
         var arguments = Array(CommandLine.arguments.dropFirst())
