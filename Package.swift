@@ -297,7 +297,7 @@ let package = Package(
         .testTarget(
             name: "AxiomCrashTests",
             dependencies: [
-                "Axiom", "AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication", "axiom", "AxiomSchemaCheck",
+                "Axiom", "AxiomCrash", "AxiomCrashProbe", "AxiomSymbolication", "axiom", "AxiomSchemaCheck", "CAxiomCrash",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -501,11 +501,15 @@ static uint32_t capture_frames(ucontext_t *uc, uint64_t *frames, uint32_t capaci
 
 /// One other thread's stack, captured by that thread in its own handler of the dump signal.
 struct thread_capture {
-    /// Protocol between the crashed thread (C) and the thread asked (T):
-    /// C: IDLE → REQUESTED, then tgkill. T: REQUESTED → RUNNING, unwind, → DONE.
-    /// C, at its deadline: REQUESTED → ABANDONED (T then does nothing); a slot still
-    /// RUNNING is abandoned too and not read (T finishes writing a slot nobody reads).
-    _Atomic int state;
+    /// Protocol between the crashed thread (C) and the thread asked (T), AXIOM_CRASH_ANSWER_*:
+    /// C: IDLE → REQUESTED, then tgkill. T: REQUESTED → RUNNING, unwind, RUNNING → DONE.
+    /// C, at its deadline, settles: REQUESTED → ABANDONED (T then does nothing); a slot still
+    /// RUNNING is abandoned too and not read (T finishes writing a slot nobody reads, and its
+    /// RUNNING → DONE fails). Only the axiom_crash_answer_* calls change it.
+    int state;
+    /// The settled state, written by C alone once the deadline has passed: what the report's
+    /// plan and its writing both read.
+    int settled;
     int tid;
     uint32_t frame_count;
     uint32_t omitted_frames;
@@ -514,7 +518,29 @@ struct thread_capture {
     uint64_t frames[AXIOM_CRASH_MAX_THREAD_FRAMES];
 };
 
-enum { CAPTURE_IDLE, CAPTURE_REQUESTED, CAPTURE_RUNNING, CAPTURE_DONE, CAPTURE_ABANDONED };
+int axiom_crash_answer_begin(int *state) {
+    int expected = AXIOM_CRASH_ANSWER_REQUESTED;
+    return __atomic_compare_exchange_n(state, &expected, AXIOM_CRASH_ANSWER_RUNNING, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST);
+}
+
+int axiom_crash_answer_finish(int *state) {
+    // A compare-and-swap, never a store: a store would turn a slot the crashed thread already
+    // abandoned (and planned as unanswered) into DONE under the report being written.
+    int expected = AXIOM_CRASH_ANSWER_RUNNING;
+    return __atomic_compare_exchange_n(state, &expected, AXIOM_CRASH_ANSWER_DONE, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST);
+}
+
+int axiom_crash_answer_settle(int *state) {
+    int current = __atomic_load_n(state, __ATOMIC_SEQ_CST);
+    while (current == AXIOM_CRASH_ANSWER_REQUESTED || current == AXIOM_CRASH_ANSWER_RUNNING) {
+        if (__atomic_compare_exchange_n(state, &current, AXIOM_CRASH_ANSWER_ABANDONED, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
+            return AXIOM_CRASH_ANSWER_ABANDONED;
+    }
+    return current;
+}
 
 #define MODULE_AREA_SIZE (512 * 1024)
 #define MAX_RECENT_ERRORS AXIOM_RECENT_ERROR_CAPACITY
@@ -571,12 +597,11 @@ static void dump_handler(int signal, siginfo_t *info, void *context) {
         for (int i = 0; i < AXIOM_CRASH_MAX_THREADS; i++) {
             struct thread_capture *capture = &area->threads[i];
             if (capture->tid != tid) continue;
-            int expected = CAPTURE_REQUESTED;
-            if (!atomic_compare_exchange_strong(&capture->state, &expected, CAPTURE_RUNNING)) break;
+            if (!axiom_crash_answer_begin(&capture->state)) break;
             capture->frame_count = capture_frames((ucontext_t *)context, capture->frames,
                                                   AXIOM_CRASH_MAX_THREAD_FRAMES, &capture->omitted_frames,
                                                   &capture->unwind_failed, NULL, NULL);
-            atomic_store(&capture->state, CAPTURE_DONE);
+            axiom_crash_answer_finish(&capture->state);
             // Stay here until the report is written: the thread's state does not change under the
             // report, and a thread woken from sleep(3) or poll(2) does not run on (EINTR) while the
             // process is dying. Bounded, in case a previous handler lets the process live.
@@ -655,10 +680,12 @@ static uint32_t capture_other_threads(int crashed_tid, uint32_t *omitted) {
             capture->tid = tid;
             capture->frame_count = 0;
             capture->omitted_frames = 0;
+            capture->settled = AXIOM_CRASH_ANSWER_ABANDONED;
             read_thread_name(tid, capture->name);
-            atomic_store(&capture->state, CAPTURE_REQUESTED);
+            __atomic_store_n(&capture->state, AXIOM_CRASH_ANSWER_REQUESTED, __ATOMIC_SEQ_CST);
             if (!can_ask || syscall(SYS_tgkill, pid, tid, DUMP_SIGNAL) != 0) {
-                atomic_store(&capture->state, CAPTURE_ABANDONED);  // gone meanwhile, or no signal
+                // Gone meanwhile, or no signal.
+                __atomic_store_n(&capture->state, AXIOM_CRASH_ANSWER_ABANDONED, __ATOMIC_SEQ_CST);
             }
         }
     }
@@ -667,21 +694,17 @@ static uint32_t capture_other_threads(int crashed_tid, uint32_t *omitted) {
     for (;;) {
         int pending = 0;
         for (uint32_t i = 0; i < count; i++) {
-            int state = atomic_load(&work->threads[i].state);
-            if (state == CAPTURE_REQUESTED || state == CAPTURE_RUNNING) pending = 1;
+            int state = __atomic_load_n(&work->threads[i].state, __ATOMIC_SEQ_CST);
+            if (state == AXIOM_CRASH_ANSWER_REQUESTED || state == AXIOM_CRASH_ANSWER_RUNNING) pending = 1;
         }
         if (!pending || monotonic_ns() >= deadline) break;
         struct timespec pause = {0, 200000};
         nanosleep(&pause, NULL);
     }
-    for (uint32_t i = 0; i < count; i++) {
-        int expected = CAPTURE_REQUESTED;
-        if (!atomic_compare_exchange_strong(&work->threads[i].state, &expected, CAPTURE_ABANDONED) &&
-            expected == CAPTURE_RUNNING)
-            atomic_store(&work->threads[i].state, CAPTURE_ABANDONED);
-    }
+    for (uint32_t i = 0; i < count; i++) work->threads[i].settled = axiom_crash_answer_settle(&work->threads[i].state);
     // A late answer finds its slot abandoned and does nothing; one already running writes a
-    // slot nobody reads. Either way the previous SIGPROF action (a profiler's) comes back.
+    // slot nobody reads, and leaves it abandoned. Either way the previous SIGPROF action (a
+    // profiler's) comes back.
     if (can_ask) sigaction(DUMP_SIGNAL, &previous_dump_action, NULL);
     return count;
 }
@@ -926,7 +949,7 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
         thread_count = capture_other_threads(tid, &omitted_threads);
         for (uint32_t i = 0; i < thread_count; i++) {
             struct thread_capture *capture = &work->threads[i];
-            uint32_t count = capture->state == CAPTURE_DONE ? capture->frame_count : 0;
+            uint32_t count = capture->settled == AXIOM_CRASH_ANSWER_DONE ? capture->frame_count : 0;
             plan_record(&plan, AXIOM_CRASH_THREAD_RECORD_FIXED_LENGTH + count * 8ull);
         }
         if (omitted_threads) plan_record(&plan, 8);
@@ -979,7 +1002,7 @@ static void write_report(int signal, const siginfo_t *info, ucontext_t *uc, int 
                  write_all(fd, work->message, message_length);
     for (uint32_t i = 0; !failed && i < thread_count; i++) {
         struct thread_capture *capture = &work->threads[i];
-        int answered = capture->state == CAPTURE_DONE;
+        int answered = capture->settled == AXIOM_CRASH_ANSWER_DONE;
         uint32_t count = answered ? capture->frame_count : 0;
         uint32_t fixed[4] = {(uint32_t)capture->tid, 0, count, answered ? capture->omitted_frames : 0};
         if (!answered) fixed[1] |= AXIOM_CRASH_THREAD_NO_ANSWER;

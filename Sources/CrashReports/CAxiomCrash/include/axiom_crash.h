@@ -63,6 +63,33 @@ int axiom_crash_is_installed(void);
 
 #define AXIOM_CRASH_ALTERNATE_STACK_SIZE (64 * 1024)
 
+/// How another thread's answer to the crashed thread's request for its stack goes, one
+/// `int` per thread, changed only by the three calls below (atomically, async-signal-safe).
+/// The crashed thread sets REQUESTED and sends the signal; the thread asked begins (to
+/// RUNNING), unwinds, and finishes (to DONE); the crashed thread, at its deadline, settles
+/// every slot. A settled slot never changes again, so the report's plan of its length and its
+/// writing read the same answer. The handler uses them; its tests call them directly, since
+/// a thread that answers after the deadline cannot be made to on demand.
+enum {
+    AXIOM_CRASH_ANSWER_IDLE,
+    AXIOM_CRASH_ANSWER_REQUESTED,
+    AXIOM_CRASH_ANSWER_RUNNING,
+    AXIOM_CRASH_ANSWER_DONE,
+    AXIOM_CRASH_ANSWER_ABANDONED,
+};
+
+/// The thread asked, on the signal: REQUESTED to RUNNING. Zero when the slot was not
+/// requested (abandoned already): the thread then unwinds nothing.
+int axiom_crash_answer_begin(int *state);
+
+/// The thread asked, its stack written: RUNNING to DONE. Zero when the crashed thread settled
+/// the slot meanwhile (it abandoned it): the slot stays ABANDONED and is not read.
+int axiom_crash_answer_finish(int *state);
+
+/// The crashed thread, at its deadline: a slot still REQUESTED or RUNNING becomes ABANDONED.
+/// Returns the slot's final state, DONE or ABANDONED (or IDLE for a slot never requested).
+int axiom_crash_answer_settle(int *state);
+
 /// Captures the calling thread's return addresses with libunwind's fast path (its
 /// per-thread cache, no unw_step loop). Returns the number stored, at most `capacity`.
 /// The first is the return address of this call, inside the calling function:
