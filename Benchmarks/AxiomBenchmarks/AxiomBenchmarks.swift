@@ -96,12 +96,8 @@ let benchmarks: @Sendable () -> Void = {
     // Every decided error is written into the crash reporter's flight-recorder ring (dispatch above includes it), as
     // pipelines write it: the code's and the layer's names found once in the recorder's table of names, the
     // operation's bytes as they are.
-    func ringName(_ name: String) -> UInt32 {
-        var name = name
-        return name.withUTF8 { axiom_flight_recorder_name($0.baseAddress, $0.count) }
-    }
-    let ringCode = ringName("bench/FOURTH")
-    let ringLayer = ringName("application")
+    let ringCode = FlightRecorder.nameIndex("bench/FOURTH")
+    let ringLayer = FlightRecorder.nameIndex("application")
     let operationBytes = Array("bench".utf8)
     let ringOperation = UnsafeMutablePointer<UInt8>.allocate(capacity: operationBytes.count)
     ringOperation.initialize(from: operationBytes, count: operationBytes.count)

@@ -89,8 +89,8 @@ struct FlightRecorderTests {
             let code = "len\(token)/\(length)/".padding(toLength: codeLengths[length % 6], withPad: "c", startingAt: 0)
             let layer = String(repeating: "y", count: layerLengths[length % 5])
             let operation = String((0..<length).map { Character(UnicodeScalar(UInt8(65 + $0 % 26))) })
-            let codeName = Self.recordedName(code)
-            let layerName = Self.recordedName(layer)
+            let codeName = FlightRecorder.nameIndex(code)
+            let layerName = FlightRecorder.nameIndex(layer)
             var bytes = Array(operation.utf8)
             // Read back at once; other suites' writes could push it out of the newest 32, so try again if they did.
             var found: FlightRecorder.Entry?
@@ -110,27 +110,21 @@ struct FlightRecorderTests {
         }
     }
 
-    /// `name`'s index in the recorder's table of names.
-    static func recordedName(_ name: String) -> UInt32 {
-        var name = name
-        return name.withUTF8 { axiom_flight_recorder_name($0.baseAddress, $0.count) }
-    }
-
     /// A name is kept once, whoever asks for it (two descriptors of one code, a layer and a code spelled alike), and
     /// only its first 64 bytes count: the table grows with the distinct names a process records, not with its
     /// errors or its descriptors.
     @Test("the table of names keeps each name once, cut at 64 bytes")
     func namesAreKeptOnce() {
         let token = UInt64.random(in: 0...UInt64.max)
-        let first = Self.recordedName("names\(token)/FIRST")
+        let first = FlightRecorder.nameIndex("names\(token)/FIRST")
         #expect(first != 0 && first != AXIOM_RECORDED_NAME_NONE)
-        #expect(Self.recordedName("names\(token)/FIRST") == first)
-        let second = Self.recordedName("names\(token)/SECOND")
+        #expect(FlightRecorder.nameIndex("names\(token)/FIRST") == first)
+        let second = FlightRecorder.nameIndex("names\(token)/SECOND")
         #expect(second != first && second != AXIOM_RECORDED_NAME_NONE)
         let long = "names\(token)/" + String(repeating: "L", count: 80)
-        #expect(Self.recordedName(long) == Self.recordedName(String(long.prefix(64))))
-        #expect(Self.recordedName(long) != Self.recordedName(String(long.prefix(63))))
-        #expect(Self.recordedName("") == Self.recordedName(""))
+        #expect(FlightRecorder.nameIndex(long) == FlightRecorder.nameIndex(String(long.prefix(64))))
+        #expect(FlightRecorder.nameIndex(long) != FlightRecorder.nameIndex(String(long.prefix(63))))
+        #expect(FlightRecorder.nameIndex("") == FlightRecorder.nameIndex(""))
     }
 
     /// A name the table could not keep (it is full, or its memory could not be mapped) is recorded all the same, with

@@ -32,6 +32,13 @@ package enum FlightRecorder {
         package var nanoseconds: Int64
     }
 
+    /// `name`'s index in the recorder's table of names, which keeps each name once (cut at 64 bytes) in memory the
+    /// crash handler reads; `AXIOM_RECORDED_NAME_NONE` once the table is full.
+    package static func nameIndex(_ name: String) -> UInt32 {
+        var name = name
+        return name.withUTF8 { axiom_flight_recorder_name($0.baseAddress, $0.count) }
+    }
+
     /// The errors the ring holds now, oldest first (at most ``capacity``). A slot being written at that moment
     /// is left out.
     package static func recentErrors() -> [Entry] {

@@ -1,4 +1,3 @@
-import CAxiomFlightRecorder
 import Synchronization
 
 /// A layer of the application that errors flow through: client → context → application.
@@ -13,8 +12,7 @@ public struct Layer: Hashable, Sendable, CustomStringConvertible {
         let recorded: UInt32
         init(_ value: String) {
             self.value = value
-            var name = value
-            self.recorded = name.withUTF8 { axiom_flight_recorder_name($0.baseAddress, $0.count) }
+            self.recorded = FlightRecorder.nameIndex(value)
         }
     }
 

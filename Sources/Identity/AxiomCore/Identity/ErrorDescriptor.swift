@@ -1,5 +1,4 @@
 import AxiomCatalog
-import CAxiomFlightRecorder
 import Synchronization
 
 /// Everything the runtime needs to decide about one error code.
@@ -118,8 +117,7 @@ extension ErrorDescriptor {
 
     @inline(never)
     private func findRecordedName() -> UInt32 {
-        var name = "\(code.domain)/\(code.code)"
-        let index = name.withUTF8 { axiom_flight_recorder_name($0.baseAddress, $0.count) }
+        let index = FlightRecorder.nameIndex("\(code.domain)/\(code.code)")
         // Relaxed: the table published the name before handing out its index, and a reader (the crash handler)
         // acquires the table's count itself. Two threads storing at once store the same index.
         recordedNameIndex.store(index, ordering: .relaxed)
