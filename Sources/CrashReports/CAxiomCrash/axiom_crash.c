@@ -503,8 +503,8 @@ static uint32_t capture_frames(ucontext_t *uc, uint64_t *frames, uint32_t capaci
 struct thread_capture {
     /// Protocol between the crashed thread (C) and the thread asked (T), AXIOM_CRASH_ANSWER_*:
     /// C: IDLE → REQUESTED, then tgkill. T: REQUESTED → RUNNING, unwind, RUNNING → DONE.
-    /// C, at its deadline, settles: REQUESTED → ABANDONED (T then does nothing); a slot still
-    /// RUNNING is abandoned too and not read (T finishes writing a slot nobody reads, and its
+    /// C, at its first deadline: REQUESTED → ABANDONED (T then does nothing); at its last, it settles
+    /// every slot: one still RUNNING is abandoned too and not read (T finishes writing a slot nobody reads, and its
     /// RUNNING → DONE fails). Only the axiom_crash_answer_* calls change it.
     int state;
     /// The settled state, written by C alone once the deadline has passed: what the report's
@@ -564,8 +564,12 @@ struct work_area {
 static struct work_area *work;
 static size_t work_size;
 
-/// How long the crashed thread waits, in all, for the other threads' stacks.
+/// How long the crashed thread waits, in all, for the other threads to take the request for their stacks.
 #define THREAD_DUMP_DEADLINE_NS (500 * 1000000LL)
+/// How long, in all, it waits for a thread that took the request and is unwinding: on a loaded machine (or under a
+/// sanitizer, which delivers signals late) a thread can begin just before the first deadline, and its stack is then
+/// almost always a few milliseconds away. A thread stuck inside its answer is abandoned at this one.
+#define THREAD_DUMP_RUNNING_DEADLINE_NS (2000 * 1000000LL)
 
 /// The signal that asks a thread for its stack: SIGPROF, because libdispatch's worker
 /// threads (the Swift concurrency cooperative pool runs on them) block every signal but the
@@ -689,15 +693,28 @@ static uint32_t capture_other_threads(int crashed_tid, uint32_t *omitted) {
             }
         }
     }
-    // One deadline for all: the threads answer in parallel.
-    int64_t deadline = monotonic_ns() + THREAD_DUMP_DEADLINE_NS;
+    // One deadline for all, since the threads answer in parallel: the first for threads yet to begin, the second
+    // for threads that began (the wait goes on past the first only while one is unwinding).
+    int64_t asked = monotonic_ns();
+    int64_t deadline = asked + THREAD_DUMP_DEADLINE_NS, running_deadline = asked + THREAD_DUMP_RUNNING_DEADLINE_NS;
+    int late = 0;
     for (;;) {
+        int64_t now = monotonic_ns();
+        if (!late && now >= deadline) {
+            // Past the first deadline a thread that has not begun never will: its slot is abandoned now.
+            late = 1;
+            for (uint32_t i = 0; i < count; i++) {
+                int expected = AXIOM_CRASH_ANSWER_REQUESTED;
+                __atomic_compare_exchange_n(&work->threads[i].state, &expected, AXIOM_CRASH_ANSWER_ABANDONED, 0,
+                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            }
+        }
         int pending = 0;
         for (uint32_t i = 0; i < count; i++) {
             int state = __atomic_load_n(&work->threads[i].state, __ATOMIC_SEQ_CST);
             if (state == AXIOM_CRASH_ANSWER_REQUESTED || state == AXIOM_CRASH_ANSWER_RUNNING) pending = 1;
         }
-        if (!pending || monotonic_ns() >= deadline) break;
+        if (!pending || now >= running_deadline) break;
         struct timespec pause = {0, 200000};
         nanosleep(&pause, NULL);
     }
