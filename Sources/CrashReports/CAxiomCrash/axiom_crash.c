@@ -505,7 +505,7 @@ struct thread_capture {
     /// C: IDLE → REQUESTED, then tgkill. T: REQUESTED → RUNNING, unwind, RUNNING → DONE.
     /// C, at its first deadline: REQUESTED → ABANDONED (T then does nothing); at its last, it settles
     /// every slot: one still RUNNING is abandoned too and not read (T finishes writing a slot nobody reads, and its
-    /// RUNNING → DONE fails). Only the axiom_crash_answer_* calls change it.
+    /// RUNNING → DONE fails). After REQUESTED, only the axiom_crash_answer_* calls change it.
     int state;
     /// The settled state, written by C alone once the deadline has passed: what the report's
     /// plan and its writing both read.
@@ -530,6 +530,12 @@ int axiom_crash_answer_finish(int *state) {
     int expected = AXIOM_CRASH_ANSWER_RUNNING;
     return __atomic_compare_exchange_n(state, &expected, AXIOM_CRASH_ANSWER_DONE, 0, __ATOMIC_SEQ_CST,
                                        __ATOMIC_SEQ_CST);
+}
+
+void axiom_crash_answer_close(int *state) {
+    int expected = AXIOM_CRASH_ANSWER_REQUESTED;
+    __atomic_compare_exchange_n(state, &expected, AXIOM_CRASH_ANSWER_ABANDONED, 0, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
 }
 
 int axiom_crash_answer_settle(int *state) {
@@ -687,10 +693,8 @@ static uint32_t capture_other_threads(int crashed_tid, uint32_t *omitted) {
             capture->settled = AXIOM_CRASH_ANSWER_ABANDONED;
             read_thread_name(tid, capture->name);
             __atomic_store_n(&capture->state, AXIOM_CRASH_ANSWER_REQUESTED, __ATOMIC_SEQ_CST);
-            if (!can_ask || syscall(SYS_tgkill, pid, tid, DUMP_SIGNAL) != 0) {
-                // Gone meanwhile, or no signal.
-                __atomic_store_n(&capture->state, AXIOM_CRASH_ANSWER_ABANDONED, __ATOMIC_SEQ_CST);
-            }
+            // Gone meanwhile, or no signal.
+            if (!can_ask || syscall(SYS_tgkill, pid, tid, DUMP_SIGNAL) != 0) axiom_crash_answer_close(&capture->state);
         }
     }
     // One deadline for all, since the threads answer in parallel: the first for threads yet to begin, the second
@@ -703,11 +707,7 @@ static uint32_t capture_other_threads(int crashed_tid, uint32_t *omitted) {
         if (!late && now >= deadline) {
             // Past the first deadline a thread that has not begun never will: its slot is abandoned now.
             late = 1;
-            for (uint32_t i = 0; i < count; i++) {
-                int expected = AXIOM_CRASH_ANSWER_REQUESTED;
-                __atomic_compare_exchange_n(&work->threads[i].state, &expected, AXIOM_CRASH_ANSWER_ABANDONED, 0,
-                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-            }
+            for (uint32_t i = 0; i < count; i++) axiom_crash_answer_close(&work->threads[i].state);
         }
         int pending = 0;
         for (uint32_t i = 0; i < count; i++) {

@@ -64,10 +64,10 @@ int axiom_crash_is_installed(void);
 #define AXIOM_CRASH_ALTERNATE_STACK_SIZE (64 * 1024)
 
 /// How another thread's answer to the crashed thread's request for its stack goes, one
-/// `int` per thread, changed only by the three calls below (atomically, async-signal-safe).
-/// The crashed thread sets REQUESTED and sends the signal; the thread asked begins (to
-/// RUNNING), unwinds, and finishes (to DONE); the crashed thread, at its deadline, settles
-/// every slot. A settled slot never changes again, so the report's plan of its length and its
+/// `int` per thread: the crashed thread sets REQUESTED and sends the signal; from then on only
+/// the four calls below change it (atomically, async-signal-safe). The thread asked begins (to
+/// RUNNING), unwinds, and finishes (to DONE); the crashed thread closes a slot whose thread
+/// cannot be asked or has not begun by the first deadline, and at the last settles every slot. A settled slot never changes again, so the report's plan of its length and its
 /// writing read the same answer. The handler uses them; its tests call them directly, since
 /// a thread that answers after the deadline cannot be made to on demand.
 enum {
@@ -86,7 +86,11 @@ int axiom_crash_answer_begin(int *state);
 /// the slot meanwhile (it abandoned it): the slot stays ABANDONED and is not read.
 int axiom_crash_answer_finish(int *state);
 
-/// The crashed thread, at its deadline: a slot still REQUESTED or RUNNING becomes ABANDONED.
+/// The crashed thread, for a thread it cannot ask or that has not begun by the first deadline:
+/// REQUESTED to ABANDONED, so that the thread never begins. A slot already RUNNING is left running.
+void axiom_crash_answer_close(int *state);
+
+/// The crashed thread, at its last deadline: a slot still REQUESTED or RUNNING becomes ABANDONED.
 /// Returns the slot's final state, DONE or ABANDONED (or IDLE for a slot never requested).
 int axiom_crash_answer_settle(int *state);
 
