@@ -81,22 +81,52 @@ struct CompileUnitTable {
 
     mutating func finish() {
         topLevel.sort { $0.low < $1.low }
-        // Stable order within one address keeps table order; end-of-sequence rows sort first so that a
-        // sequence starting where another ends wins. Rows already in that order (one sequence, or sequences
-        // emitted in address order) are left as they are.
-        let isSorted = rows.indices.dropFirst().allSatisfy { index in
-            let previous = rows[index - 1]
-            let row = rows[index]
-            return previous.address < row.address
-                || (previous.address == row.address && (previous.isEndSequence || !row.isEndSequence))
+        // Rows are ordered by address, stably; at one address end-of-sequence rows come first, so that a sequence
+        // starting where another ends wins. Rows already in that order (one sequence, or sequences emitted in
+        // address order) are left as they are.
+        if Self.isOrdered(rows) { return }
+        // Each sequence's rows are in address order already: when the sequences do not overlap (the usual case,
+        // code placed by the linker in another order than compiled), putting whole sequences in order of their
+        // first address orders the rows with one copy instead of a sort.
+        if rows.last?.isEndSequence == true {
+            var sequences: [Range<Int>] = []
+            var start = 0
+            for index in rows.indices where rows[index].isEndSequence {
+                sequences.append(start..<(index + 1))
+                start = index + 1
+            }
+            sequences.sort { lhs, rhs in
+                let (left, right) = (rows[lhs.lowerBound].address, rows[rhs.lowerBound].address)
+                return left != right ? left < right : lhs.lowerBound < rhs.lowerBound
+            }
+            var joined: [LineRow] = []
+            joined.reserveCapacity(rows.count)
+            for sequence in sequences { joined.append(contentsOf: rows[sequence]) }
+            if Self.isOrdered(joined) {
+                rows = joined
+                return
+            }
         }
-        if isSorted { return }
+        // Sequences that overlap (code a linker discarded, left at address 0), rows out of order within one, or a
+        // last sequence with no end: a stable sort.
         let indexed = rows.enumerated().sorted { lhs, rhs in
             if lhs.element.address != rhs.element.address { return lhs.element.address < rhs.element.address }
             if lhs.element.isEndSequence != rhs.element.isEndSequence { return lhs.element.isEndSequence }
             return lhs.offset < rhs.offset
         }
         rows = indexed.map(\.element)
+    }
+
+    /// Whether `rows` are in the order ``finish()`` gives them. Whole sequences, each closed by its end row, that
+    /// pass differ from the stable sort at most in the order of end rows at one address (a sequence that is an end
+    /// row alone), which a lookup reads alike: no line.
+    private static func isOrdered(_ rows: [LineRow]) -> Bool {
+        rows.indices.dropFirst().allSatisfy { index in
+            let previous = rows[index - 1]
+            let row = rows[index]
+            return previous.address < row.address
+                || (previous.address == row.address && (previous.isEndSequence || !row.isEndSequence))
+        }
     }
 
     func contains(_ scope: Scope, _ address: UInt64) -> Bool {

@@ -94,4 +94,12 @@ struct DIENameCache {
         kept[offset] = result
         return result
     }
+
+    /// Whether the names of the DIE at `offset` are kept.
+    func contains(_ offset: UInt64) -> Bool { kept[offset] != nil }
+
+    /// Keeps names found elsewhere (a job that read them on another thread), unless some are kept already.
+    mutating func keep(offset: UInt64, name: String?, linkageName: String?) {
+        if kept[offset] == nil { kept[offset] = (name, linkageName) }
+    }
 }

@@ -196,11 +196,16 @@ final class NativeDWARFReader: DebugInfoReader {
 
     /// The unit's abbreviations, parsed once per table (units may share one) and unit shape.
     private func abbrevTable(_ unit: Unit) -> AbbrevTable {
-        let shape = AbbrevTable.Shape(addressSize: unit.addressSize, offsetSize: unit.offsetSize, version: unit.version)
+        let shape = Self.abbrevShape(unit)
         if let table = abbrevTables[unit.abbrevOffset], table.shape == shape { return table }
         let table = AbbrevTable(abbrev, at: unit.abbrevOffset, shape: shape)
         abbrevTables[unit.abbrevOffset] = table
         return table
+    }
+
+    /// What a unit's abbreviations are parsed for: its address and offset sizes and its version.
+    private static func abbrevShape(_ unit: Unit) -> AbbrevTable.Shape {
+        AbbrevTable.Shape(addressSize: unit.addressSize, offsetSize: unit.offsetSize, version: unit.version)
     }
 
     // MARK: Attribute values
@@ -424,19 +429,30 @@ final class NativeDWARFReader: DebugInfoReader {
 
     /// What building one unit's table needs: the reader (read only), the unit, and its abbreviations.
     struct TableJob: @unchecked Sendable {
-        // @unchecked: the reader is not Sendable, and a job only reads its sections (``buildTable(_:)``), which are
-        // never written. The jobs of a batch run while the thread that made them waits for them, holding the
-        // symbolicator's lock, so nothing changes the reader meanwhile.
+        // @unchecked: the reader is not Sendable, and a job only reads its sections and its list of units
+        // (``build(_:)``), which nothing writes meanwhile: the jobs of a batch run while the thread that made them
+        // waits for them, holding the symbolicator's lock.
         let reader: NativeDWARFReader
         let index: Int
         let unit: Unit
-        let abbrevs: AbbrevTable
-        /// The addresses that fall in the unit: the inlined calls of the functions holding them are read too.
+        /// The unit's abbreviations when the reader has them already; else the job parses them.
+        let abbrevs: AbbrevTable?
+        /// The addresses that fall in the unit: the inlined calls of the functions holding them are read too, and
+        /// the names of every scope covering them.
         var addresses: [UInt64]
     }
 
+    /// What a job builds: the unit's table and abbreviations, and the names of the scopes covering its addresses
+    /// (by DIE offset), each linkage name with its demangled form.
+    struct BuiltUnit: Sendable {
+        var table: CompileUnitTable
+        var abbrevs: AbbrevTable
+        var names: [(offset: UInt64, name: String?, linkageName: String?)]
+        var demangled: [(name: String, demangled: String)]
+    }
+
     /// The units `addresses` fall in (the best candidate of each) whose tables are not built yet, each once, ready
-    /// to be built on any thread (``buildTable(_:)``) and kept (``store(_:for:)``).
+    /// to be built on any thread (``build(_:)``) and kept (``store(_:for:)``).
     func tableJobs(forAddresses addresses: [UInt64]) -> [TableJob] {
         var jobs: [TableJob] = []
         var jobOfUnit: [Int: Int] = [:]
@@ -448,30 +464,66 @@ final class NativeDWARFReader: DebugInfoReader {
                 continue
             }
             jobOfUnit[index] = jobs.count
-            // The abbreviations are parsed here, since their cache is the reader's.
+            // Abbreviations parsed before are reused; the others are parsed by the job, on its thread.
+            let unit = units[index]
+            let cached = abbrevTables[unit.abbrevOffset]
             jobs.append(
                 TableJob(
-                    reader: self, index: index, unit: units[index], abbrevs: abbrevTable(units[index]),
-                    addresses: [address]))
+                    reader: self, index: index, unit: unit,
+                    abbrevs: cached?.shape == Self.abbrevShape(unit) ? cached : nil, addresses: [address]))
         }
         return jobs
     }
 
-    /// The table of a job's unit, with the inlined calls of the functions holding its addresses. Reads the sections
-    /// and nothing the reader changes: jobs may run at once.
-    static func buildTable(_ job: TableJob) -> CompileUnitTable {
-        var table = job.reader.buildTable(job.unit, job.abbrevs)
+    /// The table of a job's unit, with the inlined calls of the functions holding its addresses, and the names of
+    /// the scopes covering them, demangled: what symbolicating the addresses reads from the unit. Reads the
+    /// sections and nothing the reader changes: jobs may run at once.
+    static func build(_ job: TableJob) -> BuiltUnit {
+        let reader = job.reader
+        let abbrevs =
+            job.abbrevs ?? AbbrevTable(reader.abbrev, at: job.unit.abbrevOffset, shape: abbrevShape(job.unit))
+        var table = reader.buildTable(job.unit, abbrevs)
+        var offsets: [UInt64] = []
         for address in job.addresses {
-            if let top = table.topLevelScope(containing: address), !table.scopes[Int(top)].childrenLoaded {
-                job.reader.loadInlinedCalls(of: top, in: &table, job.unit, job.abbrevs)
+            guard let top = table.topLevelScope(containing: address) else { continue }
+            if !table.scopes[Int(top)].childrenLoaded {
+                reader.loadInlinedCalls(of: top, in: &table, job.unit, abbrevs)
+            }
+            for scope in table.chain(from: top, containing: address) {
+                offsets.append(table.scopes[Int(scope)].dieOffset)
             }
         }
-        return table
+        // A name found through a DIE of another unit is left to the reader's own lookup, which has that unit's
+        // abbreviations: a job has only its own.
+        var names = DIENameCache()
+        var found: [(offset: UInt64, name: String?, linkageName: String?)] = []
+        var demangled: [(name: String, demangled: String)] = []
+        var seen: Set<String> = []
+        for offset in offsets where !names.contains(offset) {
+            var complete = true
+            let pair = names.names(ofDieAt: offset) { current, name, linkageName in
+                guard current >= UInt64(job.unit.firstDie), current < UInt64(job.unit.end) else {
+                    complete = false
+                    return nil
+                }
+                return reader.readNames(at: current, job.unit, abbrevs, name: &name, linkageName: &linkageName)
+            }
+            guard complete else { continue }
+            found.append((offset, pair.name, pair.linkageName))
+            if let linkageName = pair.linkageName, seen.insert(linkageName).inserted {
+                demangled.append((linkageName, Demangler.demangle(linkageName)))
+            }
+        }
+        return BuiltUnit(table: table, abbrevs: abbrevs, names: found, demangled: demangled)
     }
 
-    /// Keeps a table built for `job`.
-    func store(_ table: CompileUnitTable, for job: TableJob) {
-        if units[job.index].table == nil { units[job.index].table = table }
+    /// Keeps what a job built: the unit's table, its abbreviations and the names it read.
+    func store(_ built: BuiltUnit, for job: TableJob) {
+        if units[job.index].table == nil { units[job.index].table = built.table }
+        if abbrevTables[job.unit.abbrevOffset] == nil { abbrevTables[job.unit.abbrevOffset] = built.abbrevs }
+        for entry in built.names {
+            names.keep(offset: entry.offset, name: entry.name, linkageName: entry.linkageName)
+        }
     }
 
     /// A unit's line table and function scopes, read from the sections alone: nothing of the reader changes, so
@@ -667,30 +719,38 @@ final class NativeDWARFReader: DebugInfoReader {
     /// DW_AT_specification for what the DIE itself lacks. Cached per offset.
     func names(ofDieAt offset: UInt64) -> (name: String?, linkageName: String?) {
         names.names(ofDieAt: offset) { current, name, linkageName in
-            guard let index = unit(holding: current), let start = Int(exactly: current) else { return nil }
+            guard let index = unit(holding: current) else { return nil }
             let unit = units[index]
-            let abbrevs = abbrevTable(unit)
-            var cursor = DWARFCursor(info, at: start)
-            let code = cursor.uleb()
-            guard code != 0, let declaration = abbrevs.declaration(code) else { return nil }
-            var origin: UInt64? = nil
-            var specification: UInt64? = nil
-            for specIndex in declaration.specs {
-                let spec = abbrevs.specs[specIndex]
-                let value = readValue(spec, &cursor, unit)
-                if cursor.failed { break }
-                switch spec.attribute {
-                case 0x6e, 0x2007:  // DW_AT_linkage_name, DW_AT_MIPS_linkage_name
-                    if linkageName == nil { linkageName = string(value, unit) }
-                case 0x03:  // DW_AT_name
-                    if name == nil { name = string(value, unit) }
-                case 0x31: origin = reference(value, unit)  // DW_AT_abstract_origin
-                case 0x47: specification = reference(value, unit)  // DW_AT_specification
-                default: break
-                }
-            }
-            return origin ?? specification
+            return readNames(at: current, unit, abbrevTable(unit), name: &name, linkageName: &linkageName)
         }
+    }
+
+    /// Reads the DIE at `offset` of `unit`: fills in whichever of the two names is still nil, and gives the offset
+    /// of its abstract origin or specification, nil when it has none or cannot be read. Reads the sections alone.
+    private func readNames(
+        at offset: UInt64, _ unit: Unit, _ abbrevs: AbbrevTable, name: inout String?, linkageName: inout String?
+    ) -> UInt64? {
+        guard let start = Int(exactly: offset) else { return nil }
+        var cursor = DWARFCursor(info, at: start)
+        let code = cursor.uleb()
+        guard code != 0, let declaration = abbrevs.declaration(code) else { return nil }
+        var origin: UInt64? = nil
+        var specification: UInt64? = nil
+        for specIndex in declaration.specs {
+            let spec = abbrevs.specs[specIndex]
+            let value = readValue(spec, &cursor, unit)
+            if cursor.failed { break }
+            switch spec.attribute {
+            case 0x6e, 0x2007:  // DW_AT_linkage_name, DW_AT_MIPS_linkage_name
+                if linkageName == nil { linkageName = string(value, unit) }
+            case 0x03:  // DW_AT_name
+                if name == nil { name = string(value, unit) }
+            case 0x31: origin = reference(value, unit)  // DW_AT_abstract_origin
+            case 0x47: specification = reference(value, unit)  // DW_AT_specification
+            default: break
+            }
+        }
+        return origin ?? specification
     }
 
     // MARK: Line tables
@@ -857,6 +917,9 @@ final class NativeDWARFReader: DebugInfoReader {
             column = 0
         }
         let minimum = parameters.minimumInstructionLength
+        // A row takes 4 to 7 bytes of program in Swift's line tables (fewer in C's): room for the rows at once,
+        // rather than the array copying them as it doubles.
+        table.rows.reserveCapacity(table.rows.count + (end - cursor.offset) / 4)
         while !cursor.failed && cursor.offset < end {
             let opcode = cursor.u8()
             if opcode >= parameters.opcodeBase {

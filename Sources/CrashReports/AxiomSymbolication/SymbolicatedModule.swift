@@ -69,39 +69,56 @@ final class SymbolicatedModule {
     var hasDebugInfo: Bool { dwarf != nil }
 
     /// Reads ahead, on up to `threads` threads, what symbolicating `addresses` will need: the symbol table, sorted,
-    /// beside the DWARF tables of the units the addresses fall in. Symbolicating them afterwards gives the same
-    /// answers, sooner.
-    func prepare(_ addresses: [UInt64], threads: Int) {
+    /// beside each unit the addresses fall in (its DWARF tables, the names of the scopes covering them, demangled),
+    /// then the demangled names of the symbols covering them. Symbolicating them afterwards gives the same answers,
+    /// sooner: what is left is looking up what these built.
+    func prepare(_ addresses: [UInt64], threads: Int, demangler: inout DemangleCache) {
         let wanted = addresses.filter { results[$0] == nil && mayBeCode($0) }
         guard threads > 1, !wanted.isEmpty else { return }
         let native = dwarf as? NativeDWARFReader
         let jobs = native?.tableJobs(forAddresses: wanted) ?? []
         enum Piece {
             case symbols
-            case table(NativeDWARFReader.TableJob)
+            case unit(NativeDWARFReader.TableJob)
         }
         enum Done {
             case symbols([ELFImage.Symbol])
-            case table(CompileUnitTable)
+            case unit(NativeDWARFReader.BuiltUnit)
         }
-        let pieces = (sortedSymbols == nil ? [Piece.symbols] : []) + jobs.map(Piece.table)
-        guard pieces.count > 1 else { return }
-        // The symbols read only the module's file, each table only its unit's bytes: nothing one piece writes is
-        // read by another, and each result is kept by this thread once all are done.
-        let image = self.image
-        let done = ParallelWork.map(pieces, threads: threads) { piece -> Done in
-            switch piece {
-            case .symbols: .symbols(image.functionSymbols())
-            case .table(let job): .table(NativeDWARFReader.buildTable(job))
+        let pieces = (sortedSymbols == nil ? [Piece.symbols] : []) + jobs.map(Piece.unit)
+        if pieces.count > 1 {
+            // The symbols read only the module's file, each unit only its own bytes: nothing one piece writes is
+            // read by another, and each result is kept by this thread once all are done.
+            let image = self.image
+            let done = ParallelWork.map(pieces, threads: threads) { piece -> Done in
+                switch piece {
+                case .symbols: .symbols(image.functionSymbols())
+                case .unit(let job): .unit(NativeDWARFReader.build(job))
+                }
+            }
+            var built = jobs.makeIterator()
+            for result in done {
+                switch result {
+                case .symbols(let symbols): sortedSymbols = symbols
+                case .unit(let unit):
+                    guard let job = built.next() else { continue }
+                    native?.store(unit, for: job)
+                    for entry in unit.demangled { demangler.keep(entry.demangled, for: entry.name) }
+                }
             }
         }
-        var built = jobs.makeIterator()
-        for result in done {
-            switch result {
-            case .symbols(let symbols): sortedSymbols = symbols
-            case .table(let table): if let job = built.next() { native?.store(table, for: job) }
-            }
+        // The symbols' names: most are the functions' linkage names, demangled above; the others at once.
+        var names: [String] = []
+        var seen: Set<String> = []
+        for address in wanted {
+            guard let symbol = Self.symbol(in: functionSymbols, containing: address),
+                let name = image.string(at: symbol.nameOffset), !demangler.contains(name), seen.insert(name).inserted
+            else { continue }
+            names.append(name)
         }
+        guard names.count > 1 else { return }
+        let demangled = ParallelWork.map(names, threads: threads) { Demangler.demangle($0) }
+        for (name, result) in zip(names, demangled) { demangler.keep(result, for: name) }
     }
 
     func symbolicate(
@@ -229,8 +246,16 @@ struct DemangleCache {
     mutating func demangle(_ name: String) -> String {
         if let cached = names[name] { return cached }
         let demangled = Demangler.demangle(name)
+        keep(demangled, for: name)
+        return demangled
+    }
+
+    /// Whether the demangled form of `name` is kept.
+    func contains(_ name: String) -> Bool { names[name] != nil }
+
+    /// Keeps the demangled form of `name`, found elsewhere (on another thread).
+    mutating func keep(_ demangled: String, for name: String) {
         if names.count >= 1 << 16 { names.removeAll(keepingCapacity: true) }
         names[name] = demangled
-        return demangled
     }
 }

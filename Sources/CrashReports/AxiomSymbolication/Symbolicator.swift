@@ -169,15 +169,16 @@ public final class Symbolicator: Sendable {
 
     /// Reads ahead what symbolicating `addresses` (module-relative, as for
     /// ``symbolicate(modulePath:buildID:address:)``) of one module needs, on the processors this process may run
-    /// on: its symbol table, and the DWARF tables of the units the addresses fall in, built at once rather than one
-    /// after the other. Optional: symbolicating them afterwards gives the same answers, sooner. A module that cannot
-    /// be opened is left for `symbolicate` to report.
+    /// on: its symbol table, and the DWARF tables of the units the addresses fall in with the names of the functions
+    /// covering them, demangled, built at once rather than one after the other. Optional: symbolicating them
+    /// afterwards gives the same answers, sooner. A module that cannot be opened is left for `symbolicate` to report.
     package func prepare(modulePath: String, buildID: String? = nil, addresses: [UInt64]) {
         let threads = ParallelWork.threads()
         guard threads > 1 else { return }
         try? withState { state throws(SymbolicationError) in
-            try state.module(ModuleKey(path: modulePath, buildID: buildID), locator: locator, reader: reader)
-                .prepare(addresses, threads: threads)
+            let module = try state.module(
+                ModuleKey(path: modulePath, buildID: buildID), locator: locator, reader: reader)
+            module.prepare(addresses, threads: threads, demangler: &state.demangler)
         }
     }
 
