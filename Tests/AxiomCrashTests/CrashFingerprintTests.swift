@@ -89,21 +89,50 @@ struct CrashFingerprintTests {
         var description: String { rawValue }
     }
 
-    /// Builds the application as `build` into `directory/<build>/libLedgerApp.so`, with DWARF.
-    static func build(_ build: Build, in directory: String) throws -> String {
+    /// `swiftc`'s arguments for `build`, but the source file and the output.
+    static func arguments(_ build: Build) -> [String] {
+        ["-emit-library", "-module-name", "LedgerApp", "-g", build.optimized ? "-O" : "-Onone"]
+            + (build.moved ? ["-DUNRELATED"] : [])
+    }
+
+    /// Where the builds are kept: a folder of the temporary directory named by what they are built from (the
+    /// source, each build's arguments, and the compiler, by its path, size and modification time), so a change to
+    /// any of them builds again.
+    static let buildsFolder: String? = {
+        guard let swiftc else { return nil }
+        let compiler = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath().path
+        let attributes = try? FileManager.default.attributesOfItem(atPath: compiler)
+        let recipe =
+            [source, compiler, "\(attributes?[.size] ?? 0)", "\(attributes?[.modificationDate] ?? 0)"]
+            + Build.allCases.map { arguments($0).joined(separator: " ") }
+        // FNV-1a, 64 bits: names the recipe, not a security boundary.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in recipe.joined(separator: "\0").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return FileManager.default.temporaryDirectory.path + "/axiom-ledger-app-" + String(hash, radix: 16)
+    }()
+
+    /// The application built as `build` (`<build>/libLedgerApp.so` with DWARF, under ``buildsFolder``), compiled the
+    /// first time it is asked for and kept. The suite's tests ask for the same four builds ten times, and CI runs the
+    /// suite three times (plainly, then under each sanitizer, two processes at once): each build is compiled once.
+    /// A lock on the folder makes a process or test that asks while another compiles wait for it; a build is renamed
+    /// into place whole, so a compile that was cut off leaves nothing that looks built.
+    static func build(_ build: Build) throws -> String {
         let swiftc = try #require(swiftc)
-        let folder = directory + "/" + build.rawValue
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try source.write(toFile: folder + "/LedgerApp.swift", atomically: false, encoding: .utf8)
+        let folder = try #require(buildsFolder) + "/" + build.rawValue
         let library = folder + "/" + libraryName
-        let arguments =
-            [
-                "-emit-library", "-module-name", "LedgerApp", "-g", build.optimized ? "-O" : "-Onone",
-                folder + "/LedgerApp.swift", "-o", library,
-            ] + (build.moved ? ["-DUNRELATED"] : [])
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let lock = open(folder + "/.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        try #require(lock >= 0, "cannot open \(folder)/.lock: errno \(errno)")
+        defer { close(lock) }  // which releases the lock
+        try #require(flock(lock, LOCK_EX) == 0, "cannot lock \(folder)/.lock: errno \(errno)")
+        if FileManager.default.fileExists(atPath: library) { return library }
+        try source.write(toFile: folder + "/LedgerApp.swift", atomically: false, encoding: .utf8)
+        let partial = library + ".partial"
+        let arguments = arguments(build) + [folder + "/LedgerApp.swift", "-o", partial]
         let log = folder + "/swiftc.stderr"
         let termination = ChildProcess.run(swiftc, arguments, stdoutPath: "/dev/null", stderrPath: log)
         try #require(termination == .exited(0), "swiftc \(arguments): \(ChildProcess.readText(log))")
+        try #require(rename(partial, library) == 0, "cannot rename \(partial): errno \(errno)")
         return library
     }
 
@@ -143,7 +172,7 @@ struct CrashFingerprintTests {
         var fingerprints: [Build: CrashFingerprint] = [:]
         var validateOffsets: [Build: UInt64] = [:]
         for build in Build.allCases {
-            let library = try Self.build(build, in: directory.path)
+            let library = try Self.build(build)
             let report = Self.symbolicated(try Self.crash(library: library, selector: 0, in: directory.path))
             fingerprints[build] = report.fingerprint
             validateOffsets[build] = report.frames.first { $0.image == Self.libraryName }?.imageOffset
@@ -171,7 +200,7 @@ struct CrashFingerprintTests {
     func sameFunctionTwoCallers(_ build: Build) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let library = try Self.build(build, in: directory.path)
+        let library = try Self.build(build)
         let fromCheckout = Self.symbolicated(try Self.crash(library: library, selector: 0, in: directory.path))
         let fromRefund = Self.symbolicated(try Self.crash(library: library, selector: 1, in: directory.path))
         let first = fromCheckout.fingerprint
@@ -187,7 +216,7 @@ struct CrashFingerprintTests {
     func runtimeFailuresGroupByApplicationFrame(_ build: Build) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let library = try Self.build(build, in: directory.path)
+        let library = try Self.build(build)
         var reports: [Int: SymbolicatedCrashReport] = [:]
         for selector in [0, 2, 3, 4, 5] {
             reports[selector] = Self.symbolicated(
@@ -221,7 +250,7 @@ struct CrashFingerprintTests {
     func strippedThenSymbolicated(_ build: Build) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let unstripped = try Self.build(build, in: directory.path)
+        let unstripped = try Self.build(build)
         let expected = Self.symbolicated(try Self.crash(library: unstripped, selector: 0, in: directory.path))
             .fingerprint
         #expect(!expected.isProvisional)
