@@ -429,9 +429,9 @@ final class NativeDWARFReader: DebugInfoReader {
 
     /// What building one unit's table needs: the reader (read only), the unit, and its abbreviations.
     struct TableJob: @unchecked Sendable {
-        // @unchecked: the reader is not Sendable, and a job only reads its sections and its list of units
-        // (``build(_:)``), which nothing writes meanwhile: the jobs of a batch run while the thread that made them
-        // waits for them, holding the symbolicator's lock.
+        // @unchecked: the reader is not Sendable, and a job only reads its sections (``build(_:)``), which are
+        // never written. The jobs of a batch run while the thread that made them waits for them, holding the
+        // symbolicator's lock, so nothing changes the reader meanwhile.
         let reader: NativeDWARFReader
         let index: Int
         let unit: Unit

@@ -107,7 +107,8 @@ final class SymbolicatedModule {
                 }
             }
         }
-        // The symbols' names: most are the functions' linkage names, demangled above; the others at once.
+        // The names of the symbols covering the addresses: most are linkage names the units' jobs demangled; the
+        // others are demangled here, on the same threads.
         var names: [String] = []
         var seen: Set<String> = []
         for address in wanted {
