@@ -54,14 +54,15 @@ extension Symbolicate {
     /// addresses cost it a few milliseconds, more than symbolicating many of them. Here it parses the command line
     /// up to the second address of the trailing run of numbers; when both landed among the inputs, in order, the
     /// rest of the run follows them, as ArgumentParser would have put them. When the run's first number is an
-    /// option's value (`--debuginfod-timeout 5 0x…`), the run starts after it.
+    /// option's value (`--debuginfod-timeout 5 0x…`), the run starts after it. The line is parsed as `symbolicate`'s
+    /// alone, so ArgumentParser does not build its model of the other commands (0.7 ms of a 32 ms run); anything
+    /// it does not accept that way (`--help`, a mistake) goes to the whole parse, which answers it.
     static func parsedWithManyAddresses(_ arguments: [String]) -> Symbolicate? {
         guard arguments.first == "symbolicate", !arguments.contains("--") else { return nil }
         var run = arguments.endIndex
         while run > 1, parseAddress(arguments[run - 1]) != nil { run -= 1 }
         for start in [run, run + 1] where arguments.endIndex - start > 2 {
-            guard let parsed = try? AxiomCommand.parseAsRoot(Array(arguments[..<(start + 2)])),
-                var command = parsed as? Symbolicate, command.binary != nil
+            guard var command = try? Symbolicate.parse(Array(arguments[1..<(start + 2)])), command.binary != nil
             else { return nil }
             if command.inputs.suffix(2).elementsEqual(arguments[start..<(start + 2)]) {
                 command.inputs.append(contentsOf: arguments[(start + 2)...])
