@@ -105,9 +105,8 @@ struct CrashFingerprintTests {
         let recipe =
             [source, compiler, "\(attributes?[.size] ?? 0)", "\(attributes?[.modificationDate] ?? 0)"]
             + Build.allCases.map { arguments($0).joined(separator: " ") }
-        // FNV-1a, 64 bits: names the recipe, not a security boundary.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in recipe.joined(separator: "\0").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        // The fingerprint's own hash (FNV-1a, 64 bits): it names the recipe, it guards nothing.
+        let hash = CrashFingerprint.fnv1a64(recipe.joined(separator: "\0"))
         return FileManager.default.temporaryDirectory.path + "/axiom-ledger-app-" + String(hash, radix: 16)
     }()
 

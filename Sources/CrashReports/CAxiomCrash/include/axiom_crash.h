@@ -67,9 +67,10 @@ int axiom_crash_is_installed(void);
 /// `int` per thread: the crashed thread sets REQUESTED and sends the signal; from then on only
 /// the four calls below change it (atomically, async-signal-safe). The thread asked begins (to
 /// RUNNING), unwinds, and finishes (to DONE); the crashed thread closes a slot whose thread
-/// cannot be asked or has not begun by the first deadline, and at the last settles every slot. A settled slot never changes again, so the report's plan of its length and its
-/// writing read the same answer. The handler uses them; its tests call them directly, since
-/// a thread that answers after the deadline cannot be made to on demand.
+/// cannot be asked or has not begun by the first deadline, and at the last settles every slot.
+/// A settled slot never changes again, so the report's plan of its length and its writing read
+/// the same answer. The handler uses them; its tests call them directly, since a thread that
+/// answers after the deadline cannot be made to on demand.
 enum {
     AXIOM_CRASH_ANSWER_IDLE,
     AXIOM_CRASH_ANSWER_REQUESTED,
