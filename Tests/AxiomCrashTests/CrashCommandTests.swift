@@ -191,6 +191,50 @@ struct CrashCommandTests {
         #expect(bad.stderr == "axiom: 0xZZ is not an address (0x-prefixed hex, or decimal)\n")
     }
 
+    /// The usual line (`--binary FILE` and addresses) is read without ArgumentParser; every form ArgumentParser
+    /// accepts gives the same answer, and every mistake still gets ArgumentParser's message.
+    @Test func symbolicateBinaryReadsItsOptionsAsArgumentParserDoes() throws {
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let binary = ChildProcess.probePath
+        let symbols = try Symbolicator().functionSymbols(modulePath: binary).filter { $0.size > 1 }
+        let texts = symbols.prefix(5).map { "0x" + String($0.address + 1, radix: 16) }
+        let run = { (arguments: [String]) in ChildProcess.runAxiom(["symbolicate"] + arguments, outputIn: output.path) }
+
+        let plain = run(["--binary", binary] + texts)
+        #expect(plain.termination.exitCode == 0, "\(plain.termination) \(plain.stderr)")
+        #expect(plain.stdout.components(separatedBy: "\n\n").dropLast().count == texts.count)
+        // An attached value, addresses on both sides of the options, and the debug-info options (which add
+        // folders to search: the binary's own DWARF answers first).
+        let spelled = run(
+            [texts[0], "--binary=\(binary)", "--debug-dir", output.path, "--symbols=\(output.path)"]
+                + texts.dropFirst(3) + ["--debuginfod-total-timeout", "4"] + texts[1..<3])
+        #expect(spelled.termination.exitCode == 0, "\(spelled.termination) \(spelled.stderr)")
+        let reordered = run(["--binary", binary, texts[0]] + texts.dropFirst(3) + texts[1..<3])
+        #expect(spelled.stdout == reordered.stdout)
+
+        // `--json-lines` asks for JSON as `--json` does: each address's answer is one line either way.
+        let json = run(["--binary", binary, "--json"] + texts)
+        let jsonLines = run(["--binary", binary, "--json-lines"] + texts)
+        #expect(json.termination.exitCode == 0 && jsonLines.termination.exitCode == 0)
+        #expect(jsonLines.stdout == json.stdout)
+        #expect(json.stdout.split(separator: "\n").count == texts.count)
+
+        // Mistakes, answered by ArgumentParser.
+        let missing = run([texts[0], "--binary"])
+        #expect(missing.termination.exitCode != 0)
+        #expect(missing.stderr.contains("Missing value for '--binary <binary>'"), "\(missing.stderr)")
+        let notNumber = run(["--binary", binary, "--debuginfod-timeout", "soon", texts[0]])
+        #expect(notNumber.termination.exitCode != 0)
+        #expect(notNumber.stderr.contains("'soon' is invalid for '--debuginfod-timeout"), "\(notNumber.stderr)")
+        let unknown = run(["--binary", binary, "--inlines", texts[0]])
+        #expect(unknown.termination.exitCode != 0)
+        #expect(unknown.stderr.contains("Unknown option '--inlines'"), "\(unknown.stderr)")
+        let help = run(["--binary", binary, "--help"])
+        #expect(help.termination.exitCode == 0)
+        #expect(help.stdout.contains("OVERVIEW:"))
+    }
+
     @Test("Reading ahead (the symbol table and many units' tables at once) changes no answer")
     func readingAheadChangesNoAnswer() throws {
         let binary = ChildProcess.probePath

@@ -26,9 +26,9 @@ struct AxiomCommand: AsyncParsableCommand {
             let numbers = arguments.filter(isNegativeNumber)
             if !numbers.isEmpty { arguments = arguments.filter { !isNegativeNumber($0) } + ["--"] + numbers }
         }
-        if let command = Symbolicate.parsedWithManyAddresses(arguments) {
+        if let line = AddressLookupLine(arguments) {
             do {
-                try await command.run()
+                try line.run()
             } catch {
                 exit(withError: error)
             }
@@ -46,29 +46,88 @@ private func padThreadHeaps(by bytes: Int32) {
     _ = unsafeBitCast(mallopt, to: Mallopt.self)(topPad, bytes)
 }
 
-extension Symbolicate {
-    /// `axiom symbolicate --binary FILE ADDRESS…` with a long list of addresses, parsed in time linear in its
-    /// length; `nil` for any other command line, which ArgumentParser parses whole.
-    ///
-    /// ArgumentParser stores each positional value by copying the values and origins it holds so far, so 200
-    /// addresses cost it a few milliseconds, more than symbolicating many of them. Here it parses the command line
-    /// up to the second address of the trailing run of numbers; when both landed among the inputs, in order, the
-    /// rest of the run follows them, as ArgumentParser would have put them. When the run's first number is an
-    /// option's value (`--debuginfod-timeout 5 0x…`), the run starts after it. The line is parsed as `symbolicate`'s
-    /// alone, so ArgumentParser does not build its model of the other commands (0.7 ms of a 32 ms run); anything
-    /// it does not accept that way (`--help`, a mistake) goes to the whole parse, which answers it.
-    static func parsedWithManyAddresses(_ arguments: [String]) -> Symbolicate? {
-        guard arguments.first == "symbolicate", !arguments.contains("--") else { return nil }
-        var run = arguments.endIndex
-        while run > 1, parseAddress(arguments[run - 1]) != nil { run -= 1 }
-        for start in [run, run + 1] where arguments.endIndex - start > 2 {
-            guard var command = try? Symbolicate.parse(Array(arguments[1..<(start + 2)])), command.binary != nil
-            else { return nil }
-            if command.inputs.suffix(2).elementsEqual(arguments[start..<(start + 2)]) {
-                command.inputs.append(contentsOf: arguments[(start + 2)...])
-                return command
+/// `axiom symbolicate --binary FILE ADDRESS…`, read without ArgumentParser.
+///
+/// It is the form a crash pipeline or a script runs for every stack, and ArgumentParser's reading of it cost more
+/// than symbolicating many of its addresses: 2 ms of a 33 ms run on a 13 MB binary (4 ms of CPU), most of it the
+/// Swift runtime scanning every conformance record of every loaded library for each type ArgumentParser's
+/// reflection meets, and its positional values stored by copying those before them (a time quadratic in the
+/// number of addresses). This reads `symbolicate`'s options as ArgumentParser does (`--option value` or
+/// `--option=value`, in any order among the addresses) and gives the same values to the same code. Any other line
+/// is left to ArgumentParser, which answers it as before: one without `--binary`, with `--log`, `--help` or an
+/// option this does not know, a value that is missing, empty, looks like an option or is not a number where one
+/// is asked for, an option that takes one value given twice, a flag given twice, or `--`.
+struct AddressLookupLine {
+    var binary = ""
+    var inputs: [String] = []
+    var json = false
+    var symbolStores: [String] = []
+    var debugRoots: [String] = []
+    var debuginfodURLs: [String] = []
+    var debuginfodTimeout: Int?
+    var debuginfodTotalTimeout: Int?
+
+    /// The line's values, or nil when ArgumentParser is to read it. `arguments` start with the command's name.
+    init?(_ arguments: [String]) {
+        guard arguments.first == "symbolicate" else { return nil }
+        var binary: String?
+        var flags: Set<Substring> = []
+        var index = arguments.index(after: arguments.startIndex)
+        while index < arguments.endIndex {
+            let token = arguments[index]
+            index += 1
+            guard token.hasPrefix("-") else {
+                inputs.append(token)
+                continue
+            }
+            let name = token.prefix { $0 != "=" }
+            let attached = name.endIndex == token.endIndex ? nil : token[token.index(after: name.endIndex)...]
+            switch name {
+            case "--json", "--json-lines":
+                // Both ask for JSON: an address's answer is one line either way.
+                guard attached == nil, flags.insert(name).inserted else { return nil }
+                json = true
+                continue
+            default:
+                break
+            }
+            // An option with a value: attached, or the next argument.
+            let value: String
+            if let attached {
+                value = String(attached)
+            } else {
+                guard index < arguments.endIndex else { return nil }
+                value = arguments[index]
+                index += 1
+            }
+            guard !value.isEmpty, !value.hasPrefix("-") else { return nil }
+            switch name {
+            case "--binary":
+                guard binary == nil else { return nil }
+                binary = value
+            case "--symbols": symbolStores.append(value)
+            case "--debug-dir": debugRoots.append(value)
+            case "--debuginfod": debuginfodURLs.append(value)
+            case "--debuginfod-timeout":
+                guard debuginfodTimeout == nil, let seconds = Int(value) else { return nil }
+                debuginfodTimeout = seconds
+            case "--debuginfod-total-timeout":
+                guard debuginfodTotalTimeout == nil, let seconds = Int(value) else { return nil }
+                debuginfodTotalTimeout = seconds
+            default:
+                return nil
             }
         }
-        return nil
+        guard let binary else { return nil }
+        self.binary = binary
+    }
+
+    /// Answers the line's addresses, as `Symbolicate` does with the same values.
+    func run() throws {
+        try Symbolicate.symbolicateAddresses(
+            of: binary, inputs: inputs, json: json,
+            search: DebugInfoOptions.search(
+                symbolStores: symbolStores, debugRoots: debugRoots, debuginfodURLs: debuginfodURLs,
+                debuginfodTimeout: debuginfodTimeout, debuginfodTotalTimeout: debuginfodTotalTimeout))
     }
 }

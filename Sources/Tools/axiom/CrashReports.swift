@@ -43,10 +43,10 @@ struct Symbolicate: AsyncParsableCommand {
             decimal), as llvm-symbolizer and addr2line take them; with none, they are read from standard input, \
             one a line (blank lines skipped). Each address is answered in the order given, in llvm-symbolizer's \
             layout: one frame per two lines, `function` then `file:line:column`, innermost inlined callee first, \
-            the physical function last, then a blank line; `??` and `??:0:0` where nothing is known. With --json, \
-            one JSON object a line: `{"address": "0x…", "frames": [...]}`. An address that cannot be parsed is \
-            an error (exit 1) before any is symbolicated; one that cannot be symbolicated is answered with `??` \
-            (in JSON: `"error"`), and the command goes on.
+            the physical function last, then a blank line; `??` and `??:0:0` where nothing is known. With --json \
+            (or --json-lines), one JSON object a line: `{"address": "0x…", "frames": [...]}`. An address that \
+            cannot be parsed is an error (exit 1) before any is symbolicated; one that cannot be symbolicated is \
+            answered with `??` (in JSON: `"error"`), and the command goes on.
             """
     )
 
@@ -82,7 +82,8 @@ struct Symbolicate: AsyncParsableCommand {
 
     func run() async throws {
         if let binary {
-            try symbolicateAddresses(of: binary)
+            try Self.symbolicateAddresses(
+                of: binary, inputs: inputs, json: json || jsonLines, search: debugInfo.search)
             return
         }
         if logLines {
@@ -137,7 +138,9 @@ extension Symbolicate {
 
 /// `axiom symbolicate --binary FILE [ADDRESS...]`.
 extension Symbolicate {
-    private func symbolicateAddresses(of binary: String) throws {
+    /// Answers the addresses `inputs` (read from standard input when there are none) in `binary`, each in
+    /// llvm-symbolizer's layout or, with `json`, as one JSON object a line. `AddressLookupLine` calls it too.
+    static func symbolicateAddresses(of binary: String, inputs: [String], json: Bool, search: DebugInfoSearch) throws {
         var texts = inputs
         if texts.isEmpty {
             while let line = readLine() { texts.append(line) }
@@ -153,7 +156,7 @@ extension Symbolicate {
             }
             addresses.append(address)
         }
-        let symbolicator = Symbolicator(search: debugInfo.search)
+        let symbolicator = Symbolicator(search: search)
         symbolicator.prepare(modulePath: binary, addresses: addresses)
         var output = ""
         for address in addresses {
@@ -414,6 +417,16 @@ struct DebugInfoOptions: ParsableArguments {
 
     /// The search the options describe.
     var search: DebugInfoSearch {
+        Self.search(
+            symbolStores: symbolStores, debugRoots: debugRoots, debuginfodURLs: debuginfodURLs,
+            debuginfodTimeout: debuginfodTimeout, debuginfodTotalTimeout: debuginfodTotalTimeout)
+    }
+
+    /// The search options of these values describe (`AddressLookupLine` reads them without ArgumentParser).
+    static func search(
+        symbolStores: [String], debugRoots: [String], debuginfodURLs: [String], debuginfodTimeout: Int?,
+        debuginfodTotalTimeout: Int?
+    ) -> DebugInfoSearch {
         var servers = DebugInfoSearch.Debuginfod.fromEnvironment()
         if !debuginfodURLs.isEmpty {
             servers = DebugInfoSearch.Debuginfod(urls: debuginfodURLs, timeoutSeconds: servers?.timeoutSeconds ?? 10)
