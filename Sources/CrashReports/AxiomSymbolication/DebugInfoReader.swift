@@ -55,6 +55,13 @@ struct UnitRangeIndex {
         return result
     }
 
+    /// The units whose DIE gives no ranges, when one of `addresses` falls in no known range: those whose tables
+    /// ``units(containing:table:)`` reads first, one after another, to index them.
+    func unindexedUnits(neededFor addresses: [UInt64]) -> [Int] {
+        guard !unindexed.isEmpty, addresses.contains(where: { candidates($0).isEmpty }) else { return [] }
+        return unindexed
+    }
+
     private func candidates(_ address: UInt64) -> [Int] {
         var result: [Int] = []
         var index = entries.countStarting(atOrBefore: address, \.low) - 1

@@ -475,6 +475,49 @@ final class NativeDWARFReader: DebugInfoReader {
         return jobs
     }
 
+    /// Builds, on up to `threads` threads, the tables of the units whose DIE gives no address ranges, when one of
+    /// `addresses` falls in no unit's ranges: finding that address's unit (``units(containing:)``) would build all
+    /// of them on the thread asking, one after another, and they can be many (the skeleton units of a Swift
+    /// binary's imported C modules: over a thousand units in a 13 MB one, most without ranges). Many units share
+    /// one table of abbreviations (hundreds share the first), so each table is parsed once, all on every thread,
+    /// and then the units are read. Called from the thread that owns the reader, which waits for the work.
+    func readUnindexedUnits(forAddresses addresses: [UInt64], threads: Int) {
+        let pending = unitIndex.unindexedUnits(neededFor: addresses).filter {
+            $0 >= 0 && $0 < units.count && units[$0].table == nil && !units[$0].failed
+        }
+        guard threads > 1, pending.count > 1 else { return }
+        var missing: [AbbrevJob] = []
+        var seen: Set<Int> = []
+        for index in pending {
+            let unit = units[index]
+            if abbrevTables[unit.abbrevOffset] == nil, seen.insert(unit.abbrevOffset).inserted {
+                missing.append(AbbrevJob(section: abbrev, offset: unit.abbrevOffset, shape: Self.abbrevShape(unit)))
+            }
+        }
+        let parsed = ParallelWork.map(missing, threads: threads) {
+            AbbrevTable($0.section, at: $0.offset, shape: $0.shape)
+        }
+        for (job, table) in zip(missing, parsed) { abbrevTables[job.offset] = table }
+        let jobs = pending.map { index in
+            let unit = units[index]
+            let cached = abbrevTables[unit.abbrevOffset]
+            return TableJob(
+                reader: self, index: index, unit: unit,
+                abbrevs: cached?.shape == Self.abbrevShape(unit) ? cached : nil, addresses: [])
+        }
+        let built = ParallelWork.map(jobs, threads: threads) { Self.build($0) }
+        for (job, unit) in zip(jobs, built) { store(unit, for: job) }
+    }
+
+    /// One table of abbreviations to parse on any thread.
+    private struct AbbrevJob: @unchecked Sendable {
+        // @unchecked: the section is a pointer into the module's mapped file, which is only read and outlives the
+        // work (the reader keeps it mapped, and its owner waits for the work).
+        let section: DWARFSection
+        let offset: Int
+        let shape: AbbrevTable.Shape
+    }
+
     /// The table of a job's unit, with the inlined calls of the functions holding its addresses, and the names of
     /// the scopes covering them, demangled: what symbolicating the addresses reads from the unit. Reads the
     /// sections and nothing the reader changes: jobs may run at once.

@@ -76,7 +76,6 @@ final class SymbolicatedModule {
         let wanted = addresses.filter { results[$0] == nil && mayBeCode($0) }
         guard threads > 1, !wanted.isEmpty else { return }
         let native = dwarf as? NativeDWARFReader
-        let jobs = native?.tableJobs(forAddresses: wanted) ?? []
         enum Piece {
             case symbols
             case unit(NativeDWARFReader.TableJob)
@@ -85,8 +84,10 @@ final class SymbolicatedModule {
             case symbols([ELFImage.Symbol])
             case unit(NativeDWARFReader.BuiltUnit)
         }
-        let pieces = (sortedSymbols == nil ? [Piece.symbols] : []) + jobs.map(Piece.unit)
-        if pieces.count > 1 {
+        /// Builds the symbol table (when not built yet) and the jobs' units on `threads` threads, and keeps them.
+        func readAhead(_ jobs: [NativeDWARFReader.TableJob]) {
+            let pieces = (sortedSymbols == nil ? [Piece.symbols] : []) + jobs.map(Piece.unit)
+            guard pieces.count > 1 else { return }
             // The symbols read only the module's file, each unit only its own bytes: nothing one piece writes is
             // read by another, and each result is kept by this thread once all are done.
             let image = self.image
@@ -107,6 +108,10 @@ final class SymbolicatedModule {
                 }
             }
         }
+        // An address in no unit's ranges has its unit looked for among the units whose DIE gives none, which are
+        // then all read: first, on every thread, rather than one after another while the jobs are found.
+        native?.readUnindexedUnits(forAddresses: wanted, threads: threads)
+        readAhead(native?.tableJobs(forAddresses: wanted) ?? [])
         // The names of the symbols covering the addresses: most are linkage names the units' jobs demangled; the
         // others are demangled here, on the same threads.
         var names: [String] = []
