@@ -25,14 +25,18 @@ struct UnitRangeIndex {
     private var entries: [Entry] = []
     private var unindexed: [Int] = []
 
-    /// Adds the ranges a unit's DIE gives; a unit with none is indexed later from its functions.
-    mutating func add<Ranges: Sequence>(unit: Int, ranges: Ranges) where Ranges.Element == (low: UInt64, high: UInt64) {
+    /// Adds the ranges a unit's DIE gives; a unit with none is indexed later from its functions, unless its DIE
+    /// has no children (`mayHoldFunctions` false), so no function either: the skeleton units a Swift binary has
+    /// for each C module it imports (over a thousand in a 13 MB one), which nothing would be found in.
+    mutating func add<Ranges: Sequence>(
+        unit: Int, ranges: Ranges, mayHoldFunctions: Bool = true
+    ) where Ranges.Element == (low: UInt64, high: UInt64) {
         var any = false
         for range in ranges {
             entries.append(Entry(low: range.low, high: range.high, unit: unit))
             any = true
         }
-        if !any { unindexed.append(unit) }
+        if !any && mayHoldFunctions { unindexed.append(unit) }
     }
 
     /// Sorts the ranges: call once every unit is added.

@@ -129,15 +129,16 @@ final class NativeDWARFReader: DebugInfoReader {
             var unit = Unit(
                 offset: start, end: end, firstDie: firstDie, version: version, offsetSize: offsetSize,
                 addressSize: addressSize, abbrevOffset: abbrevOffset)
-            guard let unitRanges = readUnitDie(&unit) else { continue }
-            unitIndex.add(unit: units.count, ranges: unitRanges)
+            guard let (unitRanges, hasChildren) = readUnitDie(&unit) else { continue }
+            unitIndex.add(unit: units.count, ranges: unitRanges, mayHoldFunctions: hasChildren)
             units.append(unit)
         }
         unitIndex.finish()
     }
 
-    /// Reads the unit DIE's attributes into `unit`; its address ranges, or nil when it cannot be read.
-    private func readUnitDie(_ unit: inout Unit) -> [(low: UInt64, high: UInt64)]? {
+    /// Reads the unit DIE's attributes into `unit`; its address ranges and whether it has children (functions, a
+    /// module, types), or nil when it cannot be read.
+    private func readUnitDie(_ unit: inout Unit) -> (ranges: [(low: UInt64, high: UInt64)], hasChildren: Bool)? {
         var cursor = DWARFCursor(info, at: unit.firstDie)
         let code = cursor.uleb()
         guard !cursor.failed, code != 0 else { return nil }
@@ -178,7 +179,7 @@ final class NativeDWARFReader: DebugInfoReader {
         guard !cursor.failed, !specs.failed, tag == 0x11 || tag == 0x3c || tag == 0x4a else { return nil }
         // The unit's base address is its low_pc; addrx forms need the addr_base read above.
         unit.base = die.lowPC.flatMap { address($0, unit) } ?? 0
-        return pcRanges(die, unit)
+        return (pcRanges(die, unit), declaration.hasChildren)
     }
 
     /// The units whose ranges contain `address`, best candidate first.
@@ -475,12 +476,12 @@ final class NativeDWARFReader: DebugInfoReader {
         return jobs
     }
 
-    /// Builds, on up to `threads` threads, the tables of the units whose DIE gives no address ranges, when one of
-    /// `addresses` falls in no unit's ranges: finding that address's unit (``units(containing:)``) would build all
-    /// of them on the thread asking, one after another, and they can be many (the skeleton units of a Swift
-    /// binary's imported C modules: over a thousand units in a 13 MB one, most without ranges). Many units share
-    /// one table of abbreviations (hundreds share the first), so each table is parsed once, all on every thread,
-    /// and then the units are read. Called from the thread that owns the reader, which waits for the work.
+    /// Builds, on up to `threads` threads, the tables of the units whose DIE gives no address ranges but may hold
+    /// functions, when one of `addresses` falls in no unit's ranges: finding that address's unit
+    /// (``units(containing:)``) would build all of them on the thread asking, one after another, and a producer
+    /// that leaves the ranges out leaves them out of every unit. Units often share one table of abbreviations, so
+    /// each table is parsed once, all of them on every thread, and then the units are read. Called from the thread
+    /// that owns the reader, which waits for the work.
     func readUnindexedUnits(forAddresses addresses: [UInt64], threads: Int) {
         let pending = unitIndex.unindexedUnits(neededFor: addresses).filter {
             $0 >= 0 && $0 < units.count && units[$0].table == nil && !units[$0].failed
