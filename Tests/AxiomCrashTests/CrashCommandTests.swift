@@ -256,29 +256,6 @@ struct CrashCommandTests {
         #expect(answers.contains { $0?.contains { $0.line != nil } == true })
     }
 
-    /// A Swift binary's DWARF has units that give no address ranges (the skeleton units of the C modules it
-    /// imports), which are all read when an address falls in no unit's ranges (the C runtime's start-up code, a
-    /// function built without debug info): reading ahead reads them first, on every thread.
-    @Test(
-        "Reading ahead the units that give no address ranges changes no answer",
-        .enabled(if: CrashFingerprintTests.swiftcAvailable, "needs swiftc to build a Swift library"))
-    func readingAheadUnitsWithoutRangesChangesNoAnswer() throws {
-        let library = try CrashFingerprintTests.build(.release)
-        let symbols = try Symbolicator().functionSymbols(modulePath: library).filter { $0.size > 1 }
-        let addresses = symbols.map { $0.address + $0.size / 2 }
-        let reference = { () -> [[SymbolicatedFrame]?] in
-            let alone = Symbolicator()
-            return addresses.map { try? alone.symbolicate(modulePath: library, address: $0) }
-        }()
-        let prepared = Symbolicator()
-        prepared.prepare(modulePath: library, addresses: addresses)
-        let answers = addresses.map { try? prepared.symbolicate(modulePath: library, address: $0) }
-        #expect(answers == reference)
-        // Both kinds of address: in the library's Swift functions, with lines, and in code no unit describes.
-        #expect(answers.contains { $0?.contains { $0.file?.hasSuffix("LedgerApp.swift") == true } == true })
-        #expect(answers.contains { $0?.allSatisfy { $0.line == nil } == true })
-    }
-
     @Test("Reading a log's lines ahead changes no finished line")
     func readingALogAheadChangesNoFinishedLine() throws {
         let binary = ChildProcess.probePath
