@@ -1,3 +1,5 @@
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,6 +64,13 @@ enum ChildProcess {
         wait(
             spawn(
                 executable, arguments, environment: environment, stdoutPath: stdoutPath, stderrPath: stderrPath))
+    }
+
+    /// Runs `tool` (a compiler, a binary tool) and requires it to exit 0: its standard error goes to `log`, whose
+    /// text the failure shows.
+    static func runSucceeding(_ tool: String, _ arguments: [String], log: String) throws {
+        let termination = run(tool, arguments, stdoutPath: "/dev/null", stderrPath: log)
+        try #require(termination == .exited(0), "\(tool) \(arguments): \(readText(log))")
     }
 
     /// Starts `executable` with `arguments`, its output sent to the given files, and returns its pid at once.

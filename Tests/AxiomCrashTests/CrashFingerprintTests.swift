@@ -128,9 +128,7 @@ struct CrashFingerprintTests {
         try source.write(toFile: folder + "/LedgerApp.swift", atomically: false, encoding: .utf8)
         let partial = library + ".partial"
         let arguments = arguments(build) + [folder + "/LedgerApp.swift", "-o", partial]
-        let log = folder + "/swiftc.stderr"
-        let termination = ChildProcess.run(swiftc, arguments, stdoutPath: "/dev/null", stderrPath: log)
-        try #require(termination == .exited(0), "swiftc \(arguments): \(ChildProcess.readText(log))")
+        try ChildProcess.runSucceeding(swiftc, arguments, log: folder + "/swiftc.stderr")
         try #require(rename(partial, library) == 0, "cannot rename \(partial): errno \(errno)")
         return library
     }

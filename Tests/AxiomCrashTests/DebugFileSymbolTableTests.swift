@@ -61,8 +61,7 @@ struct DebugFileSymbolTableTests {
         try withoutDWARF.write(toFile: base + "-b.c", atomically: false, encoding: .utf8)
         let log = directory + "/tools.stderr"
         func run(_ tool: String, _ arguments: [String]) throws {
-            let termination = ChildProcess.run(tool, arguments, stdoutPath: "/dev/null", stderrPath: log)
-            try #require(termination == .exited(0), "\(tool) \(arguments): \(ChildProcess.readText(log))")
+            try ChildProcess.runSucceeding(tool, arguments, log: log)
         }
         try run(gcc, ["-g", "-O2", "-c"] + defines + [base + "-a.c", "-o", base + "-a.o"])
         try run(gcc, ["-O2", "-c"] + defines + [base + "-b.c", "-o", base + "-b.o"])

@@ -42,10 +42,7 @@ struct UnitsWithoutRangesTests {
     /// Builds the program in `directory`.
     static func build(in directory: String) throws -> String {
         let log = directory + "/gcc.stderr"
-        func run(_ arguments: [String]) throws {
-            let termination = ChildProcess.run(gcc, arguments, stdoutPath: "/dev/null", stderrPath: log)
-            try #require(termination == .exited(0), "gcc \(arguments): \(ChildProcess.readText(log))")
-        }
+        func run(_ arguments: [String]) throws { try ChildProcess.runSucceeding(gcc, arguments, log: log) }
         var objects: [String] = []
         for (name, source) in sources.sorted(by: { $0.key < $1.key }) {
             let base = directory + "/" + name.dropLast(2)

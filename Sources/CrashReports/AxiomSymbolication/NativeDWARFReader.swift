@@ -465,15 +465,19 @@ final class NativeDWARFReader: DebugInfoReader {
                 continue
             }
             jobOfUnit[index] = jobs.count
-            // Abbreviations parsed before are reused; the others are parsed by the job, on its thread.
-            let unit = units[index]
-            let cached = abbrevTables[unit.abbrevOffset]
-            jobs.append(
-                TableJob(
-                    reader: self, index: index, unit: unit,
-                    abbrevs: cached?.shape == Self.abbrevShape(unit) ? cached : nil, addresses: [address]))
+            jobs.append(job(forUnit: index, addresses: [address]))
         }
         return jobs
+    }
+
+    /// The job that builds unit `index`'s table: abbreviations parsed before are reused; the others are parsed by
+    /// the job, on its thread.
+    private func job(forUnit index: Int, addresses: [UInt64]) -> TableJob {
+        let unit = units[index]
+        let cached = abbrevTables[unit.abbrevOffset]
+        return TableJob(
+            reader: self, index: index, unit: unit, abbrevs: cached?.shape == Self.abbrevShape(unit) ? cached : nil,
+            addresses: addresses)
     }
 
     /// Builds, on up to `threads` threads, the tables of the units whose DIE gives no address ranges but may hold
@@ -499,13 +503,7 @@ final class NativeDWARFReader: DebugInfoReader {
             AbbrevTable($0.section, at: $0.offset, shape: $0.shape)
         }
         for (job, table) in zip(missing, parsed) { abbrevTables[job.offset] = table }
-        let jobs = pending.map { index in
-            let unit = units[index]
-            let cached = abbrevTables[unit.abbrevOffset]
-            return TableJob(
-                reader: self, index: index, unit: unit,
-                abbrevs: cached?.shape == Self.abbrevShape(unit) ? cached : nil, addresses: [])
-        }
+        let jobs = pending.map { job(forUnit: $0, addresses: []) }
         let built = ParallelWork.map(jobs, threads: threads) { Self.build($0) }
         for (job, unit) in zip(jobs, built) { store(unit, for: job) }
     }
