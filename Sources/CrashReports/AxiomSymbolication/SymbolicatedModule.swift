@@ -28,14 +28,24 @@ final class SymbolicatedModule {
     /// Where the module's code lies (its executable sections), or nil when it has no section headers.
     private let code: [Range<UInt64>]?
 
-    init(_ found: DebugInfoLocator.Found, reader: DWARFReaderChoice = .native) throws(SymbolicationError) {
+    /// Opens the module `found` names. With `threads` above 1 (a batch is about to be read ahead), the symbol table
+    /// is sorted on a second thread while the DWARF units are indexed on this one.
+    init(
+        _ found: DebugInfoLocator.Found, reader: DWARFReaderChoice = .native, threads: Int = 1
+    ) throws(SymbolicationError) {
         self.path = found.symbols.path
         self.image = found.symbols
         self.debugInfo = found.info
         if let debug = found.debug {
             // DWARF is read in place from the file the search mapped and checked; libdwarf reads what that reader
             // leaves to it (compressed debug sections).
-            if reader == .native, let native = NativeDWARFReader(image: debug) {
+            let native: NativeDWARFReader?
+            if reader == .native {
+                (native, sortedSymbols) = Self.indexSideBySide(debug, sorting: found.symbols, threads: threads)
+            } else {
+                native = nil
+            }
+            if let native {
                 self.dwarf = native
             } else {
                 self.dwarf = try DwarfReader(path: debug.path)
@@ -55,6 +65,38 @@ final class SymbolicatedModule {
                 let (end, overflow) = section.address.addingReportingOverflow(section.size)
                 return section.address..<(overflow ? UInt64.max : end)
             }
+    }
+
+    /// The native reader of `debug` (its units indexed) and, with `threads` above 1, `image`'s function symbols,
+    /// sorted, made at the same time: each only reads its mapped file.
+    private static func indexSideBySide(
+        _ debug: ELFImage, sorting image: ELFImage, threads: Int
+    ) -> (NativeDWARFReader?, [ELFImage.Symbol]?) {
+        guard threads > 1 else { return (NativeDWARFReader(image: debug), nil) }
+        enum Piece { case reader, symbols }
+        /// @unchecked: the reader is made on one thread and not touched there again; `ParallelWork.map` hands
+        /// the results to this thread once every worker is done.
+        enum Made: @unchecked Sendable {
+            case reader(NativeDWARFReader?)
+            case symbols([ELFImage.Symbol])
+        }
+        var native: NativeDWARFReader?
+        var symbols: [ELFImage.Symbol]?
+        for made in ParallelWork.map(
+            [Piece.reader, .symbols], threads: 2,
+            { piece -> Made in
+                switch piece {
+                case .reader: .reader(NativeDWARFReader(image: debug))
+                case .symbols: .symbols(image.functionSymbols())
+                }
+            })
+        {
+            switch made {
+            case .reader(let reader): native = reader
+            case .symbols(let sorted): symbols = sorted
+            }
+        }
+        return (native, symbols)
     }
 
     /// Whether a return address can lie in this module's code. Linkers that drop unused functions (gold

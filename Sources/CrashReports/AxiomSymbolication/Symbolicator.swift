@@ -30,7 +30,7 @@ public final class Symbolicator: Sendable {
         /// The module of a file, opened on first use and kept; a module that cannot be used is remembered too, so
         /// a slow debuginfod server or a long search is paid once per module, not once per frame.
         mutating func module(
-            _ key: ModuleKey, locator: DebugInfoLocator, reader: DWARFReaderChoice
+            _ key: ModuleKey, locator: DebugInfoLocator, reader: DWARFReaderChoice, threads: Int = 1
         ) throws(SymbolicationError) -> SymbolicatedModule {
             if let last = lastModule, last.key == key { return last.module }
             let result: Result<SymbolicatedModule, SymbolicationError>
@@ -39,7 +39,7 @@ public final class Symbolicator: Sendable {
             } else {
                 do throws(SymbolicationError) {
                     let found = try locator.locate(path: key.path, buildID: key.buildID)
-                    result = .success(try SymbolicatedModule(found, reader: reader))
+                    result = .success(try SymbolicatedModule(found, reader: reader, threads: threads))
                 } catch {
                     result = .failure(error)
                 }
@@ -177,7 +177,7 @@ public final class Symbolicator: Sendable {
         guard threads > 1 else { return }
         try? withState { state throws(SymbolicationError) in
             let module = try state.module(
-                ModuleKey(path: modulePath, buildID: buildID), locator: locator, reader: reader)
+                ModuleKey(path: modulePath, buildID: buildID), locator: locator, reader: reader, threads: threads)
             module.prepare(addresses, threads: threads, demangler: &state.demangler)
         }
     }
