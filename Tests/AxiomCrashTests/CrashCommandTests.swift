@@ -235,6 +235,33 @@ struct CrashCommandTests {
         #expect(help.stdout.contains("OVERVIEW:"))
     }
 
+    /// Output to a full disk: the command fails and says why, rather than exiting 0 with its answers lost. The
+    /// symbolicate line the tool reads itself ends its process its own way, so both ends are checked.
+    @Test(.enabled(if: access("/dev/full", W_OK) == 0, "needs /dev/full, a device every write to fails"))
+    func outputThatCannotBeWrittenFailsTheCommand() throws {
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        let binary = ChildProcess.probePath
+        let symbols = try Symbolicator().functionSymbols(modulePath: binary).filter { $0.size > 1 }
+        let few = symbols.prefix(3).map { "0x" + String($0.address + 1, radix: 16) }
+        // Many: their text is written in pieces before the end, as the answers come.
+        let many = stride(from: 0, to: symbols.count, by: max(1, symbols.count / 500)).map {
+            "0x" + String(symbols[$0].address + 1, radix: 16)
+        }
+        let errors = output.path + "/stderr"
+        for arguments in [
+            ["symbolicate", "--binary", binary] + few, ["symbolicate", "--binary", binary, "--json"] + many,
+            ["explain", "axiom.client", "invalidState", "--json"],
+        ] {
+            let full = ChildProcess.run(ChildProcess.axiomPath, arguments, stdoutPath: "/dev/full", stderrPath: errors)
+            #expect(full == .exited(1), "\(arguments.prefix(4)): \(full)")
+            #expect(ChildProcess.readText(errors).contains("axiom: the output could not be written"))
+            let written = ChildProcess.runAxiom(arguments, outputIn: output.path)
+            #expect(written.termination == .exited(0), "\(arguments.prefix(4)): \(written.stderr)")
+            #expect(!written.stdout.isEmpty)
+        }
+    }
+
     @Test("Reading ahead (the symbol table and many units' tables at once) changes no answer")
     func readingAheadChangesNoAnswer() throws {
         let binary = ChildProcess.probePath
