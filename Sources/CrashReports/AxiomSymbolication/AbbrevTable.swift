@@ -24,7 +24,12 @@ struct AbbrevTable {
     }
 
     let shape: Shape
-    private(set) var specs: [Spec] = []
+    /// Every declaration's attribute specifications, eight bytes each rather than a `Spec`'s 24 (a Swift unit's
+    /// table holds hundreds, and each table read ahead is kept): the attribute's name in the top 16 bits, its form
+    /// in the next 16, and the index of its implicit constant in `implicitConstants` (DW_FORM_implicit_const
+    /// only) in the low 32. DWARF defines no name or form past 0xFFFF; one is kept as 0xFFFF, unknown alike.
+    private var packedSpecs: [UInt64] = []
+    private var implicitConstants: [Int64] = []
     private var declarations: [Declaration] = []
     /// Declaration index by code, for the dense codes producers use; others in `sparse`.
     private var byCode: [Int32] = []
@@ -33,22 +38,26 @@ struct AbbrevTable {
     /// Parses the table at `offset` (what can be read of it: a damaged tail ends it).
     init(_ section: DWARFSection, at offset: Int, shape: Shape) {
         self.shape = shape
-        specs.reserveCapacity(512)
+        packedSpecs.reserveCapacity(512)
         var cursor = DWARFCursor(section, at: offset)
         while !cursor.isAtEnd {
             let code = cursor.uleb()
             if code == 0 || cursor.failed { break }
             let tag = cursor.uleb()
             let hasChildren = cursor.u8() != 0
-            let first = specs.count
+            let first = packedSpecs.count
             var fixedSize: Int32 = 0
             var hasSibling = false
             while !cursor.isAtEnd {
                 let attribute = cursor.uleb()
                 let form = cursor.uleb()
                 if attribute == 0 && form == 0 { break }
-                let implicitConst = form == 0x21 ? cursor.sleb() : 0
-                specs.append(Spec(attribute: attribute, form: form, implicitConst: implicitConst))
+                var constant: UInt64 = 0
+                if form == 0x21 {
+                    constant = UInt64(implicitConstants.count)
+                    implicitConstants.append(cursor.sleb())
+                }
+                packedSpecs.append(min(attribute, 0xFFFF) << 48 | min(form, 0xFFFF) << 32 | constant)
                 if attribute == 0x01 { hasSibling = true }
                 if fixedSize >= 0, let size = Self.fixedSize(of: form, shape) {
                     fixedSize += Int32(size)
@@ -60,7 +69,7 @@ struct AbbrevTable {
             declarations.append(
                 Declaration(
                     tag: tag, hasChildren: hasChildren, hasSibling: hasSibling, fixedSize: fixedSize,
-                    specs: first..<specs.count))
+                    specs: first..<packedSpecs.count))
             if code < 1 << 16 {
                 let slot = Int(code)
                 if byCode.count <= slot { byCode.append(contentsOf: repeatElement(-1, count: slot + 1 - byCode.count)) }
@@ -86,6 +95,16 @@ struct AbbrevTable {
         case 0x19, 0x21: 0  // flag_present, implicit_const
         default: nil
         }
+    }
+
+    /// The attribute specification at `index` of a declaration's `specs`.
+    @inline(__always)
+    func spec(_ index: Int) -> Spec {
+        let packed = packedSpecs[index]
+        let form = packed >> 32 & 0xFFFF
+        return Spec(
+            attribute: packed >> 48, form: form,
+            implicitConst: form == 0x21 ? implicitConstants[Int(packed & 0xFFFF_FFFF)] : 0)
     }
 
     @inline(__always)

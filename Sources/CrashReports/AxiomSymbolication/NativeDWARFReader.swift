@@ -610,7 +610,7 @@ final class NativeDWARFReader: DebugInfoReader {
         if declaration.fixedSize >= 0 {
             cursor.skip(Int(declaration.fixedSize))
         } else {
-            for index in declaration.specs { _ = readValue(abbrevs.specs[index], &cursor, unit) }
+            for index in declaration.specs { _ = readValue(abbrevs.spec(index), &cursor, unit) }
         }
     }
 
@@ -620,7 +620,7 @@ final class NativeDWARFReader: DebugInfoReader {
     ) -> DieAttributes {
         var attributes = DieAttributes()
         for index in declaration.specs {
-            let spec = abbrevs.specs[index]
+            let spec = abbrevs.spec(index)
             let value = readValue(spec, &cursor, unit)
             switch spec.attribute {
             case 0x11: attributes.lowPC = value
@@ -779,7 +779,7 @@ final class NativeDWARFReader: DebugInfoReader {
         var origin: UInt64? = nil
         var specification: UInt64? = nil
         for specIndex in declaration.specs {
-            let spec = abbrevs.specs[specIndex]
+            let spec = abbrevs.spec(specIndex)
             let value = readValue(spec, &cursor, unit)
             if cursor.failed { break }
             switch spec.attribute {
