@@ -6,5 +6,5 @@
 public enum AxiomVersion {
     /// This release's version, as Semantic Versioning spells it: `1.0.0` in the release, `1.1.0-dev` in a build
     /// of the commits on the way to the next one (CHANGELOG's newest entry says which).
-    public static let current = "1.0.0"
+    public static let current = "1.0.1-dev"
 }
