@@ -33,3 +33,82 @@ public struct SymbolicatedFrame: Sendable, Hashable, Codable {
         self.isInlined = isInlined
     }
 }
+
+/// One address's answer as the JSON line `axiom symbolicate --binary --json` prints: `{"address":…,"error":…,
+/// "frames":[…]}`, the bytes `JSONEncoder` writes for it with sorted keys and slashes unescaped (a test holds the two
+/// to the same bytes), written directly: the encoder took about 25 µs a line, a sixth of a whole batch's time.
+package enum AnswerLine {
+    /// The line, ending in a newline. `error` is the symbolication error's text, when the address has none.
+    package static func json(address: String, frames: [SymbolicatedFrame], error: String?) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + frames.count * 256)
+        bytes += #"{"address":"#.utf8
+        appendString(address, to: &bytes)
+        if let error {
+            bytes += #","error":"#.utf8
+            appendString(error, to: &bytes)
+        }
+        bytes += #","frames":["#.utf8
+        for (index, frame) in frames.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            // The frame's keys in sorted order; absent values are left out, as `encodeIfPresent` leaves them.
+            var separator = UInt8(ascii: "{")
+            func key(_ name: String) {
+                bytes.append(separator)
+                separator = UInt8(ascii: ",")
+                appendString(name, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+            }
+            if let column = frame.column {
+                key("column")
+                bytes += String(column).utf8
+            }
+            if let file = frame.file {
+                key("file")
+                appendString(file, to: &bytes)
+            }
+            if let function = frame.function {
+                key("function")
+                appendString(function, to: &bytes)
+            }
+            key("isInlined")
+            bytes += (frame.isInlined ? "true" : "false").utf8
+            if let line = frame.line {
+                key("line")
+                bytes += String(line).utf8
+            }
+            if let mangledName = frame.mangledName {
+                key("mangledName")
+                appendString(mangledName, to: &bytes)
+            }
+            if let symbolOffset = frame.symbolOffset {
+                key("symbolOffset")
+                bytes += String(symbolOffset).utf8
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes += "]}\n".utf8
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A JSON string as `JSONEncoder` writes one: `"` and `\` escaped, the control characters as `\b`, `\t`, `\n`,
+    /// `\f`, `\r` or `\u00xx`, everything else (`/`, DEL, non-ASCII) as it is.
+    private static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case 0x08: bytes += #"\b"#.utf8
+            case 0x09: bytes += #"\t"#.utf8
+            case 0x0a: bytes += #"\n"#.utf8
+            case 0x0c: bytes += #"\f"#.utf8
+            case 0x0d: bytes += #"\r"#.utf8
+            case 0..<0x20: bytes += [0x5c, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

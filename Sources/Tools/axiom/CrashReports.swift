@@ -171,7 +171,7 @@ extension Symbolicate {
                 failure = error
             }
             if json {
-                output += Self.jsonLine(address: hex, frames: frames, error: failure)
+                output += AnswerLine.json(address: hex, frames: frames, error: failure.map { "\($0)" })
             } else {
                 for frame in frames.isEmpty ? [SymbolicatedFrame()] : frames {
                     output += (frame.function ?? "??") + "\n"
@@ -192,19 +192,6 @@ extension Symbolicate {
     static func parseAddress(_ text: String) -> UInt64? {
         if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
         return UInt64(text)
-    }
-
-    private static func jsonLine(address: String, frames: [SymbolicatedFrame], error: SymbolicationError?) -> String {
-        struct Line: Encodable {
-            var address: String
-            var frames: [SymbolicatedFrame]
-            var error: String?
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let line = Line(address: address, frames: frames, error: error.map { "\($0)" })
-        guard let data = try? encoder.encode(line) else { return "" }
-        return String(decoding: data, as: UTF8.self) + "\n"
     }
 }
 
