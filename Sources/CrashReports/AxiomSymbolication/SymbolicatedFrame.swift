@@ -59,32 +59,23 @@ package enum AnswerLine {
                 appendString(name, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
             }
-            if let column = frame.column {
-                key("column")
-                bytes += String(column).utf8
+            func string(_ name: String, _ value: String?) {
+                guard let value else { return }
+                key(name)
+                appendString(value, to: &bytes)
             }
-            if let file = frame.file {
-                key("file")
-                appendString(file, to: &bytes)
+            func literal(_ name: String, _ value: String?) {
+                guard let value else { return }
+                key(name)
+                bytes += value.utf8
             }
-            if let function = frame.function {
-                key("function")
-                appendString(function, to: &bytes)
-            }
-            key("isInlined")
-            bytes += (frame.isInlined ? "true" : "false").utf8
-            if let line = frame.line {
-                key("line")
-                bytes += String(line).utf8
-            }
-            if let mangledName = frame.mangledName {
-                key("mangledName")
-                appendString(mangledName, to: &bytes)
-            }
-            if let symbolOffset = frame.symbolOffset {
-                key("symbolOffset")
-                bytes += String(symbolOffset).utf8
-            }
+            literal("column", frame.column.map { String($0) })
+            string("file", frame.file)
+            string("function", frame.function)
+            literal("isInlined", frame.isInlined ? "true" : "false")
+            literal("line", frame.line.map { String($0) })
+            string("mangledName", frame.mangledName)
+            literal("symbolOffset", frame.symbolOffset.map { String($0) })
             bytes.append(UInt8(ascii: "}"))
         }
         bytes += "]}\n".utf8
