@@ -85,7 +85,6 @@ package enum AnswerLine {
     /// A JSON string as `JSONEncoder` writes one: `"` and `\` escaped, the control characters as `\b`, `\t`, `\n`,
     /// `\f`, `\r` or `\u00xx`, everything else (`/`, DEL, non-ASCII) as it is.
     private static func appendString(_ string: String, to bytes: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
@@ -96,10 +95,16 @@ package enum AnswerLine {
             case 0x0a: bytes += #"\n"#.utf8
             case 0x0c: bytes += #"\f"#.utf8
             case 0x0d: bytes += #"\r"#.utf8
-            case 0..<0x20: bytes += [0x5c, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
+            case 0..<0x20: bytes += [0x5c, 0x75, 0x30, 0x30, hexDigit(byte >> 4), hexDigit(byte & 0xf)]
             default: bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The lowercase hexadecimal digit of a value below 16, computed rather than looked up in a table that would be
+    /// allocated on every call.
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
