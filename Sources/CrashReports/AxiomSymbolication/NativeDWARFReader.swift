@@ -49,6 +49,15 @@ final class NativeDWARFReader: DebugInfoReader {
     private let addr: DWARFSection
     private let ranges: DWARFSection
     private let rnglists: DWARFSection
+    /// `.debug_names`, or empty: read into ``nameIndex`` when a batch first asks it.
+    private let namesSection: DWARFSection
+    /// The name index, made the first time a batch's jobs are made (on the thread that owns the reader), then only
+    /// read; nil when the module has none.
+    private lazy var nameIndex: NameIndex? = {
+        guard namesSection.count > 0 else { return nil }
+        let index = NameIndex(namesSection, strings: str)
+        return index.isEmpty ? nil : index
+    }()
     private(set) var units: [Unit] = []
     private var unitIndex = UnitRangeIndex()
     private var abbrevTables: [Int: AbbrevTable] = [:]
@@ -79,6 +88,12 @@ final class NativeDWARFReader: DebugInfoReader {
             sections[0], sections[1], sections[2], sections[3], sections[4], sections[5]
         )
         (addr, self.ranges, rnglists) = (sections[6], sections[7], sections[8])
+        // Only an aid: an index that cannot be read in place leaves every unit to be walked.
+        if case .bytes(let names) = image.sectionBytes(named: ".debug_names") {
+            namesSection = names
+        } else {
+            namesSection = .empty
+        }
         // A file whose units cannot be read here is not handed to libdwarf either: its names come from .symtab.
         indexUnits()
     }
@@ -184,7 +199,7 @@ final class NativeDWARFReader: DebugInfoReader {
 
     /// The units whose ranges contain `address`, best candidate first.
     func units(containing address: UInt64) -> [Int] {
-        unitIndex.units(containing: address) { table(forUnit: $0) }
+        unitIndex.units(containing: address) { completeTable(forUnit: $0) }
     }
 
     /// The unit holding the DIE at `offset` (section offset).
@@ -418,7 +433,8 @@ final class NativeDWARFReader: DebugInfoReader {
 
     // MARK: Compile unit tables
 
-    /// The table of `unit`, built on first use; nil when the unit cannot be read.
+    /// The table of `unit`, built on first use; nil when the unit cannot be read. It may be partial (see
+    /// ``CompileUnitTable/isPartial``): ``scopeChain(unit:address:)`` completes it when an address misses it.
     func table(forUnit unit: Int) -> CompileUnitTable? {
         guard unit >= 0, unit < units.count else { return nil }
         if let table = units[unit].table { return table }
@@ -426,6 +442,15 @@ final class NativeDWARFReader: DebugInfoReader {
         let table = buildTable(units[unit], abbrevTable(units[unit]))
         units[unit].table = table
         return table
+    }
+
+    /// The table of `unit` with every function of the unit: a partial one is replaced by the whole unit's.
+    private func completeTable(forUnit unit: Int) -> CompileUnitTable? {
+        guard let table = table(forUnit: unit) else { return nil }
+        guard table.isPartial else { return table }
+        let complete = buildTable(units[unit], abbrevTable(units[unit]))
+        units[unit].table = complete
+        return complete
     }
 
     /// What building one unit's table needs: the reader (read only), the unit, and its abbreviations.
@@ -441,6 +466,10 @@ final class NativeDWARFReader: DebugInfoReader {
         /// The addresses that fall in the unit: the inlined calls of the functions holding them are read too, and
         /// the names of every scope covering them.
         var addresses: [UInt64]
+        /// The name of the symbol covering each address (nil when none is known), and the index to find their
+        /// functions' DIEs in: with both, the job reads those DIEs instead of walking the whole unit.
+        var symbolNames: [String?]
+        let nameIndex: NameIndex?
     }
 
     /// What a job builds: the unit's table and abbreviations, and the names of the scopes covering its addresses
@@ -453,31 +482,38 @@ final class NativeDWARFReader: DebugInfoReader {
     }
 
     /// The units `addresses` fall in (the best candidate of each) whose tables are not built yet, each once, ready
-    /// to be built on any thread (``build(_:)``) and kept (``store(_:for:)``).
-    func tableJobs(forAddresses addresses: [UInt64]) -> [TableJob] {
+    /// to be built on any thread (``build(_:)``) and kept (``store(_:for:)``). `symbolName` gives the name of the
+    /// symbol covering an address, when the module's symbol table is at hand: with the module's name index, a job
+    /// then reads only the functions its addresses fall in.
+    func tableJobs(forAddresses addresses: [UInt64], symbolName: (UInt64) -> String? = { _ in nil }) -> [TableJob] {
         var jobs: [TableJob] = []
         var jobOfUnit: [Int: Int] = [:]
+        let index = nameIndex
         for address in addresses {
-            guard let index = units(containing: address).first, units[index].table == nil, !units[index].failed
+            guard let unit = units(containing: address).first, units[unit].table == nil, !units[unit].failed
             else { continue }
-            if let job = jobOfUnit[index] {
+            let name = index == nil ? nil : symbolName(address)
+            if let job = jobOfUnit[unit] {
                 jobs[job].addresses.append(address)
+                jobs[job].symbolNames.append(name)
                 continue
             }
-            jobOfUnit[index] = jobs.count
-            jobs.append(job(forUnit: index, addresses: [address]))
+            jobOfUnit[unit] = jobs.count
+            jobs.append(job(forUnit: unit, addresses: [address], symbolNames: [name], nameIndex: index))
         }
         return jobs
     }
 
     /// The job that builds unit `index`'s table: abbreviations parsed before are reused; the others are parsed by
     /// the job, on its thread.
-    private func job(forUnit index: Int, addresses: [UInt64]) -> TableJob {
+    private func job(
+        forUnit index: Int, addresses: [UInt64], symbolNames: [String?] = [], nameIndex: NameIndex? = nil
+    ) -> TableJob {
         let unit = units[index]
         let cached = abbrevTables[unit.abbrevOffset]
         return TableJob(
             reader: self, index: index, unit: unit, abbrevs: cached?.shape == Self.abbrevShape(unit) ? cached : nil,
-            addresses: addresses)
+            addresses: addresses, symbolNames: symbolNames, nameIndex: nameIndex)
     }
 
     /// Builds, on up to `threads` threads, the tables of the units whose DIE gives no address ranges but may hold
@@ -524,7 +560,7 @@ final class NativeDWARFReader: DebugInfoReader {
         let reader = job.reader
         let abbrevs =
             job.abbrevs ?? AbbrevTable(reader.abbrev, at: job.unit.abbrevOffset, shape: abbrevShape(job.unit))
-        var table = reader.buildTable(job.unit, abbrevs)
+        var table = reader.indexedTable(job, abbrevs) ?? reader.buildTable(job.unit, abbrevs)
         var offsets: [UInt64] = []
         for address in job.addresses {
             guard let top = table.topLevelScope(containing: address) else { continue }
@@ -581,6 +617,65 @@ final class NativeDWARFReader: DebugInfoReader {
         }
         table.finish()
         return table
+    }
+
+    /// The table of a job's unit with only the functions its addresses fall in, each found by the name of the
+    /// symbol covering the address in the name index, instead of walking every DIE of the unit; and the unit's whole
+    /// line table. Nil, for the unit to be walked, when one address's function is not found so: no index or no
+    /// symbol name, a name the index does not give for this unit, or no such DIE whose ranges hold the address.
+    /// Reads the sections alone.
+    private func indexedTable(_ job: TableJob, _ abbrevs: AbbrevTable) -> CompileUnitTable? {
+        guard let index = job.nameIndex, !job.addresses.isEmpty, job.symbolNames.count == job.addresses.count else {
+            return nil
+        }
+        var table = CompileUnitTable()
+        table.isPartial = true
+        var read: Set<UInt64> = []
+        for (address, name) in zip(job.addresses, job.symbolNames) {
+            if table.scopes.contains(where: { table.contains($0, address) }) { continue }
+            guard let name else { return nil }
+            var found = false
+            for offset in index.dies(named: name, tag: 0x2e, inUnitAt: job.unit.offset)
+            where read.insert(offset).inserted {
+                guard let (scope, ranges) = subprogram(at: offset, job.unit, abbrevs),
+                    ranges.contains(where: { address >= $0.low && address < $0.high })
+                else { continue }
+                _ = table.addScope(scope, ranges: ranges, parent: nil)
+                found = true
+                break
+            }
+            guard found else { return nil }
+        }
+        readLines(job.unit, into: &table)
+        table.finish()
+        return table
+    }
+
+    /// The subprogram whose DIE is at `offset` of `unit` as a scope, with its ranges; nil when the DIE is not a
+    /// subprogram, cannot be read, or has no ranges.
+    private func subprogram(
+        at offset: UInt64, _ unit: Unit, _ abbrevs: AbbrevTable
+    ) -> (scope: CompileUnitTable.Scope, ranges: [(low: UInt64, high: UInt64)])? {
+        guard let start = Int(exactly: offset), start >= unit.firstDie, start < unit.end else { return nil }
+        var cursor = DWARFCursor(info, at: start)
+        guard let declaration = readCode(&cursor, abbrevs), declaration.tag == 0x2e else { return nil }
+        let attributes = readAttributes(declaration, &cursor, unit, abbrevs)
+        guard !cursor.failed, cursor.offset <= unit.end else { return nil }
+        return subprogramScope(attributes, dieOffset: offset, unit)
+    }
+
+    /// A subprogram DIE's scope, its children not read yet, and its ranges; nil when it has none (a declaration,
+    /// or an abstract function inlined everywhere).
+    private func subprogramScope(
+        _ attributes: DieAttributes, dieOffset: UInt64, _ unit: Unit
+    ) -> (scope: CompileUnitTable.Scope, ranges: [(low: UInt64, high: UInt64)])? {
+        let ranges = pcRanges(attributes, unit)
+        guard !ranges.isEmpty else { return nil }
+        let entry = attributes.lowPC.flatMap { address($0, unit) } ?? ranges.map(\.low).min() ?? 0
+        var scope = CompileUnitTable.Scope(
+            dieOffset: dieOffset, entryAddress: entry, rangeStart: 0, rangeCount: 0, isInlined: false)
+        scope.childrenLoaded = false
+        return (scope, ranges)
     }
 
     /// What a DIE walk collects (see ``DwarfReader/WalkMode``).
@@ -683,12 +778,7 @@ final class NativeDWARFReader: DebugInfoReader {
             var childParent = parent
             switch (tag, mode) {
             case (0x2e, .subprograms):  // DW_TAG_subprogram
-                let ranges = pcRanges(attributes, unit)
-                if !ranges.isEmpty {
-                    let entry = attributes.lowPC.flatMap { address($0, unit) } ?? ranges.map(\.low).min() ?? 0
-                    var scope = CompileUnitTable.Scope(
-                        dieOffset: dieOffset, entryAddress: entry, rangeStart: 0, rangeCount: 0, isInlined: false)
-                    scope.childrenLoaded = false
+                if let (scope, ranges) = subprogramScope(attributes, dieOffset: dieOffset, unit) {
                     _ = table.addScope(scope, ranges: ranges, parent: nil)
                 }
                 // Swift nests closures inside their function, also inside abstract (inlined-everywhere) ones.
@@ -732,7 +822,12 @@ final class NativeDWARFReader: DebugInfoReader {
     /// The chain of scopes covering `address` in `unit`: the concrete subprogram first, the innermost inlined
     /// subroutine last. Reads the subprogram's inlined subroutines the first time it is hit.
     func scopeChain(unit: Int, address: UInt64) -> [Int32] {
-        guard var table = table(forUnit: unit), let top = table.topLevelScope(containing: address) else { return [] }
+        guard var table = table(forUnit: unit) else { return [] }
+        if table.isPartial && table.topLevelScope(containing: address) == nil {
+            guard let complete = completeTable(forUnit: unit) else { return [] }
+            table = complete
+        }
+        guard let top = table.topLevelScope(containing: address) else { return [] }
         if !table.scopes[Int(top)].childrenLoaded {
             units[unit].table = nil  // moved out while it grows, so its arrays are not copied
             loadInlinedCalls(of: top, in: &table, units[unit], abbrevTable(units[unit]))

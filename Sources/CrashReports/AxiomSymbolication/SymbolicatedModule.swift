@@ -153,7 +153,16 @@ final class SymbolicatedModule {
         // An address in no unit's ranges has its unit looked for among the units whose DIE gives none, which are
         // then all read: first, on every thread, rather than one after another while the jobs are found.
         native?.readUnindexedUnits(forAddresses: wanted, threads: threads)
-        readAhead(native?.tableJobs(forAddresses: wanted) ?? [])
+        // The name of the symbol covering each address lets a unit's job read only the functions the addresses fall
+        // in, through the module's name index. The symbols are at hand when the module was opened for a batch
+        // (sorted beside its unit index); else the units are walked, rather than sorting the table on this thread.
+        let image = self.image
+        let symbols = sortedSymbols
+        readAhead(
+            native?.tableJobs(forAddresses: wanted) { address in
+                guard let symbols, let symbol = Self.symbol(in: symbols, containing: address) else { return nil }
+                return image.string(at: symbol.nameOffset)
+            } ?? [])
         // The names of the symbols covering the addresses: most are linkage names the units' jobs demangled; the
         // others are demangled here, on the same threads.
         var names: [String] = []

@@ -1,0 +1,231 @@
+/// A module's DWARF 5 name index (`.debug_names`): the DIEs of its functions, types and variables by name, which
+/// LLVM writes for every unit it compiles with debug information (swiftc always, DWARF 4 or 5; clang for DWARF 5
+/// with `-gpubnames`, or tuned for LLDB).
+///
+/// ```
+/// symbol's linkage name ──▶ hash ──▶ bucket ──▶ names with that hash ──▶ the one spelled so ──▶ its entries
+///                                                                       (tag, unit, DIE offset in the unit)
+/// ```
+///
+/// The reader asks it for the subprogram a symbol's name names, so that finding the function covering an address
+/// does not walk every DIE of the unit (Swift's DWARF has no `DW_AT_sibling` to skip a type's members with). A
+/// linker concatenates its object files' indexes: each is read as it stands. Every read is bounds-checked; an index
+/// that cannot be read is left out, and a name it does not give sends the reader back to walking the unit.
+struct NameIndex: @unchecked Sendable {
+    // @unchecked: the two sections point into the module's mapped file, which is only read and stays mapped while
+    // the reader that made the index lives; the index itself never changes once made.
+
+    /// One object file's index.
+    private struct Table {
+        var offsetSize: Int
+        /// The `.debug_info` offsets of the units it indexes, in the order `DW_IDX_compile_unit` numbers them.
+        var units: [Int]
+        var bucketCount: Int
+        var nameCount: Int
+        var buckets: Int
+        var hashes: Int
+        var stringOffsets: Int
+        var entryOffsets: Int
+        var entryPool: Int
+        var end: Int
+        var abbreviations: [UInt64: Abbreviation]
+    }
+
+    /// What an entry holds: its DIE's tag, then index attributes (`DW_IDX_*`) in the given forms.
+    private struct Abbreviation {
+        var tag: UInt64
+        var attributes: [(index: UInt64, form: UInt64)]
+    }
+
+    private let section: DWARFSection
+    private let strings: DWARFSection
+    private var tables: [Table] = []
+    /// The table indexing each unit, by the unit's offset in `.debug_info`.
+    private var tableOfUnit: [Int: Int] = [:]
+
+    /// Reads the headers and abbreviations of every index in `section`; names are read when looked up. `strings`
+    /// is `.debug_str`, which the names point into.
+    init(_ section: DWARFSection, strings: DWARFSection) {
+        self.section = section
+        self.strings = strings
+        var cursor = DWARFCursor(section, at: 0)
+        while !cursor.isAtEnd {
+            var length = UInt64(cursor.u32())
+            var offsetSize = 4
+            if length == 0xFFFF_FFFF {
+                length = cursor.u64()
+                offsetSize = 8
+            } else if length >= 0xFFFF_FFF0 {
+                break
+            }
+            let start = cursor.offset
+            guard !cursor.failed, length <= UInt64(section.count - start) else { break }
+            let end = start + Int(length)
+            if let table = Self.readTable(DWARFCursor(section, at: start), end: end, offsetSize: offsetSize) {
+                for unit in table.units where tableOfUnit[unit] == nil { tableOfUnit[unit] = tables.count }
+                tables.append(table)
+            }
+            cursor.seek(to: end)
+        }
+    }
+
+    /// Whether any index could be read.
+    var isEmpty: Bool { tables.isEmpty }
+
+    /// The header, lists and abbreviations of the index whose body starts at `cursor`; nil when they do not fit in
+    /// it or its version is not 5.
+    private static func readTable(_ start: DWARFCursor, end: Int, offsetSize: Int) -> Table? {
+        var cursor = start
+        let version = cursor.u16()
+        cursor.skip(2)  // padding
+        let unitCount = Int(cursor.u32())
+        let localTypeUnits = Int(cursor.u32())
+        let foreignTypeUnits = Int(cursor.u32())
+        let bucketCount = Int(cursor.u32())
+        let nameCount = Int(cursor.u32())
+        let abbreviationsSize = Int(cursor.u32())
+        let augmentationSize = Int(cursor.u32())
+        cursor.skip(augmentationSize)
+        guard version == 5, !cursor.failed else { return nil }
+        // Each part's place, from counts read from the file: at most 2^32 entries of 8 bytes, so no sum overflows.
+        let unitList = cursor.offset
+        let buckets = unitList + (unitCount + localTypeUnits) * offsetSize + foreignTypeUnits * 8
+        let hashes = buckets + bucketCount * 4
+        let stringOffsets = hashes + (bucketCount > 0 ? nameCount * 4 : 0)
+        let entryOffsets = stringOffsets + nameCount * offsetSize
+        let abbreviationsStart = entryOffsets + nameCount * offsetSize
+        let entryPool = abbreviationsStart + abbreviationsSize
+        guard entryPool <= end else { return nil }
+        var units: [Int] = []
+        units.reserveCapacity(unitCount)
+        for _ in 0..<unitCount {
+            guard let unit = Int(exactly: cursor.unsigned(size: offsetSize)) else { return nil }
+            units.append(unit)
+        }
+        var abbreviations: [UInt64: Abbreviation] = [:]
+        cursor.seek(to: abbreviationsStart)
+        while !cursor.failed && cursor.offset < entryPool {
+            let code = cursor.uleb()
+            if code == 0 { break }
+            var abbreviation = Abbreviation(tag: cursor.uleb(), attributes: [])
+            while !cursor.failed && cursor.offset < entryPool {
+                let index = cursor.uleb()
+                let form = cursor.uleb()
+                if index == 0 && form == 0 { break }
+                abbreviation.attributes.append((index, form))
+            }
+            abbreviations[code] = abbreviation
+        }
+        guard !cursor.failed, cursor.offset <= entryPool else { return nil }
+        return Table(
+            offsetSize: offsetSize, units: units, bucketCount: bucketCount, nameCount: nameCount, buckets: buckets,
+            hashes: hashes, stringOffsets: stringOffsets, entryOffsets: entryOffsets, entryPool: entryPool, end: end,
+            abbreviations: abbreviations)
+    }
+
+    /// The `.debug_info` offsets of the DIEs with tag `tag` that the unit at `unitOffset` gives the name `name`
+    /// (a subprogram is indexed under its name and its linkage name); empty when no index covers the unit or it
+    /// has no such DIE.
+    func dies(named name: String, tag: UInt64, inUnitAt unitOffset: Int) -> [UInt64] {
+        guard let which = tableOfUnit[unitOffset] else { return [] }
+        let table = tables[which]
+        // An index without a hash table is a list to search from end to end: LLVM always writes one.
+        guard table.bucketCount > 0, let hash = Self.hash(name) else { return [] }
+        let bucket = Int(hash % UInt32(table.bucketCount))
+        var cursor = DWARFCursor(section, at: table.buckets + bucket * 4)
+        var index = Int(cursor.u32())  // the bucket's first name, numbered from 1; 0: none
+        guard !cursor.failed, index > 0 else { return [] }
+        var found: [UInt64] = []
+        // The names of a bucket follow one another, as long as their hashes fall in it.
+        while index <= table.nameCount {
+            cursor.seek(to: table.hashes + (index - 1) * 4)
+            let nameHash = cursor.u32()
+            guard !cursor.failed, Int(nameHash % UInt32(table.bucketCount)) == bucket else { break }
+            if nameHash == hash && spells(name, table, index) {
+                found += entries(table, index, tag: tag, unitOffset: unitOffset)
+            }
+            index += 1
+        }
+        return found
+    }
+
+    /// The index's hash of a name: DJB's, over the name with its letters folded to lower case. Nil for a name
+    /// outside ASCII, which Unicode's case folding would be needed for (mangled names are ASCII).
+    static func hash(_ name: String) -> UInt32? {
+        var hash: UInt32 = 5381
+        for byte in name.utf8 {
+            guard byte < 0x80 else { return nil }
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
+            hash = hash &* 33 &+ UInt32(folded)
+        }
+        return hash
+    }
+
+    /// Whether name number `index` (from 1) of `table` is `name`, byte for byte.
+    private func spells(_ name: String, _ table: Table, _ index: Int) -> Bool {
+        var cursor = DWARFCursor(section, at: table.stringOffsets + (index - 1) * table.offsetSize)
+        let offset = cursor.unsigned(size: table.offsetSize)
+        guard !cursor.failed, let offset = Int(exactly: offset), let length = strings.stringLength(at: offset) else {
+            return false
+        }
+        var name = name
+        return name.withUTF8 { bytes in
+            bytes.count == length && (length == 0 || memcmp(bytes.baseAddress!, strings.base + offset, length) == 0)
+        }
+    }
+
+    /// The DIEs of name number `index` (from 1) of `table` with tag `tag` in the unit at `unitOffset`. Stops at the
+    /// first entry it cannot read: an entry's size comes from its abbreviation alone.
+    private func entries(_ table: Table, _ index: Int, tag: UInt64, unitOffset: Int) -> [UInt64] {
+        var cursor = DWARFCursor(section, at: table.entryOffsets + (index - 1) * table.offsetSize)
+        let relative = cursor.unsigned(size: table.offsetSize)
+        guard !cursor.failed, let relative = Int(exactly: relative), relative < table.end - table.entryPool else {
+            return []
+        }
+        cursor.seek(to: table.entryPool + relative)
+        var found: [UInt64] = []
+        while !cursor.failed && cursor.offset < table.end {
+            let code = cursor.uleb()
+            guard code != 0, let abbreviation = table.abbreviations[code] else { break }
+            var unit: Int? = table.units.count == 1 ? 0 : nil
+            var die: UInt64?
+            var isTypeUnit = false
+            for attribute in abbreviation.attributes {
+                guard let value = Self.value(form: attribute.form, &cursor) else { return found }
+                switch attribute.index {
+                case 1: unit = Int(exactly: value)  // DW_IDX_compile_unit
+                case 2: isTypeUnit = true  // DW_IDX_type_unit
+                case 3: die = value  // DW_IDX_die_offset, from the unit's start
+                default: break
+                }
+            }
+            guard !cursor.failed, cursor.offset <= table.end else { break }
+            if abbreviation.tag == tag, !isTypeUnit, let unit, unit < table.units.count,
+                table.units[unit] == unitOffset, let die, die < UInt64(Int.max) - UInt64(unitOffset)
+            {
+                found.append(UInt64(unitOffset) + die)
+            }
+        }
+        return found
+    }
+
+    /// An index attribute's value in `form`; nil for a form an index does not use, whose size is unknown.
+    private static func value(form: UInt64, _ cursor: inout DWARFCursor) -> UInt64? {
+        switch form {
+        case 0x0b, 0x11, 0x0c: UInt64(cursor.u8())  // data1, ref1, flag
+        case 0x05, 0x12: UInt64(cursor.u16())  // data2, ref2
+        case 0x06, 0x13: UInt64(cursor.u32())  // data4, ref4
+        case 0x07, 0x14: cursor.u64()  // data8, ref8
+        case 0x0f, 0x15: cursor.uleb()  // udata, ref_udata
+        case 0x0d: UInt64(bitPattern: cursor.sleb())  // sdata
+        case 0x19: 0  // flag_present: no bytes
+        default: nil
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
