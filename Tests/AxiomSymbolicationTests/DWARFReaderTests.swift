@@ -51,7 +51,9 @@ struct DWARFReaderTests {
         try compare(Self.testExecutable, count: 3000)
     }
 
-    @Test("GCC-built shared objects, DWARF 4 and 5", arguments: ["sym-dwarf4.so", "sym-dwarf5.so", "sym-dwarf5-O0.so"])
+    @Test(
+        "C shared objects: GCC's DWARF 4 and 5, clang's DWARF 5 with a name index",
+        arguments: ["sym-dwarf4.so", "sym-dwarf5.so", "sym-dwarf5-O0.so", "sym-names.so"])
     func gccObjects(name: String) throws {
         try compare(Self.corpus + "/" + name, count: 30)
     }

@@ -1,15 +1,17 @@
 // libFuzzer target: the symbolicator on any bytes a module file could hold, for its DWARF readers: the in-place one
-// (unit headers, abbreviations, attribute forms, range lists, line programs, names) and libdwarf's. The ELF reader
+// (unit headers, abbreviations, attribute forms, range lists, line programs, names, the name index) and libdwarf's. The ELF reader
 // under it has a target of its own (ELF), which reads the file as both the plugin host and the symbolicator do.
 //
 // The bytes are written to a temporary file (the readers open a path) and looked up by a fresh `Symbolicator`, so
 // no cache carries over from one input to the next. Addresses looked up: the function symbols the file declares,
-// their neighbours, a few fixed ones and one taken from the input. Every answer is frames or a
-// `SymbolicationError`; nothing traps.
+// their neighbours, a few fixed ones and one taken from the input; once one at a time, and once read ahead as a
+// batch (which finds functions through the name index). Every answer is frames or a `SymbolicationError`; nothing
+// traps.
 //
 // Seeds (Tests/Fuzz/Corpus/Symbolication), each a few KB: this C file built with
 // `cc -shared -fPIC -Wl,-z,max-page-size=0x10 -Wl,-z,noseparate-code -Wl,-z,norelro` and `-g -O1` (sym-dwarf5),
-// `-gdwarf-4 -O1` (sym-dwarf4), `-g -O0 -ffunction-sections` (sym-dwarf5-O0) and `-O1` (sym-nodebug); and the inputs
+// `-gdwarf-4 -O1` (sym-dwarf4), `-g -O0 -ffunction-sections` (sym-dwarf5-O0) and `-O1` (sym-nodebug); clang's
+// `-gdwarf-5 -gpubnames -O1` with `-fuse-ld=bfd` (sym-names, with a name index, `.debug_names`); and the inputs
 // that made libdwarf free a range list twice (crash-rnglists-double-free) or leak in dwarf_highpc_b (leak-highpc-*).
 // trap-line-length: sym-dwarf5 with a .debug_line unit length of 2, on which the in-place DWARF reader once trapped.
 //
@@ -57,6 +59,17 @@ func fuzzSymbolication(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             precondition(!error.message.isEmpty, "an error without a message")
         }
         _ = try? symbolicator.symbolicate(pc: address, loadBias: 0x1000, modulePath: path, isReturnAddress: true)
+    }
+    // A batch: its units read ahead, on several threads where there are several cores.
+    let batch = Symbolicator()
+    batch.prepare(modulePath: path, addresses: addresses)
+    for address in addresses {
+        do {
+            let frames = try batch.symbolicate(modulePath: path, address: address)
+            precondition(!frames.isEmpty, "no frames and no error")
+        } catch {
+            precondition(!error.message.isEmpty, "an error without a message")
+        }
     }
     return 0
 }
