@@ -630,13 +630,11 @@ final class NativeDWARFReader: DebugInfoReader {
         }
         var table = CompileUnitTable()
         table.isPartial = true
-        var read: Set<UInt64> = []
         for (address, name) in zip(job.addresses, job.symbolNames) {
             if table.scopes.contains(where: { table.contains($0, address) }) { continue }
             guard let name else { return nil }
             var found = false
-            for offset in index.dies(named: name, tag: 0x2e, inUnitAt: job.unit.offset)
-            where read.insert(offset).inserted {
+            for offset in index.dies(named: name, tag: 0x2e, inUnitAt: job.unit.offset) {
                 guard let (scope, ranges) = subprogram(at: offset, job.unit, abbrevs),
                     ranges.contains(where: { address >= $0.low && address < $0.high })
                 else { continue }
