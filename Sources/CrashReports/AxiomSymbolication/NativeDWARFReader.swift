@@ -644,7 +644,8 @@ final class NativeDWARFReader: DebugInfoReader {
             }
             guard found else { return nil }
         }
-        readLines(job.unit, into: &table)
+        // The line table of the functions found: the rows of the sequences their ranges meet.
+        readLines(job.unit, into: &table, keeping: table.ranges)
         table.finish()
         return table
     }
@@ -891,7 +892,13 @@ final class NativeDWARFReader: DebugInfoReader {
     // MARK: Line tables
 
     /// Reads the unit's line program: its file table and every row.
-    private func readLines(_ unit: Unit, into table: inout CompileUnitTable) {
+    ///
+    /// With `keeping`, only the sequences whose addresses meet one of its ranges are kept: for an address inside
+    /// those ranges, the rows of the other sequences, wholly before or after, change no answer (unless sequences
+    /// overlap, which no linker makes of placed code).
+    private func readLines(
+        _ unit: Unit, into table: inout CompileUnitTable, keeping: [(low: UInt64, high: UInt64)]? = nil
+    ) {
         guard let lineOffset = unit.lineOffset, let start = Int(exactly: lineOffset) else { return }
         var cursor = DWARFCursor(line, at: start)
         var length = UInt64(cursor.u32())
@@ -942,7 +949,7 @@ final class NativeDWARFReader: DebugInfoReader {
                 minimumInstructionLength: minimumInstructionLength, lineBase: lineBase, lineRange: lineRange,
                 opcodeBase: opcodeBase, standardLengths: standardLengths, addressSize: addressSize,
                 version: version),
-            compDir: compDir, into: &table)
+            compDir: compDir, keeping: keeping, into: &table)
     }
 
     struct LineParameters {
@@ -1029,10 +1036,11 @@ final class NativeDWARFReader: DebugInfoReader {
             compDir: compDir, directory: directory, file: name, useCompDir: version < 5 || directoryIndex != 0)
     }
 
-    /// Runs the line-number program, appending every row it emits.
+    /// Runs the line-number program, appending every row it emits, or with `keeping`, the rows of each sequence
+    /// that meets one of its ranges.
     private func runProgram(
         _ cursor: inout DWARFCursor, end: Int, parameters: LineParameters, compDir: String,
-        into table: inout CompileUnitTable
+        keeping: [(low: UInt64, high: UInt64)]?, into table: inout CompileUnitTable
     ) {
         var address: UInt64 = 0
         var file: UInt64 = 1
@@ -1054,7 +1062,21 @@ final class NativeDWARFReader: DebugInfoReader {
         let minimum = parameters.minimumInstructionLength
         // A row takes 4 to 7 bytes of program in Swift's line tables (fewer in C's): room for the rows at once,
         // rather than the array copying them as it doubles.
-        table.rows.reserveCapacity(table.rows.count + (end - cursor.offset) / 4)
+        if keeping == nil { table.rows.reserveCapacity(table.rows.count + (end - cursor.offset) / 4) }
+        var sequenceStart = table.rows.count
+        /// Drops the sequence just ended when it meets none of the ranges kept.
+        func endSequence() {
+            defer { sequenceStart = table.rows.count }
+            guard let keeping, sequenceStart < table.rows.count else { return }
+            var (low, high) = (UInt64.max, UInt64.min)
+            for row in table.rows[sequenceStart...] {
+                low = min(low, row.address)
+                high = max(high, row.address)
+            }
+            if !keeping.contains(where: { low < $0.high && high > $0.low }) {
+                table.rows.removeSubrange(sequenceStart...)
+            }
+        }
         while !cursor.failed && cursor.offset < end {
             let opcode = cursor.u8()
             if opcode >= parameters.opcodeBase {
@@ -1075,6 +1097,7 @@ final class NativeDWARFReader: DebugInfoReader {
                 switch sub {
                 case 1:  // end_sequence
                     emit(true)
+                    endSequence()
                     reset()
                 case 2:  // set_address
                     let size = Int(length) - 1
