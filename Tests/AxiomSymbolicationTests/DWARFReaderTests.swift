@@ -93,6 +93,24 @@ struct DWARFReaderTests {
         }
     }
 
+    @Test("An initial length: 32-bit, 64-bit, reserved and cut short")
+    func initialLength() {
+        func read(_ bytes: [UInt8]) -> (length: UInt64, offsetSize: Int)? {
+            bytes.withUnsafeBytes { buffer in
+                var cursor = DWARFCursor(DWARFSection(base: buffer.baseAddress!, count: buffer.count), at: 0)
+                return cursor.initialLength()
+            }
+        }
+        #expect(read([0x10, 0, 0, 0]).map { [$0.length, UInt64($0.offsetSize)] } == [0x10, 4])
+        #expect(
+            read([0xFF, 0xFF, 0xFF, 0xFF, 0x20, 0, 0, 0, 0, 0, 0, 1]).map { [$0.length, UInt64($0.offsetSize)] }
+                == [0x0100_0000_0000_0020, 8])
+        #expect(read([0xF0, 0xFF, 0xFF, 0xFF]) == nil)  // reserved
+        #expect(read([0xFE, 0xFF, 0xFF, 0xFF]) == nil)
+        #expect(read([0x10, 0, 0]) == nil)  // cut short
+        #expect(read([0xFF, 0xFF, 0xFF, 0xFF, 0x20, 0, 0]) == nil)
+    }
+
     @Test("Reads past a section's end fail the cursor and return zero, never trap")
     func cursorBounds() {
         let bytes: [UInt8] = [0x81, 0x80, 0x80, 0x01, 0x02, 0x7F]

@@ -71,6 +71,19 @@ struct DWARFCursor {
         return UInt64(littleEndian: section.base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
     }
 
+    /// A DWARF initial length, which starts a unit, a line program or an index: the 4-byte length of a 32-bit
+    /// structure, or 0xFFFFFFFF and the 8-byte length of a 64-bit one, with the size of the structure's offsets (4
+    /// or 8). Nil for the reserved values 0xFFFFFFF0 to 0xFFFFFFFE, or when the section ends first.
+    mutating func initialLength() -> (length: UInt64, offsetSize: Int)? {
+        let length = u32()
+        if length == 0xFFFF_FFFF {
+            let long = u64()
+            return failed ? nil : (long, 8)
+        }
+        guard !failed, length < 0xFFFF_FFF0 else { return nil }
+        return (UInt64(length), 4)
+    }
+
     /// An unsigned integer of 1, 2, 4 or 8 bytes (an address or an offset); other sizes fail.
     mutating func unsigned(size: Int) -> UInt64 {
         switch size {

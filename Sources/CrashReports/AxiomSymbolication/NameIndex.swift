@@ -50,16 +50,9 @@ struct NameIndex: @unchecked Sendable {
         self.strings = strings
         var cursor = DWARFCursor(section, at: 0)
         while !cursor.isAtEnd {
-            var length = UInt64(cursor.u32())
-            var offsetSize = 4
-            if length == 0xFFFF_FFFF {
-                length = cursor.u64()
-                offsetSize = 8
-            } else if length >= 0xFFFF_FFF0 {
-                break
-            }
+            guard let (length, offsetSize) = cursor.initialLength() else { break }
             let start = cursor.offset
-            guard !cursor.failed, length <= UInt64(section.count - start) else { break }
+            guard length <= UInt64(section.count - start) else { break }
             let end = start + Int(length)
             if let table = Self.readTable(DWARFCursor(section, at: start), end: end, offsetSize: offsetSize) {
                 for unit in table.units where tableOfUnit[unit] == nil { tableOfUnit[unit] = tables.count }

@@ -104,16 +104,9 @@ final class NativeDWARFReader: DebugInfoReader {
         var cursor = DWARFCursor(info, at: 0)
         while !cursor.isAtEnd {
             let start = cursor.offset
-            var length = UInt64(cursor.u32())
-            var offsetSize = 4
-            if length == 0xFFFF_FFFF {
-                length = cursor.u64()
-                offsetSize = 8
-            } else if length >= 0xFFFF_FFF0 {
-                break
-            }
+            guard let (length, offsetSize) = cursor.initialLength() else { break }
             let bodyStart = cursor.offset
-            guard !cursor.failed, length <= UInt64(info.count - bodyStart) else { break }
+            guard length <= UInt64(info.count - bodyStart) else { break }
             let end = bodyStart + Int(length)
             let version = cursor.u16()
             var unitType: UInt8 = 1  // DW_UT_compile
@@ -901,13 +894,9 @@ final class NativeDWARFReader: DebugInfoReader {
     ) {
         guard let lineOffset = unit.lineOffset, let start = Int(exactly: lineOffset) else { return }
         var cursor = DWARFCursor(line, at: start)
-        var length = UInt64(cursor.u32())
-        var offsetSize = 4
-        if length == 0xFFFF_FFFF {
-            length = cursor.u64()
-            offsetSize = 8
+        guard let (length, offsetSize) = cursor.initialLength(), length <= UInt64(line.count - cursor.offset) else {
+            return
         }
-        guard !cursor.failed, length <= UInt64(line.count - cursor.offset) else { return }
         let end = cursor.offset + Int(length)
         let version = cursor.u16()
         guard version >= 2, version <= 5 else { return }
