@@ -46,7 +46,8 @@ struct CompileUnitTable {
     var ranges: [(low: UInt64, high: UInt64)] = []
     var topLevel: [TopLevelRange] = []
     /// True when only some of the unit's functions were read (those a batch's addresses fall in, found through the
-    /// name index): the line table is whole, but an address outside those functions needs the whole unit read.
+    /// name index), with the line-table sequences their ranges meet: an address outside those functions needs the
+    /// whole unit read.
     var isPartial = false
 
     func file(number: UInt32) -> String? {

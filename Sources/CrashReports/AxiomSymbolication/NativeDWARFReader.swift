@@ -613,10 +613,10 @@ final class NativeDWARFReader: DebugInfoReader {
     }
 
     /// The table of a job's unit with only the functions its addresses fall in, each found by the name of the
-    /// symbol covering the address in the name index, instead of walking every DIE of the unit; and the unit's whole
-    /// line table. Nil, for the unit to be walked, when one address's function is not found so: no index or no
-    /// symbol name, a name the index does not give for this unit, or no such DIE whose ranges hold the address.
-    /// Reads the sections alone.
+    /// symbol covering the address in the name index, instead of walking every DIE of the unit; and the line-table
+    /// sequences those functions' ranges meet. Nil, for the unit to be walked, when one address's function is not
+    /// found so: no index or no symbol name, a name the index does not give for this unit, or no such DIE whose
+    /// ranges hold the address. Reads the sections alone.
     private func indexedTable(_ job: TableJob, _ abbrevs: AbbrevTable) -> CompileUnitTable? {
         guard let index = job.nameIndex, !job.addresses.isEmpty, job.symbolNames.count == job.addresses.count else {
             return nil
