@@ -15,26 +15,25 @@ struct NameIndex: @unchecked Sendable {
     // @unchecked: the two sections point into the module's mapped file, which is only read and stays mapped while
     // the reader that made the index lives; the index itself never changes once made.
 
-    /// One object file's index.
+    /// One object file's index: where its parts are. Nothing is copied out of it: a unit's offset, a name and an
+    /// abbreviation are read in place when a lookup needs them.
     private struct Table {
         var offsetSize: Int
-        /// The `.debug_info` offsets of the units it indexes, in the order `DW_IDX_compile_unit` numbers them.
-        var units: [Int]
+        /// The list of the `.debug_info` offsets of the units it indexes, in the order `DW_IDX_compile_unit`
+        /// numbers them.
+        var unitList: Int
+        var unitCount: Int
         var bucketCount: Int
         var nameCount: Int
         var buckets: Int
         var hashes: Int
         var stringOffsets: Int
         var entryOffsets: Int
+        /// The abbreviations: each a code, a tag, then index attributes (`DW_IDX_*`) and their forms, ending in
+        /// two zeros; the list ends in a zero code or at the entry pool.
+        var abbreviations: Int
         var entryPool: Int
         var end: Int
-        var abbreviations: [UInt64: Abbreviation]
-    }
-
-    /// What an entry holds: its DIE's tag, then index attributes (`DW_IDX_*`) in the given forms.
-    private struct Abbreviation {
-        var tag: UInt64
-        var attributes: [(index: UInt64, form: UInt64)]
     }
 
     private let section: DWARFSection
@@ -43,8 +42,8 @@ struct NameIndex: @unchecked Sendable {
     /// The table indexing each unit, by the unit's offset in `.debug_info`.
     private var tableOfUnit: [Int: Int] = [:]
 
-    /// Reads the headers and abbreviations of every index in `section`; names are read when looked up. `strings`
-    /// is `.debug_str`, which the names point into.
+    /// Reads the header and the unit list of every index in `section`; names and abbreviations are read when
+    /// looked up. `strings` is `.debug_str`, which the names point into.
     init(_ section: DWARFSection, strings: DWARFSection) {
         self.section = section
         self.strings = strings
@@ -54,8 +53,10 @@ struct NameIndex: @unchecked Sendable {
             let start = cursor.offset
             guard length <= UInt64(section.count - start) else { break }
             let end = start + Int(length)
-            if let table = Self.readTable(DWARFCursor(section, at: start), end: end, offsetSize: offsetSize) {
-                for unit in table.units where tableOfUnit[unit] == nil { tableOfUnit[unit] = tables.count }
+            if let table = Self.readTable(DWARFCursor(section, at: start), end: end, offsetSize: offsetSize),
+                let units = unitOffsets(table)
+            {
+                for unit in units where tableOfUnit[unit] == nil { tableOfUnit[unit] = tables.count }
                 tables.append(table)
             }
             cursor.seek(to: end)
@@ -65,8 +66,8 @@ struct NameIndex: @unchecked Sendable {
     /// Whether any index could be read.
     var isEmpty: Bool { tables.isEmpty }
 
-    /// The header, lists and abbreviations of the index whose body starts at `cursor`; nil when they do not fit in
-    /// it or its version is not 5.
+    /// The header of the index whose body starts at `start`; nil when its parts do not fit in it or its version
+    /// is not 5.
     private static func readTable(_ start: DWARFCursor, end: Int, offsetSize: Int) -> Table? {
         var cursor = start
         let version = cursor.u16()
@@ -86,34 +87,51 @@ struct NameIndex: @unchecked Sendable {
         let hashes = buckets + bucketCount * 4
         let stringOffsets = hashes + (bucketCount > 0 ? nameCount * 4 : 0)
         let entryOffsets = stringOffsets + nameCount * offsetSize
-        let abbreviationsStart = entryOffsets + nameCount * offsetSize
-        let entryPool = abbreviationsStart + abbreviationsSize
+        let abbreviations = entryOffsets + nameCount * offsetSize
+        let entryPool = abbreviations + abbreviationsSize
         guard entryPool <= end else { return nil }
+        return Table(
+            offsetSize: offsetSize, unitList: unitList, unitCount: unitCount, bucketCount: bucketCount,
+            nameCount: nameCount, buckets: buckets, hashes: hashes, stringOffsets: stringOffsets,
+            entryOffsets: entryOffsets, abbreviations: abbreviations, entryPool: entryPool, end: end)
+    }
+
+    /// The `.debug_info` offsets of the units `table` indexes; nil when one cannot be an offset.
+    private func unitOffsets(_ table: Table) -> [Int]? {
+        var cursor = DWARFCursor(section, at: table.unitList)
         var units: [Int] = []
-        units.reserveCapacity(unitCount)
-        for _ in 0..<unitCount {
-            guard let unit = Int(exactly: cursor.unsigned(size: offsetSize)) else { return nil }
+        units.reserveCapacity(table.unitCount)
+        for _ in 0..<table.unitCount {
+            guard let unit = Int(exactly: cursor.unsigned(size: table.offsetSize)), !cursor.failed else { return nil }
             units.append(unit)
         }
-        var abbreviations: [UInt64: Abbreviation] = [:]
-        cursor.seek(to: abbreviationsStart)
-        while !cursor.failed && cursor.offset < entryPool {
-            let code = cursor.uleb()
-            if code == 0 { break }
-            var abbreviation = Abbreviation(tag: cursor.uleb(), attributes: [])
-            while !cursor.failed && cursor.offset < entryPool {
+        return units
+    }
+
+    /// Unit number `number` (from 0) of `table`: its offset in `.debug_info`.
+    private func offsetOfUnit(_ number: Int, in table: Table) -> Int? {
+        guard number >= 0, number < table.unitCount else { return nil }
+        var cursor = DWARFCursor(section, at: table.unitList + number * table.offsetSize)
+        let offset = cursor.unsigned(size: table.offsetSize)
+        return cursor.failed ? nil : Int(exactly: offset)
+    }
+
+    /// The tag of abbreviation `code` of `table`, and where its attribute list starts; nil when the list does not
+    /// declare it or cannot be read up to it. An index declares a handful, so they are searched, not kept.
+    private func abbreviation(_ code: UInt64, in table: Table) -> (tag: UInt64, attributes: Int)? {
+        var cursor = DWARFCursor(section, at: table.abbreviations)
+        while !cursor.failed && cursor.offset < table.entryPool {
+            let declared = cursor.uleb()
+            guard declared != 0 else { return nil }
+            let tag = cursor.uleb()
+            if declared == code { return cursor.failed ? nil : (tag, cursor.offset) }
+            while !cursor.failed && cursor.offset < table.entryPool {
                 let index = cursor.uleb()
                 let form = cursor.uleb()
                 if index == 0 && form == 0 { break }
-                abbreviation.attributes.append((index, form))
             }
-            abbreviations[code] = abbreviation
         }
-        guard !cursor.failed, cursor.offset <= entryPool else { return nil }
-        return Table(
-            offsetSize: offsetSize, units: units, bucketCount: bucketCount, nameCount: nameCount, buckets: buckets,
-            hashes: hashes, stringOffsets: stringOffsets, entryOffsets: entryOffsets, entryPool: entryPool, end: end,
-            abbreviations: abbreviations)
+        return nil
     }
 
     /// The `.debug_info` offsets of the DIEs with tag `tag` that the unit at `unitOffset` gives the name `name`
@@ -179,13 +197,18 @@ struct NameIndex: @unchecked Sendable {
         var found: [UInt64] = []
         while !cursor.failed && cursor.offset < table.end {
             let code = cursor.uleb()
-            guard code != 0, let abbreviation = table.abbreviations[code] else { break }
-            var unit: Int? = table.units.count == 1 ? 0 : nil
+            guard code != 0, let abbreviation = abbreviation(code, in: table) else { break }
+            var unit: Int? = table.unitCount == 1 ? 0 : nil
             var die: UInt64?
             var isTypeUnit = false
-            for attribute in abbreviation.attributes {
-                guard let value = Self.value(form: attribute.form, &cursor) else { return found }
-                switch attribute.index {
+            var attributes = DWARFCursor(section, at: abbreviation.attributes)
+            while true {
+                let index = attributes.uleb()
+                let form = attributes.uleb()
+                guard !attributes.failed, attributes.offset <= table.entryPool else { return found }
+                if index == 0 && form == 0 { break }
+                guard let value = Self.value(form: form, &cursor) else { return found }
+                switch index {
                 case 1: unit = Int(exactly: value)  // DW_IDX_compile_unit
                 case 2: isTypeUnit = true  // DW_IDX_type_unit
                 case 3: die = value  // DW_IDX_die_offset, from the unit's start
@@ -193,8 +216,8 @@ struct NameIndex: @unchecked Sendable {
                 }
             }
             guard !cursor.failed, cursor.offset <= table.end else { break }
-            if abbreviation.tag == tag, !isTypeUnit, let unit, unit < table.units.count,
-                table.units[unit] == unitOffset, let die, die < UInt64(Int.max) - UInt64(unitOffset)
+            if abbreviation.tag == tag, !isTypeUnit, let unit, offsetOfUnit(unit, in: table) == unitOffset, let die,
+                die < UInt64(Int.max) - UInt64(unitOffset)
             {
                 found.append(UInt64(unitOffset) + die)
             }
