@@ -305,12 +305,12 @@ let package = Package(
         ),
         // Symbolication: libdwarf, and libdebuginfod for debug files from debuginfod servers, through a small C
         // shim (no libunwind here: linking it interposes _Unwind_* for the whole process; only the crash module may).
-        // libdebuginfod is opened with dlopen on the first query, not linked (see Debuginfod.c); its header is still
+        // Neither library is linked: each is opened with dlopen on first use (libdwarf when a module is first read
+        // through it, see LazyDwarf.c; libdebuginfod on the first query, see Debuginfod.c). Their headers are still
         // needed to build.
         .target(
             name: "CAxiomDwarf",
-            path: "Sources/CrashReports/CAxiomDwarf",
-            linkerSettings: [.linkedLibrary("dwarf")]
+            path: "Sources/CrashReports/CAxiomDwarf"
         ),
         .target(
             name: "AxiomSymbolication",
@@ -323,7 +323,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AxiomSymbolicationTests",
-            dependencies: ["AxiomSymbolication", "CAxiomSymbolicationFixtures"]
+            dependencies: ["AxiomSymbolication", "CAxiomDwarf", "CAxiomSymbolicationFixtures"]
         ),
         // The ELF reader's failures on bytes that are not a whole ELF64 file.
         .testTarget(name: "AxiomELFTests", dependencies: ["AxiomELF"]),

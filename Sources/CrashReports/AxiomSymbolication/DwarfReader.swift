@@ -29,19 +29,23 @@ final class DwarfReader: DebugInfoReader {
     /// bookkeeping was about 40% of the time spent building tables. We free every DIE, attribute, error and
     /// list we get, so the tracking is switched off (a process-wide libdwarf flag), once, before any open.
     private static let allocationTrackingOff: Bool = {
-        _ = dwarf_set_de_alloc_flag(0)
+        _ = axiom_libdwarf_set_de_alloc_flag(0)
         return true
     }()
 
     /// Opens the DWARF of `path` (a module or its separate debug file); nil when the file has none.
     init?(path: String) throws(SymbolicationError) {
+        // libdwarf is opened on first use, not linked: a machine may not have it.
+        guard axiom_libdwarf_available() != 0 else {
+            throw .dwarf(path, "cannot open the DWARF", "libdwarf (libdwarf.so.1) could not be loaded")
+        }
         precondition(Self.allocationTrackingOff)
         self.path = path
         var debug: Dwarf_Debug? = nil
         var error: Dwarf_Error? = nil
         // No true-path buffer: with one, libdwarf follows .gnu_debuglink on its own, without checking the
         // build-id. DebugInfoLocator has already chosen the file that holds the DWARF.
-        let result = dwarf_init_path(
+        let result = axiom_libdwarf_init_path(
             path, nil, 0, Dwarf_Unsigned(DW_DLC_READ), UInt32(DW_GROUPNUMBER_ANY), nil, nil, &debug, nil, 0, nil,
             &error)
         if result == DW_DLV_NO_ENTRY { return nil }
@@ -60,13 +64,13 @@ final class DwarfReader: DebugInfoReader {
 
     deinit {
         var error: Dwarf_Error? = nil
-        if dwarf_finish(debug, &error) == DW_DLV_ERROR { dwarf_dealloc_error(nil, error) }
+        if axiom_libdwarf_finish(debug, &error) == DW_DLV_ERROR { axiom_libdwarf_dealloc_error(nil, error) }
     }
 
     private static func takeMessage(_ debug: Dwarf_Debug?, _ error: Dwarf_Error?) -> String {
         guard let error else { return "unknown error" }
-        let text = dwarf_errmsg(error).map { String(cString: $0) } ?? "unknown error"
-        dwarf_dealloc_error(debug, error)
+        let text = axiom_libdwarf_errmsg(error).map { String(cString: $0) } ?? "unknown error"
+        axiom_libdwarf_dealloc_error(debug, error)
         return text
     }
 
@@ -74,7 +78,7 @@ final class DwarfReader: DebugInfoReader {
 
     /// Drops an error we choose to tolerate (a missing attribute in malformed input, …).
     private func discard(_ error: Dwarf_Error?) {
-        if let error { dwarf_dealloc_error(debug, error) }
+        if let error { axiom_libdwarf_dealloc_error(debug, error) }
     }
 
     // MARK: Compile unit index
@@ -92,7 +96,7 @@ final class DwarfReader: DebugInfoReader {
             var typeOffset: Dwarf_Unsigned = 0
             var nextOffset: Dwarf_Unsigned = 0
             var unitType: Dwarf_Half = 0
-            let result = dwarf_next_cu_header_d(
+            let result = axiom_libdwarf_next_cu_header_d(
                 debug, 1, &headerLength, &version, &abbrevOffset, &addressSize, &lengthSize, &extensionSize,
                 &signature, &typeOffset, &nextOffset, &unitType, &error)
             if result == DW_DLV_NO_ENTRY { break }
@@ -103,14 +107,14 @@ final class DwarfReader: DebugInfoReader {
                 break
             }
             var unitDie: Dwarf_Die? = nil
-            guard dwarf_siblingof_b(debug, nil, 1, &unitDie, &error) == DW_DLV_OK, let unitDie else {
+            guard axiom_libdwarf_siblingof_b(debug, nil, 1, &unitDie, &error) == DW_DLV_OK, let unitDie else {
                 discard(error)
                 error = nil
                 continue
             }
-            defer { dwarf_dealloc_die(unitDie) }
+            defer { axiom_libdwarf_dealloc_die(unitDie) }
             var dieOffset: Dwarf_Off = 0
-            guard dwarf_dieoffset(unitDie, &dieOffset, &error) == DW_DLV_OK else {
+            guard axiom_libdwarf_dieoffset(unitDie, &dieOffset, &error) == DW_DLV_OK else {
                 discard(error)
                 error = nil
                 continue
@@ -118,7 +122,7 @@ final class DwarfReader: DebugInfoReader {
             let unitIndex = units.count
             let unitBase = lowPC(of: unitDie) ?? 0
             var language: Dwarf_Unsigned = 0
-            if dwarf_srclang(unitDie, &language, &error) == DW_DLV_ERROR {
+            if axiom_libdwarf_srclang(unitDie, &language, &error) == DW_DLV_ERROR {
                 discard(error)
                 error = nil
             }
@@ -141,7 +145,7 @@ final class DwarfReader: DebugInfoReader {
     private func lowPC(of die: Dwarf_Die) -> UInt64? {
         var address: Dwarf_Addr = 0
         var error: Dwarf_Error? = nil
-        let result = dwarf_lowpc(die, &address, &error)
+        let result = axiom_libdwarf_lowpc(die, &address, &error)
         if result == DW_DLV_OK { return address }
         discard(error)
         return nil
@@ -150,7 +154,7 @@ final class DwarfReader: DebugInfoReader {
     private func hasAttribute(_ die: Dwarf_Die, _ attribute: Int32) -> Bool {
         var present: Dwarf_Bool = 0
         var error: Dwarf_Error? = nil
-        if dwarf_hasattr(die, Dwarf_Half(attribute), &present, &error) != DW_DLV_OK {
+        if axiom_libdwarf_hasattr(die, Dwarf_Half(attribute), &present, &error) != DW_DLV_OK {
             discard(error)
             return false
         }
@@ -163,24 +167,24 @@ final class DwarfReader: DebugInfoReader {
     ) -> T? {
         var attr: Dwarf_Attribute? = nil
         var error: Dwarf_Error? = nil
-        guard dwarf_attr(die, Dwarf_Half(attribute), &attr, &error) == DW_DLV_OK, let attr else {
+        guard axiom_libdwarf_attr(die, Dwarf_Half(attribute), &attr, &error) == DW_DLV_OK, let attr else {
             discard(error)
             return nil
         }
-        defer { dwarf_dealloc_attribute(attr) }
+        defer { axiom_libdwarf_dealloc_attribute(attr) }
         return read(attr, &error)
     }
 
     private func unsignedAttribute(_ die: Dwarf_Die, _ attribute: Int32) -> UInt64? {
         withAttribute(die, attribute) { attr, error in
             var value: Dwarf_Unsigned = 0
-            if dwarf_formudata(attr, &value, &error) == DW_DLV_OK { return value }
+            if axiom_libdwarf_formudata(attr, &value, &error) == DW_DLV_OK { return value }
             discard(error)
             error = nil
             // libdwarf 20210528's dwarf_formudata rejects DW_FORM_implicit_const (GCC uses it for call_file,
             // call_line, …); dwarf_formsdata reads it.
             var signed: Dwarf_Signed = 0
-            if dwarf_formsdata(attr, &signed, &error) == DW_DLV_OK, signed >= 0 { return UInt64(signed) }
+            if axiom_libdwarf_formsdata(attr, &signed, &error) == DW_DLV_OK, signed >= 0 { return UInt64(signed) }
             discard(error)
             return nil
         }
@@ -190,7 +194,7 @@ final class DwarfReader: DebugInfoReader {
         withAttribute(die, attribute) { attr, error in
             var string: UnsafeMutablePointer<CChar>? = nil
             // The string points into the string section: it is not ours to free.
-            guard dwarf_formstring(attr, &string, &error) == DW_DLV_OK, let string else {
+            guard axiom_libdwarf_formstring(attr, &string, &error) == DW_DLV_OK, let string else {
                 discard(error)
                 return nil
             }
@@ -202,7 +206,7 @@ final class DwarfReader: DebugInfoReader {
     private func referenceAttribute(_ die: Dwarf_Die, _ attribute: Int32) -> Dwarf_Off? {
         withAttribute(die, attribute) { attr, error in
             var offset: Dwarf_Off = 0
-            if dwarf_global_formref(attr, &offset, &error) == DW_DLV_OK { return offset }
+            if axiom_libdwarf_global_formref(attr, &offset, &error) == DW_DLV_OK { return offset }
             discard(error)
             return nil
         }
@@ -214,20 +218,20 @@ final class DwarfReader: DebugInfoReader {
         var error: Dwarf_Error? = nil
         if hasAttribute(die, DW_AT_ranges) {
             var attr: Dwarf_Attribute? = nil
-            guard dwarf_attr(die, Dwarf_Half(DW_AT_ranges), &attr, &error) == DW_DLV_OK, let attr else {
+            guard axiom_libdwarf_attr(die, Dwarf_Half(DW_AT_ranges), &attr, &error) == DW_DLV_OK, let attr else {
                 discard(error)
                 return []
             }
-            defer { dwarf_dealloc_attribute(attr) }
+            defer { axiom_libdwarf_dealloc_attribute(attr) }
             var form: Dwarf_Half = 0
-            guard dwarf_whatform(attr, &form, &error) == DW_DLV_OK else {
+            guard axiom_libdwarf_whatform(attr, &form, &error) == DW_DLV_OK else {
                 discard(error)
                 return []
             }
             var value: Dwarf_Unsigned = 0
             let valueResult =
                 form == DW_FORM_rnglistx
-                ? dwarf_formudata(attr, &value, &error) : dwarf_global_formref(attr, &value, &error)
+                ? axiom_libdwarf_formudata(attr, &value, &error) : axiom_libdwarf_global_formref(attr, &value, &error)
             guard valueResult == DW_DLV_OK else {
                 discard(error)
                 return []
@@ -242,7 +246,7 @@ final class DwarfReader: DebugInfoReader {
         // (a leak per DIE, found by fuzzing): such a DIE is not handed to it, and has no range anyway.
         let highForm: Dwarf_Half? = withAttribute(die, DW_AT_high_pc) { attr, error in
             var form: Dwarf_Half = 0
-            guard dwarf_whatform(attr, &form, &error) == DW_DLV_OK else {
+            guard axiom_libdwarf_whatform(attr, &form, &error) == DW_DLV_OK else {
                 discard(error)
                 error = nil
                 return nil
@@ -253,7 +257,7 @@ final class DwarfReader: DebugInfoReader {
         var high: Dwarf_Addr = 0
         var form: Dwarf_Half = 0
         var formClass = DW_FORM_CLASS_UNKNOWN
-        let highResult = dwarf_highpc_b(die, &high, &form, &formClass, &error)
+        let highResult = axiom_libdwarf_highpc_b(die, &high, &form, &formClass, &error)
         // libdwarf 20210528 can answer DW_DLV_OK and still leave an error it made on the way (found by fuzzing):
         // it is ours to free either way.
         discard(error)
@@ -273,13 +277,14 @@ final class DwarfReader: DebugInfoReader {
         var count: Dwarf_Unsigned = 0
         var globalOffset: Dwarf_Unsigned = 0
         var error: Dwarf_Error? = nil
-        guard dwarf_rnglists_get_rle_head(attr, form, value, &head, &count, &globalOffset, &error) == DW_DLV_OK,
+        guard
+            axiom_libdwarf_rnglists_get_rle_head(attr, form, value, &head, &count, &globalOffset, &error) == DW_DLV_OK,
             let head
         else {
             discard(error)
             return []
         }
-        defer { dwarf_dealloc_rnglists_head(head) }
+        defer { axiom_libdwarf_dealloc_rnglists_head(head) }
         var result: [(low: UInt64, high: UInt64)] = []
         for index in 0..<count {
             var length: UInt32 = 0
@@ -290,7 +295,7 @@ final class DwarfReader: DebugInfoReader {
             var low: Dwarf_Unsigned = 0
             var high: Dwarf_Unsigned = 0
             guard
-                dwarf_get_rnglists_entry_fields_a(
+                axiom_libdwarf_get_rnglists_entry_fields_a(
                     head, index, &length, &code, &raw1, &raw2, &unavailable, &low, &high, &error) == DW_DLV_OK
             else {
                 discard(error)
@@ -310,13 +315,14 @@ final class DwarfReader: DebugInfoReader {
         var byteCount: Dwarf_Unsigned = 0
         var error: Dwarf_Error? = nil
         guard
-            dwarf_get_ranges_b(debug, offset, die, &realOffset, &buffer, &count, &byteCount, &error) == DW_DLV_OK,
+            axiom_libdwarf_get_ranges_b(debug, offset, die, &realOffset, &buffer, &count, &byteCount, &error)
+                == DW_DLV_OK,
             let buffer
         else {
             discard(error)
             return []
         }
-        defer { dwarf_ranges_dealloc(debug, buffer, count) }
+        defer { axiom_libdwarf_ranges_dealloc(debug, buffer, count) }
         var base = base
         var result: [(low: UInt64, high: UInt64)] = []
         // Counts from libdwarf are signed: a negative one is no entries, not a trap.
@@ -350,11 +356,11 @@ final class DwarfReader: DebugInfoReader {
     private func buildTable(_ unit: Unit) -> CompileUnitTable? {
         var error: Dwarf_Error? = nil
         var unitDie: Dwarf_Die? = nil
-        guard dwarf_offdie_b(debug, unit.dieOffset, 1, &unitDie, &error) == DW_DLV_OK, let unitDie else {
+        guard axiom_libdwarf_offdie_b(debug, unit.dieOffset, 1, &unitDie, &error) == DW_DLV_OK, let unitDie else {
             discard(error)
             return nil
         }
-        defer { dwarf_dealloc_die(unitDie) }
+        defer { axiom_libdwarf_dealloc_die(unitDie) }
         var table = CompileUnitTable()
         readLines(unitDie, into: &table)
         walkChildren(of: unitDie, mode: .subprograms, parent: nil, unit: unit, into: &table, depth: 0)
@@ -372,10 +378,10 @@ final class DwarfReader: DebugInfoReader {
             table.scopes[Int(top)].childrenLoaded = true
             var error: Dwarf_Error? = nil
             var die: Dwarf_Die? = nil
-            if dwarf_offdie_b(debug, table.scopes[Int(top)].dieOffset, 1, &die, &error) == DW_DLV_OK, let die {
+            if axiom_libdwarf_offdie_b(debug, table.scopes[Int(top)].dieOffset, 1, &die, &error) == DW_DLV_OK, let die {
                 walkChildren(
                     of: die, mode: .inlinedSubroutines, parent: top, unit: units[unit], into: &table, depth: 1)
-                dwarf_dealloc_die(die)
+                axiom_libdwarf_dealloc_die(die)
             } else {
                 discard(error)
             }
@@ -389,17 +395,19 @@ final class DwarfReader: DebugInfoReader {
         var lineVersion: Dwarf_Unsigned = 0
         var tableCount: Dwarf_Small = 0
         var context: Dwarf_Line_Context? = nil
-        guard dwarf_srclines_b(unitDie, &lineVersion, &tableCount, &context, &error) == DW_DLV_OK, let context else {
+        guard axiom_libdwarf_srclines_b(unitDie, &lineVersion, &tableCount, &context, &error) == DW_DLV_OK, let context
+        else {
             discard(error)
             return
         }
-        defer { dwarf_srclines_dealloc_b(context) }
+        defer { axiom_libdwarf_srclines_dealloc_b(context) }
         readFiles(context, into: &table)
         error = nil
 
         var lines: UnsafeMutablePointer<Dwarf_Line?>? = nil
         var lineCount: Dwarf_Signed = 0
-        guard dwarf_srclines_from_linecontext(context, &lines, &lineCount, &error) == DW_DLV_OK, let lines else {
+        guard axiom_libdwarf_srclines_from_linecontext(context, &lines, &lineCount, &error) == DW_DLV_OK, let lines
+        else {
             discard(error)
             return
         }
@@ -412,19 +420,19 @@ final class DwarfReader: DebugInfoReader {
             var column: Dwarf_Unsigned = 0
             var file: Dwarf_Unsigned = 0
             var isEnd: Dwarf_Bool = 0
-            guard dwarf_lineaddr(line, &address, &error) == DW_DLV_OK else {
+            guard axiom_libdwarf_lineaddr(line, &address, &error) == DW_DLV_OK else {
                 discard(error)
                 error = nil
                 continue
             }
-            if dwarf_lineno(line, &number, &error) != DW_DLV_OK { discard(error); error = nil }
-            if dwarf_lineoff_b(line, &column, &error) != DW_DLV_OK { discard(error); error = nil }
-            if dwarf_line_srcfileno(line, &file, &error) != DW_DLV_OK { discard(error); error = nil }
+            if axiom_libdwarf_lineno(line, &number, &error) != DW_DLV_OK { discard(error); error = nil }
+            if axiom_libdwarf_lineoff_b(line, &column, &error) != DW_DLV_OK { discard(error); error = nil }
+            if axiom_libdwarf_line_srcfileno(line, &file, &error) != DW_DLV_OK { discard(error); error = nil }
             // libdwarf 20210528 starts the DWARF 5 file register at 0 instead of 1 (DWARF 5 §6.2.2), so rows
             // before the first DW_LNS_set_file report file 0. Producers that use file 0 make it the same file as 1
             // (clang) or never set it explicitly (GCC), so reading 0 as 1 matches the line program.
             if lineVersion >= 5 && file == 0 && table.files.count > 1 { file = 1 }
-            if dwarf_lineendsequence(line, &isEnd, &error) != DW_DLV_OK { discard(error); error = nil }
+            if axiom_libdwarf_lineendsequence(line, &isEnd, &error) != DW_DLV_OK { discard(error); error = nil }
             // libdwarf 20210528 reports every row that has epilogue_begin set as end-of-sequence too (Swift
             // emits such rows, often in the middle of a sequence). A real end_sequence row never carries
             // epilogue_begin in practice, so a row with both is a normal row.
@@ -433,7 +441,7 @@ final class DwarfReader: DebugInfoReader {
                 var epilogueBegin: Dwarf_Bool = 0
                 var isa: Dwarf_Unsigned = 0
                 var discriminator: Dwarf_Unsigned = 0
-                if dwarf_prologue_end_etc(line, &prologueEnd, &epilogueBegin, &isa, &discriminator, &error)
+                if axiom_libdwarf_prologue_end_etc(line, &prologueEnd, &epilogueBegin, &isa, &discriminator, &error)
                     != DW_DLV_OK
                 {
                     discard(error)
@@ -456,18 +464,18 @@ final class DwarfReader: DebugInfoReader {
         var error: Dwarf_Error? = nil
         var version: Dwarf_Unsigned = 0
         var tableCount: Dwarf_Small = 0
-        if dwarf_srclines_version(context, &version, &tableCount, &error) != DW_DLV_OK {
+        if axiom_libdwarf_srclines_version(context, &version, &tableCount, &error) != DW_DLV_OK {
             discard(error)
             error = nil
         }
         var compDirPointer: UnsafePointer<CChar>? = nil
-        if dwarf_srclines_comp_dir(context, &compDirPointer, &error) != DW_DLV_OK {
+        if axiom_libdwarf_srclines_comp_dir(context, &compDirPointer, &error) != DW_DLV_OK {
             discard(error)
             error = nil
         }
         let compDir = compDirPointer.map { String(cString: $0) } ?? ""
         var directoryCount: Dwarf_Signed = 0
-        if dwarf_srclines_include_dir_count(context, &directoryCount, &error) != DW_DLV_OK {
+        if axiom_libdwarf_srclines_include_dir_count(context, &directoryCount, &error) != DW_DLV_OK {
             discard(error)
             error = nil
         }
@@ -479,7 +487,7 @@ final class DwarfReader: DebugInfoReader {
         if directoryCount > 0 && directoryCount <= Self.maxTableEntries {
             for index in firstDirectory..<(firstDirectory + directoryCount) {
                 var name: UnsafePointer<CChar>? = nil
-                if dwarf_srclines_include_dir_data(context, index, &name, &error) == DW_DLV_OK {
+                if axiom_libdwarf_srclines_include_dir_data(context, index, &name, &error) == DW_DLV_OK {
                     directories.append(name.map { String(cString: $0) } ?? "")
                 } else {
                     discard(error)
@@ -491,7 +499,7 @@ final class DwarfReader: DebugInfoReader {
         var base: Dwarf_Signed = 0
         var count: Dwarf_Signed = 0
         var end: Dwarf_Signed = 0
-        guard dwarf_srclines_files_indexes(context, &base, &count, &end, &error) == DW_DLV_OK else {
+        guard axiom_libdwarf_srclines_files_indexes(context, &base, &count, &end, &error) == DW_DLV_OK else {
             discard(error)
             return
         }
@@ -505,7 +513,7 @@ final class DwarfReader: DebugInfoReader {
             var length: Dwarf_Unsigned = 0
             var md5: UnsafeMutablePointer<Dwarf_Form_Data16>? = nil
             guard
-                dwarf_srclines_files_data_b(
+                axiom_libdwarf_srclines_files_data_b(
                     context, index, &name, &directoryIndex, &modificationTime, &length, &md5, &error) == DW_DLV_OK,
                 let name
             else {
@@ -561,15 +569,15 @@ final class DwarfReader: DebugInfoReader {
         guard depth < 256 else { return }
         var error: Dwarf_Error? = nil
         var child: Dwarf_Die? = nil
-        guard dwarf_child(die, &child, &error) == DW_DLV_OK, var current = child else {
+        guard axiom_libdwarf_child(die, &child, &error) == DW_DLV_OK, var current = child else {
             discard(error)
             return
         }
         while true {
             visit(current, mode: mode, parent: parent, unit: unit, into: &table, depth: depth)
             var sibling: Dwarf_Die? = nil
-            let result = dwarf_siblingof_b(debug, current, 1, &sibling, &error)
-            dwarf_dealloc_die(current)
+            let result = axiom_libdwarf_siblingof_b(debug, current, 1, &sibling, &error)
+            axiom_libdwarf_dealloc_die(current)
             guard result == DW_DLV_OK, let sibling else {
                 discard(error)
                 return
@@ -584,7 +592,7 @@ final class DwarfReader: DebugInfoReader {
     ) {
         var tag: Dwarf_Half = 0
         var error: Dwarf_Error? = nil
-        guard dwarf_tag(die, &tag, &error) == DW_DLV_OK else {
+        guard axiom_libdwarf_tag(die, &tag, &error) == DW_DLV_OK else {
             discard(error)
             return
         }
@@ -646,7 +654,7 @@ final class DwarfReader: DebugInfoReader {
     private func dieOffset(_ die: Dwarf_Die) -> Dwarf_Off? {
         var offset: Dwarf_Off = 0
         var error: Dwarf_Error? = nil
-        if dwarf_dieoffset(die, &offset, &error) == DW_DLV_OK { return offset }
+        if axiom_libdwarf_dieoffset(die, &offset, &error) == DW_DLV_OK { return offset }
         discard(error)
         return nil
     }
@@ -659,7 +667,7 @@ final class DwarfReader: DebugInfoReader {
         names.names(ofDieAt: offset) { current, name, linkageName in
             var error: Dwarf_Error? = nil
             var die: Dwarf_Die? = nil
-            guard dwarf_offdie_b(debug, current, 1, &die, &error) == DW_DLV_OK, let die else {
+            guard axiom_libdwarf_offdie_b(debug, current, 1, &die, &error) == DW_DLV_OK, let die else {
                 discard(error)
                 return nil
             }
@@ -668,7 +676,7 @@ final class DwarfReader: DebugInfoReader {
             }
             if name == nil { name = stringAttribute(die, DW_AT_name) }
             let next = referenceAttribute(die, DW_AT_abstract_origin) ?? referenceAttribute(die, DW_AT_specification)
-            dwarf_dealloc_die(die)
+            axiom_libdwarf_dealloc_die(die)
             return next
         }
     }

@@ -118,9 +118,9 @@ final class ELFImage: @unchecked Sendable {
         return (name, read(section.offset + crcOffset, as: UInt32.self))
     }
 
-    /// The CRC-32 of the whole file, as `.gnu_debuglink` records it (libdwarf's implementation).
+    /// The CRC-32 of the whole file, as `.gnu_debuglink` records it.
     func checksum() -> UInt32 {
-        UInt32(dwarf_basic_crc32(base.assumingMemoryBound(to: UInt8.self), UInt(fileSize), 0))
+        UInt32(axiom_debuglink_crc32(base.assumingMemoryBound(to: UInt8.self), fileSize, 0))
     }
 
     // MARK: Symbols

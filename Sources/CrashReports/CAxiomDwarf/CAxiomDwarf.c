@@ -1,6 +1,7 @@
 // See include/CAxiomDwarf.h. dl_iterate_phdr needs _GNU_SOURCE, which is why this lives in C.
 #define _GNU_SOURCE
 #include <link.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
@@ -101,4 +102,40 @@ int axiom_dwarf_usable_processors(void) {
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
     int count = CPU_COUNT(&set);
     return count > 0 ? count : 1;
+}
+
+// Slicing by eight: eight tables of 256 entries, made on first use, eight bytes a step. A debug file can be hundreds
+// of megabytes, and it is checked whole before it is read.
+static uint32_t crc_tables[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void make_crc_tables(void) {
+    for (uint32_t byte = 0; byte < 256; byte++) {
+        uint32_t crc = byte;
+        for (int bit = 0; bit < 8; bit++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+        crc_tables[0][byte] = crc;
+    }
+    for (uint32_t byte = 0; byte < 256; byte++) {
+        for (int slice = 1; slice < 8; slice++) {
+            uint32_t previous = crc_tables[slice - 1][byte];
+            crc_tables[slice][byte] = (previous >> 8) ^ crc_tables[0][previous & 0xFF];
+        }
+    }
+}
+
+unsigned int axiom_debuglink_crc32(const unsigned char *bytes, size_t count, unsigned int crc) {
+    pthread_once(&crc_once, make_crc_tables);
+    uint32_t value = ~(uint32_t)crc;
+    while (count >= 8) {
+        uint32_t low = value ^ ((uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
+                                (uint32_t)bytes[3] << 24);
+        uint32_t high = (uint32_t)bytes[4] | (uint32_t)bytes[5] << 8 | (uint32_t)bytes[6] << 16 | (uint32_t)bytes[7] << 24;
+        value = crc_tables[7][low & 0xFF] ^ crc_tables[6][(low >> 8) & 0xFF] ^ crc_tables[5][(low >> 16) & 0xFF] ^
+                crc_tables[4][low >> 24] ^ crc_tables[3][high & 0xFF] ^ crc_tables[2][(high >> 8) & 0xFF] ^
+                crc_tables[1][(high >> 16) & 0xFF] ^ crc_tables[0][high >> 24];
+        bytes += 8;
+        count -= 8;
+    }
+    while (count--) value = crc_tables[0][(value ^ *bytes++) & 0xFF] ^ (value >> 8);
+    return ~value;
 }
