@@ -1,8 +1,8 @@
 // See "libdwarf, opened on first use" in include/CAxiomDwarf.h.
 //
 // Each wrapper has the signature of the libdwarf function it is named after (`axiom_libdwarf_X` for `dwarf_X`), and
-// calls it through a table of pointers filled once by dlsym. libdwarf is opened with RTLD_LOCAL: its symbols are not
-// added to the process's, so a library of the application that links libdwarf itself keeps its own.
+// calls it through a table of pointers filled once by dlsym. libdwarf is opened with RTLD_LOCAL, so its symbols
+// are not added to the process's global scope; a program that links libdwarf itself shares the one already loaded.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
