@@ -2,6 +2,7 @@ import ArgumentParser
 import AxiomCrash
 import AxiomSymbolication
 import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -196,10 +197,13 @@ extension Symbolicate {
     /// Keeps `symbolicator`, and the modules it reads, until the process ends: each of these commands exits once it
     /// has answered, and freeing every table and unmapping every file one at a time would only spend time (about a
     /// millisecond for a 13 MB binary) on what the process's exit gives back at once. Nothing else is lost: a
-    /// symbolicator holds memory and read-only mappings, no file it writes.
+    /// symbolicator holds memory and read-only mappings, no file it writes. Held by a global, not leaked, so that
+    /// a leak checker (the tests' AddressSanitizer) sees it still in use at exit.
     static func keepUntilExit(_ symbolicator: Symbolicator) {
-        _ = Unmanaged.passRetained(symbolicator)
+        keptUntilExit.withLock { $0.append(symbolicator) }
     }
+
+    private static let keptUntilExit = Mutex<[Symbolicator]>([])
 
     /// `0x`-prefixed hexadecimal, or decimal.
     static func parseAddress(_ text: String) -> UInt64? {
