@@ -98,11 +98,10 @@ struct NameIndex: @unchecked Sendable {
 
     /// The `.debug_info` offsets of the units `table` indexes; nil when one cannot be an offset.
     private func unitOffsets(_ table: Table) -> [Int]? {
-        var cursor = DWARFCursor(section, at: table.unitList)
         var units: [Int] = []
         units.reserveCapacity(table.unitCount)
-        for _ in 0..<table.unitCount {
-            guard let unit = Int(exactly: cursor.unsigned(size: table.offsetSize)), !cursor.failed else { return nil }
+        for number in 0..<table.unitCount {
+            guard let unit = offsetOfUnit(number, in: table) else { return nil }
             units.append(unit)
         }
         return units
