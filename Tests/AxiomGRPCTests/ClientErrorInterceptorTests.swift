@@ -115,6 +115,9 @@ struct ClientErrorInterceptorTests {
         #expect(serverSpan.status?.code == .error)
         #expect(serverSpan.attributes.get("error.type") == .string("shop/LEDGER_DOWN"))
         #expect(serverSpan.attributes.get("rpc.grpc.status_code") == .int64(13))
+        #expect(serverSpan.attributes.get("rpc.system") == .string("grpc"))
+        #expect(serverSpan.attributes.get("rpc.service") == .string("axiom.test.Echo"))
+        #expect(serverSpan.attributes.get("rpc.method") == .string("Get"))
     }
 
     @Test("the server's span ends when the caller cancels before the answer: no response is ever produced")

@@ -87,21 +87,23 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         request: StreamingServerRequest<Input>, context: ServerContext,
         next: @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
     ) async throws -> StreamingServerResponse<Output> {
-        let (serviceContext, started) = Self.traceContext(request.metadata, method: context.descriptor)
+        // The full method name is made from its parts at each read: read once, it names the span, the operation
+        // and the answer's instance.
+        let method = context.descriptor.fullyQualifiedMethod
+        let (serviceContext, started) = Self.traceContext(request.metadata, method: context.descriptor, named: method)
         let span = started.map { CallSpan($0, cancellation: context.cancellation) }
+        let call = Call(metadata: request.metadata, method: method, span: started)
         return try await ServiceContext.withValue(serviceContext) {
             let response: StreamingServerResponse<Output>
             do {
                 response = try await CrashTrace.withCurrentSpan { try await next(request, context) }
             } catch {
-                return try finish(span) { try answer(error, metadata: request.metadata, method: context.descriptor) }
+                return try finish(span) { try answer(error, call: call) }
             }
             guard case .success(var contents) = response.accepted else {
                 // A handler that rejected the call with an RPCError of its own: decided like any other error.
                 guard case .failure(let rejection) = response.accepted else { return response }
-                return try finish(span) {
-                    try answer(rejection, metadata: request.metadata, method: context.descriptor)
-                }
+                return try finish(span) { try answer(rejection, call: call) }
             }
             let producer = contents.producer
             let cancellation = context.cancellation
@@ -117,12 +119,11 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
                         // nobody reads: that is the cancellation, decided as the core decides every cancellation,
                         // not the server's failure, and there is nobody to answer.
                         if cancellation.isCancelled {
-                            _ = try? pipeline.decide(
-                                CancellationError(), operation: context.descriptor.fullyQualifiedMethod)
+                            _ = try? pipeline.decide(CancellationError(), operation: method)
                             span?.end(statusCode: Int64(RPCError.Code.cancelled.rawValue))
                             throw RPCError(code: .cancelled, message: "The call was cancelled.")
                         }
-                        let failure = problem(for: error, metadata: request.metadata, method: context.descriptor)
+                        let failure = problem(for: error, call: call)
                         span?.end(statusCode: nil)
                         throw failure
                     }
@@ -142,11 +143,9 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
 
     /// The answer for an error `next` threw: a recovery's response, or the problem thrown as an `RPCError`.
     func answer<Output: Sendable>(
-        _ error: any Error, metadata: Metadata, method: MethodDescriptor
+        _ error: any Error, call: Call
     ) throws(RPCError) -> StreamingServerResponse<Output> {
-        let decided: DecidedAnswer<StreamingServerResponse<Output>> = decide(
-            error, metadata: metadata, method: method
-        ) { value in
+        let decided: DecidedAnswer<StreamingServerResponse<Output>> = decide(error, call: call) { value in
             if let response = value as? StreamingServerResponse<Output> { return response }
             if let response = value as? ServerResponse<Output> { return StreamingServerResponse(single: response) }
             if let message = value as? Output {
@@ -156,43 +155,44 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         }
         switch decided {
         case .response(let response): return response
-        case .problem(let answer, let escalated): throw status(answer, escalated: escalated, error: error)
+        case .problem(let answer, let escalated): throw status(answer, escalated: escalated, error: error, call: call)
         }
     }
 
     /// The `RPCError` for an error thrown once the response has started: whatever a recovery's value, the problem.
-    func problem(for error: any Error, metadata: Metadata, method: MethodDescriptor) -> RPCError {
-        let decided: DecidedAnswer<Never> = decide(error, metadata: metadata, method: method) { _ in nil }
+    func problem(for error: any Error, call: Call) -> RPCError {
+        let decided: DecidedAnswer<Never> = decide(error, call: call) { _ in nil }
         switch decided {
-        case .problem(let answer, let escalated): return status(answer, escalated: escalated, error: error)
+        case .problem(let answer, let escalated): return status(answer, escalated: escalated, error: error, call: call)
         case .response(let never): switch never {}
         }
     }
 
-    /// ``ProblemResponder``'s decided answer, with the span's status left to ``status(_:escalated:error:)``.
+    /// ``ProblemResponder``'s decided answer, with the span's status left to ``status(_:escalated:error:call:)``.
     private func decide<Response>(
-        _ error: any Error, metadata: Metadata, method: MethodDescriptor,
-        response: (any Sendable) -> Response?
+        _ error: any Error, call: Call, response: (any Sendable) -> Response?
     ) -> DecidedAnswer<Response> {
         let own = (error as? RPCError).map { GRPCStatusTable.httpStatus(for: $0.code) }
         return TracingInstrument.leavingStatusToCaller {
             answering.responder.answer(
-                deciding: error, through: answering.pipeline, operation: method.fullyQualifiedMethod,
-                acceptLanguage: metadata[stringValues: "accept-language"].first(where: { _ in true }),
-                instance: "/" + method.fullyQualifiedMethod, traceId: TraceIdentifiers.current?.traceID,
+                deciding: error, through: answering.pipeline, operation: call.method,
+                acceptLanguage: call.metadata[stringValues: "accept-language"].first(where: { _ in true }),
+                instance: "/" + call.method, traceId: TraceIdentifiers.current?.traceID,
                 ownStatus: own, response: response)
         }
     }
 
     /// The answer as an `RPCError` with `google.rpc.Status` details; the span marked as the type's discussion says.
-    func status(_ answer: ProblemAnswerParts, escalated: ErrorEvent?, error: any Error) -> RPCError {
+    func status(_ answer: ProblemAnswerParts, escalated: ErrorEvent?, error: any Error, call: Call) -> RPCError {
         if let escalated { TracingInstrument.markFailed(escalated) }
         let problem = answer.problem
         var code = GRPCStatusTable.code(forHTTPStatus: problem.status)
         if let own = error as? RPCError, isUnknown(own, answered: answer, escalated: escalated != nil) {
             code = own.code
         }
-        if let span = activeSpan() {
+        // The span this interceptor started is the active one; looked up only when a tracing interceptor outside
+        // this one started it. Attributes are set only on a span that records them.
+        if let span = call.span ?? activeSpan(), span.isRecording {
             span.attributes["rpc.grpc.status_code"] = Int64(code.rawValue)
             span.attributes["error.type"] = answer.code.description
         }
@@ -216,6 +216,14 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         return answer.problem.code == ErrorCatalog.unknownCode.description || answer.code == ownStatusCode
     }
 
+    /// What the answers to one call's errors read: its metadata, its method's full name, and the SERVER span this
+    /// interceptor started for it (nil when a tracing interceptor outside this one started the call's span).
+    struct Call: Sendable {
+        let metadata: Metadata
+        let method: String
+        let span: (any Span)?
+    }
+
     /// The SERVER span this interceptor started for one call, ended once: by the response's producer when it has
     /// written the response, by the answer to an error, or, when grpc-swift never runs the producer (the caller left
     /// before the response started, so its headers could not be written), when the response is dropped. A call the
@@ -233,7 +241,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         /// Ends the span, with `statusCode` when given (an error's answer sets its own); only the first call counts.
         func end(statusCode: Int64?) {
             guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            if let statusCode { span.attributes["rpc.grpc.status_code"] = statusCode }
+            if let statusCode, span.isRecording { span.attributes["rpc.grpc.status_code"] = statusCode }
             span.end()
         }
 
@@ -247,16 +255,21 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
 
     /// The context the handler runs in: the current one when a span is active (a tracing interceptor outside this
     /// one made it), else the caller's, extracted from `metadata`, with a SERVER span of this call started in it.
-    static func traceContext(_ metadata: Metadata, method: MethodDescriptor) -> (ServiceContext, (any Span)?) {
+    /// The span is named `name`, the method's full name.
+    static func traceContext(
+        _ metadata: Metadata, method: MethodDescriptor, named name: String
+    ) -> (ServiceContext, (any Span)?) {
         let current = ServiceContext.current ?? .topLevel
         if TraceIdentifiers.hasSpan(current) { return (current, nil) }
         var context = current
         InstrumentationSystem.instrument.extract(metadata, into: &context, using: MetadataExtractor())
-        let span = InstrumentationSystem.tracer.startSpan(
-            method.fullyQualifiedMethod, context: context, ofKind: .server)
-        span.attributes["rpc.system"] = "grpc"
-        span.attributes["rpc.service"] = method.service.fullyQualifiedService
-        span.attributes["rpc.method"] = method.method
+        let span = InstrumentationSystem.tracer.startSpan(name, context: context, ofKind: .server)
+        // A span that records nothing (no tracer bootstrapped, or one that did not sample the call) drops them.
+        if span.isRecording {
+            span.attributes["rpc.system"] = "grpc"
+            span.attributes["rpc.service"] = method.service.fullyQualifiedService
+            span.attributes["rpc.method"] = method.method
+        }
         return (span.context, span)
     }
 }

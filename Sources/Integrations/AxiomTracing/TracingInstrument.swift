@@ -80,7 +80,7 @@ public struct TracingInstrument: PipelineInstrument {
 
     /// `error.type` on the active span, and its status error when `settingStatus`.
     private static func mark(_ code: ErrorCode, settingStatus: Bool, tracer: (any Tracer)?) {
-        guard let span = activeSpan(tracer) else { return }
+        guard let span = activeSpan(tracer), span.isRecording else { return }
         span.attributes["error.type"] = code.description
         if settingStatus { span.setStatus(SpanStatus(code: .error, message: code.description)) }
     }
