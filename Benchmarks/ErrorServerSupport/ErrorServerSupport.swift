@@ -8,6 +8,8 @@ import Logging
 package enum ErrorServerSupport {
     /// The ways a server answers: `own`, `own-message`, `adapter`, `code` (each server's header says what they are).
     package static let modes = ["own", "own-message", "adapter", "code"]
+    /// The HTTP server's: the same, and `shape` and `decided`, a hand-written middleware's answer of the same bytes.
+    package static let httpModes = modes + ["shape", "decided"]
 
     /// The text the adapters answer a plain 429 with, given to the server framework's own error in `own-message`.
     package static let message = "Too many requests. Try again later."
