@@ -53,9 +53,12 @@ let limited: @Sendable (_ own: any Error) -> any Error = { own in
 let shapeBody =
     #"{"code":"axiom.http/429","detail":"Too many requests. Try again later.","instance":"/limited","status":429,"title":"Too many requests","type":"about:blank"}"#
 
+/// Whether the hand-written middleware decides the error first (`decided`), read once rather than per request.
+let decidesFirst = mode == "decided"
+
 /// For `decided`: the pipeline decides the error first, as the adapters do.
 @Sendable func decideIfAsked(_ error: any Error) {
-    if mode == "decided" { _ = try? pipeline.decide(error, operation: "GET /limited") }
+    if decidesFirst { _ = try? pipeline.decide(error, operation: "GET /limited") }
 }
 
 /// `shape` and `decided` in Hummingbird's terms.

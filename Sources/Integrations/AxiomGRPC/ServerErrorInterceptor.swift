@@ -92,7 +92,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         let method = context.descriptor.fullyQualifiedMethod
         let (serviceContext, started) = Self.traceContext(request.metadata, method: context.descriptor, named: method)
         let span = started.map { CallSpan($0, cancellation: context.cancellation) }
-        let call = Call(metadata: request.metadata, method: method, span: started)
+        let call = Call(metadata: request.metadata, method: method, span: span)
         return try await ServiceContext.withValue(serviceContext) {
             let response: StreamingServerResponse<Output>
             do {
@@ -192,7 +192,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         }
         // The span this interceptor started is the active one; looked up only when a tracing interceptor outside
         // this one started it. Attributes are set only on a span that records them.
-        if let span = call.span ?? activeSpan(), span.isRecording {
+        if let span = call.span?.span ?? activeSpan(), span.isRecording {
             span.attributes["rpc.grpc.status_code"] = Int64(code.rawValue)
             span.attributes["error.type"] = answer.code.description
         }
@@ -221,7 +221,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     struct Call: Sendable {
         let metadata: Metadata
         let method: String
-        let span: (any Span)?
+        let span: CallSpan?
     }
 
     /// The SERVER span this interceptor started for one call, ended once: by the response's producer when it has
