@@ -102,6 +102,29 @@ struct ProblemAnswerTests {
         }
     }
 
+    @Test("a server's head carries its body's Content-Length, for every size of body, past the sizes kept too")
+    func contentLengthOfEachSize() throws {
+        let registry = try shopRegistry()
+        let responder = ProblemResponder(registry: registry)
+        let (identity, descriptor) = registry.resolve(DomainError(domain: "shop", code: "RATE_LIMITED"))
+        for round in 0..<2 {
+            for length in 0..<40 {
+                let parts = responder.parts(
+                    identity: identity, descriptor: descriptor, acceptLanguage: nil,
+                    instance: "/" + String(repeating: "a", count: length), traceId: nil, ownStatus: nil)
+                let head = parts.response(contentLength: parts.bodyCount)
+                #expect(head.headerFields[.contentLength] == String(parts.bodyCount), "round \(round), \(length)")
+                #expect(head.headerFields[values: .contentLength].count == 1)
+                #expect(head.status == parts.response.status)
+                // Every other field is the answer's own, which has no Content-Length of its own.
+                #expect(parts.response.headerFields[.contentLength] == nil)
+                var others = head.headerFields
+                others[.contentLength] = nil
+                #expect(others == parts.response.headerFields)
+            }
+        }
+    }
+
     @Test("a responder answers with the texts of the catalogs registered now, not of those it first answered with")
     func textsFollowRegistrations() throws {
         let registry = ErrorRegistry()

@@ -188,5 +188,24 @@ struct ProblemDetailsTests {
             #expect(try await get(port, "/fine").headers["vary"] == nil)
         }
     }
+
+    /// The middleware keeps the head of each size of body it answered with: whatever the path's length, and past
+    /// the sizes it keeps, an answer's Content-Length is its own body's.
+    @Test func everyAnswersContentLengthIsItsOwnBodys() async throws {
+        let registry = try makeServiceRegistry()
+        let router = Self.router(registry: registry)
+        router.get("items/:id") { _, _ -> String in throw DomainError(domain: "shop", code: "INVALID_QUANTITY") }
+        try await withServer(router) { port in
+            for length in 1...40 {
+                let path = "/items/" + String(repeating: "7", count: length)
+                for language in ["en", "tr"] {
+                    let answer = try await get(port, path, headers: [("Accept-Language", language)])
+                    #expect(answer.status == 422)
+                    #expect(answer.headers["content-length"] == String(answer.body.utf8.count), "\(path)")
+                    #expect(try answer.json()["instance"] as? String == path)
+                }
+            }
+        }
+    }
 }
 #endif

@@ -172,13 +172,12 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     private func decide<Response>(
         _ error: any Error, call: Call, response: (any Sendable) -> Response?
     ) -> DecidedAnswer<Response> {
-        let own = (error as? RPCError).map { GRPCStatusTable.httpStatus(for: $0.code) }
-        return TracingInstrument.leavingStatusToCaller {
-            answering.responder.answer(
-                deciding: error, through: answering.pipeline, operation: call.method,
+        TracingInstrument.leavingStatusToCaller {
+            answering.answer(
+                deciding: error, operation: call.method,
                 acceptLanguage: call.metadata[stringValues: "accept-language"].first(where: { _ in true }),
                 instance: "/" + call.method, traceId: TraceIdentifiers.current?.traceID,
-                ownStatus: own, response: response)
+                ownStatus: (error as? RPCError).map { GRPCStatusTable.httpStatus(for: $0.code) }, response: response)
         }
     }
 

@@ -75,8 +75,11 @@ extension ProblemResponder {
 }
 
 /// What a server adapter answers with: the pipeline every error is decided through, and a responder over the
-/// pipeline's registry, made once with the adapter (it keeps the texts of the answers it gave).
-package struct PipelineResponder<Handlers: ErrorHandler>: Sendable {
+/// pipeline's registry, made once with the adapter (it keeps the texts of the answers it gave). A class: an adapter
+/// (a middleware the server framework copies, a generic one whose code is not specialized for the application's
+/// pipeline) reads the pipeline in place through one reference, where a copy of a pipeline of unknown type would
+/// go through its value witnesses for each answer.
+package final class PipelineResponder<Handlers: ErrorHandler>: Sendable {
     /// The pipeline every error is decided through.
     package let pipeline: ErrorPipeline<Handlers>
     /// The responder every answer is given by; its registry is the pipeline's.
@@ -86,6 +89,17 @@ package struct PipelineResponder<Handlers: ErrorHandler>: Sendable {
     package init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration) {
         self.pipeline = pipeline
         responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
+    }
+
+    /// ``ProblemResponder/answer(deciding:through:operation:acceptLanguage:instance:traceId:ownStatus:response:)``
+    /// through this pipeline.
+    package func answer<Response>(
+        deciding error: any Error, operation: String, acceptLanguage: String?, instance: String, traceId: String?,
+        ownStatus: @autoclosure () -> Int?, response: (any Sendable) -> Response?
+    ) -> DecidedAnswer<Response> {
+        responder.answer(
+            deciding: error, through: pipeline, operation: operation, acceptLanguage: acceptLanguage,
+            instance: instance, traceId: traceId, ownStatus: ownStatus(), response: response)
     }
 }
 #endif

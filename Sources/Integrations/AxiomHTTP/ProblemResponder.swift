@@ -127,6 +127,13 @@ package struct ProblemAnswerParts: Sendable {
     /// The `Retry-After` field's seconds, when the answer has one.
     package var retryAfter: Int? { texts.retryAfter }
 
+    /// ``response`` with `Content-Length: count` added, as a server sends it with a body of `count` bytes (see
+    /// ``bodyCount``). Kept with the texts for each size answered (the body's size changes only with the request's
+    /// path and trace), so an answer does not copy the shared header fields to add the field.
+    package func response(contentLength count: Int) -> HTTPResponse {
+        texts.response(contentLength: count)
+    }
+
     /// What the body says.
     package var problem: ProblemDetails {
         ProblemDetails(
@@ -189,6 +196,12 @@ final class AnswerTexts: Sendable {
         let retryAfter: Int?
         /// What an adapter derived from these texts once (``ProblemAnswerParts/kept(_:)``), set by the first answer.
         let kept = AtomicLazyReference<AnyObject & Sendable>()
+        /// ``response`` with `Content-Length`, by the body's size, for the sizes answered so far (at most
+        /// ``sizesKept``).
+        private let sized = Mutex<[Int: HTTPResponse]>([:])
+        /// The most sizes kept: a service's routes have paths of a few lengths, and a size past these is answered
+        /// all the same, its fields copied each time.
+        static let sizesKept = 32
 
         init(
             code: ErrorCode, type: String, title: String, detail: String, status: Int, language: String,
@@ -208,6 +221,17 @@ final class AnswerTexts: Sendable {
             response = HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields)
             self.retryAfter = retryAfter
             body = ProblemDetails.Template(code: code, detail: detail, status: status, title: title, type: type)
+        }
+
+        /// ``response`` with `Content-Length: count`.
+        func response(contentLength count: Int) -> HTTPResponse {
+            if let kept = sized.withTrackedLock({ $0[count] }) { return kept }
+            var head = response
+            head.headerFields[.contentLength] = String(count)
+            sized.withTrackedLock { kept in
+                if kept.count < Self.sizesKept { kept[count] = head }
+            }
+            return head
         }
     }
 

@@ -80,10 +80,10 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     /// The answer, and the code of the problem it details (nil when a recovery's own response is the answer):
     /// ``ProblemResponder``'s decided answer in Hummingbird's types.
     func decidedAnswer(_ error: any Error, request: Request, context: Context) -> (Response, ErrorCode?) {
-        let decided = answering.responder.answer(
-            deciding: error, through: answering.pipeline,
-            operation: "\(request.method.rawValue) \(context.endpointPath ?? request.uri.path)",
-            acceptLanguage: request.headers[.acceptLanguage], instance: request.uri.path,
+        let path = request.uri.path
+        let decided = answering.answer(
+            deciding: error, operation: "\(request.method.rawValue) \(context.endpointPath ?? path)",
+            acceptLanguage: request.headers[.acceptLanguage], instance: path,
             traceId: TraceIdentifiers.current?.traceID, ownStatus: (error as? any HTTPResponseError)?.status.code
         ) { value -> Response? in
             if let response = value as? Response { return response }
@@ -94,9 +94,12 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
             return (response, nil)
         case .problem(let answer, let escalated):
             if let escalated { TracingInstrument.markFailed(escalated) }
+            let body = Self.buffer(answer)
+            // The head comes with its Content-Length: Hummingbird would otherwise add it to the shared fields, a
+            // copy of them for each answer.
+            let head = answer.response(contentLength: body.readableBytes)
             let response = Response(
-                status: answer.response.status, headers: answer.response.headerFields,
-                body: ResponseBody(byteBuffer: Self.buffer(answer)))
+                status: head.status, headers: head.headerFields, body: ResponseBody(byteBuffer: body))
             return (response, answer.code)
         }
     }

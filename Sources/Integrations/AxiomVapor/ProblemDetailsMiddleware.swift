@@ -110,10 +110,10 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     func decidedAnswer(_ error: any Error, request: Request, encodingRecoveries: Bool) -> (Answer, ErrorCode?) {
         let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") }
         let languages = request.headers[.acceptLanguage]
-        let decided = answering.responder.answer(
-            deciding: error, through: answering.pipeline,
-            operation: "\(request.method.rawValue) \(route ?? request.url.path)",
-            acceptLanguage: languages.isEmpty ? nil : languages.joined(separator: ", "), instance: request.url.path,
+        let path = request.url.path
+        let decided = answering.answer(
+            deciding: error, operation: "\(request.method.rawValue) \(route ?? path)",
+            acceptLanguage: languages.isEmpty ? nil : languages.joined(separator: ", "), instance: path,
             traceId: TraceIdentifiers.current?.traceID,
             ownStatus: (error as? any AbortError).map { Int($0.status.code) }
         ) { value -> Answer? in
