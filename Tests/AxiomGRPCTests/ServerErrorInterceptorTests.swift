@@ -6,9 +6,11 @@ import AxiomShopFixture
 import AxiomTesting
 import GRPCCore
 import GRPCProtobuf
+import InMemoryTracing
 import SwiftProtobuf
 import Synchronization
 import Testing
+import Tracing
 
 @Suite("Answering a gRPC call's error with its identity")
 struct ServerErrorInterceptorTests {
@@ -35,6 +37,45 @@ struct ServerErrorInterceptorTests {
         #expect(localized.locale == "tr")
         #expect(localized.message == "Çok fazla istek. Daha sonra yeniden deneyin.")
         #expect(!"\(error)".contains("user=42"))
+    }
+
+    @Test("a call runs under a SERVER span of the caller's trace with an instrument, in the current context without")
+    func traceContextFollowsTheInstrument() async throws {
+        let method = MethodDescriptor(fullyQualifiedService: "axiom.test.Echo", method: "Get")
+        var metadata = Metadata()
+        metadata.addString("4bf92f3577b34da6a3ce929d0e0e4736", forKey: InMemoryTracer.traceIDKey)
+        metadata.addString("00f067aa0ba902b7", forKey: InMemoryTracer.spanIDKey)
+        typealias Interceptor = ServerErrorInterceptor<FollowDescriptor>
+        // No instrument: nothing to extract the caller's trace with, and no span to start that would record nothing.
+        let untraced = withTracer(NoOpTracer()) {
+            Interceptor.traceContext(metadata, method: method, named: method.fullyQualifiedMethod)
+        }
+        #expect(untraced.context == nil)
+        #expect(untraced.span == nil)
+        #expect(!untraced.spanIsOutside)
+        // An instrument: a SERVER span of the method, child of the caller's span, recording the RPC's attributes.
+        let tracer = InMemoryTracer()
+        let traced = withTracer(tracer) {
+            Interceptor.traceContext(metadata, method: method, named: method.fullyQualifiedMethod)
+        }
+        let span = try #require(traced.span as? InMemorySpan)
+        #expect(span.operationName == "axiom.test.Echo/Get")
+        #expect(span.kind == .server)
+        #expect(span.spanContext.traceID == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(span.spanContext.parentSpanID == "00f067aa0ba902b7")
+        #expect(span.attributes.get("rpc.method") == .string("Get"))
+        #expect(traced.context?.inMemorySpanContext?.spanID == span.spanContext.spanID)
+        #expect(!traced.spanIsOutside)
+        span.end()
+        // A span already active (a tracing interceptor outside this one started it): it stays, and is looked up.
+        let inside = withTracer(tracer) {
+            withSpan("outside", ofKind: .server) { _ in
+                Interceptor.traceContext(metadata, method: method, named: method.fullyQualifiedMethod)
+            }
+        }
+        #expect(inside.context == nil)
+        #expect(inside.span == nil)
+        #expect(inside.spanIsOutside)
     }
 
     @Test("the error's own Retry-After is the RetryInfo, capped by the policy")

@@ -90,10 +90,10 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         // The full method name is made from its parts at each read: read once, it names the span, the operation
         // and the answer's instance.
         let method = context.descriptor.fullyQualifiedMethod
-        let (serviceContext, started) = Self.traceContext(request.metadata, method: context.descriptor, named: method)
-        let span = started.map { CallSpan($0, cancellation: context.cancellation) }
-        let call = Call(metadata: request.metadata, method: method, span: span)
-        return try await ServiceContext.withValue(serviceContext) {
+        let trace = Self.traceContext(request.metadata, method: context.descriptor, named: method)
+        let span = trace.span.map { CallSpan($0, cancellation: context.cancellation) }
+        let call = Call(metadata: request.metadata, method: method, span: span, spanIsOutside: trace.spanIsOutside)
+        return try await Self.within(trace.context) {
             let response: StreamingServerResponse<Output>
             do {
                 response = try await CrashTrace.withCurrentSpan { try await next(request, context) }
@@ -108,7 +108,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
             let producer = contents.producer
             let cancellation = context.cancellation
             contents.producer = { writer in
-                try await ServiceContext.withValue(serviceContext) {
+                try await Self.within(trace.context) {
                     do {
                         let trailers = try await CrashTrace.withCurrentSpan { try await producer(writer) }
                         // Written whole, though a caller that cancelled may not have read it all.
@@ -191,7 +191,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         }
         // The span this interceptor started is the active one; looked up only when a tracing interceptor outside
         // this one started it. Attributes are set only on a span that records them.
-        if let span = call.span?.span ?? activeSpan(), span.isRecording {
+        if let span = call.span?.span ?? (call.spanIsOutside ? activeSpan() : nil), span.isRecording {
             span.attributes["rpc.grpc.status_code"] = Int64(code.rawValue)
             span.attributes["error.type"] = answer.code.description
         }
@@ -216,11 +216,14 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     }
 
     /// What the answers to one call's errors read: its metadata, its method's full name, and the SERVER span this
-    /// interceptor started for it (nil when a tracing interceptor outside this one started the call's span).
+    /// interceptor started for it (nil when a tracing interceptor outside this one started the call's span, or when
+    /// no tracer is bootstrapped).
     struct Call: Sendable {
         let metadata: Metadata
         let method: String
         let span: CallSpan?
+        /// Whether a tracing interceptor outside this one started the call's span (the answer then looks it up).
+        let spanIsOutside: Bool
     }
 
     /// The SERVER span this interceptor started for one call, ended once: by the response's producer when it has
@@ -252,16 +255,20 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         deinit { endUnanswered() }
     }
 
-    /// The context the handler runs in: the current one when a span is active (a tracing interceptor outside this
-    /// one made it), else the caller's, extracted from `metadata`, with a SERVER span of this call started in it.
-    /// The span is named `name`, the method's full name.
-    static func traceContext(
+    /// The context the handler runs in (nil: the current one, as it is): the current one when a span is active (a
+    /// tracing interceptor outside this one made it), else the caller's, extracted from `metadata`, with a SERVER
+    /// span of this call started in it, named `name`, the method's full name. Without an instrument (none
+    /// bootstrapped, none bound to the task), there is no context to extract and no span to start: the current
+    /// context stays, and no span, that would record nothing, is made for each call.
+    package static func traceContext(
         _ metadata: Metadata, method: MethodDescriptor, named name: String
-    ) -> (ServiceContext, (any Span)?) {
-        let current = ServiceContext.current ?? .topLevel
-        if TraceIdentifiers.hasSpan(current) { return (current, nil) }
-        var context = current
-        InstrumentationSystem.instrument.extract(metadata, into: &context, using: MetadataExtractor())
+    ) -> (context: ServiceContext?, span: (any Span)?, spanIsOutside: Bool) {
+        let current = ServiceContext.current
+        if let current, TraceIdentifiers.hasSpan(current) { return (nil, nil, true) }
+        let instrument = InstrumentationSystem.instrument
+        if instrument is NoOpInstrument || instrument is NoOpTracer { return (nil, nil, false) }
+        var context = current ?? .topLevel
+        instrument.extract(metadata, into: &context, using: MetadataExtractor())
         let span = InstrumentationSystem.tracer.startSpan(name, context: context, ofKind: .server)
         // A span that records nothing (no tracer bootstrapped, or one that did not sample the call) drops them.
         if span.isRecording {
@@ -269,7 +276,15 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
             span.attributes["rpc.service"] = method.service.fullyQualifiedService
             span.attributes["rpc.method"] = method.method
         }
-        return (span.context, span)
+        return (span.context, span, false)
+    }
+
+    /// Runs `body` in `context`, or in the current context when it is nil.
+    private static func within<Result>(
+        _ context: ServiceContext?, _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        guard let context else { return try await body() }
+        return try await ServiceContext.withValue(context, operation: body)
     }
 }
 extension ProblemAnswerParts {
