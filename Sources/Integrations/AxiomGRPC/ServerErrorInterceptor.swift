@@ -53,7 +53,8 @@ import Tracing
 /// Traces: when no span is active around it (no tracing interceptor outside it), it extracts the caller's trace
 /// context from the request's metadata (W3C `traceparent`, or what the bootstrapped instrument propagates) and
 /// runs the handler under a SERVER span named the full method, child of the caller's, so the answer's trace id
-/// is the caller's trace. The span gets `error.type` for every error that ends the call and
+/// is the caller's trace. With no instrument (none bootstrapped, none bound to the task with `withTracer`), the
+/// handler runs in the current context as it is, and no span is started. The span gets `error.type` for every error that ends the call and
 /// `rpc.grpc.status_code`, and status error only for `unknown`, `deadlineExceeded`, `unimplemented`,
 /// `internalError`, `unavailable` and `dataLoss`, as OpenTelemetry's gRPC
 /// conventions ask. The span ends when the response has been written or the error answered; a call whose caller
