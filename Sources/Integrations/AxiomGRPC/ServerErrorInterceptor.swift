@@ -54,16 +54,16 @@ import Tracing
 /// context from the request's metadata (W3C `traceparent`, or what the bootstrapped instrument propagates) and
 /// runs the handler under a SERVER span named the full method, child of the caller's, so the answer's trace id
 /// is the caller's trace. With no instrument (none bootstrapped, none bound to the task with `withTracer`), the
-/// handler runs in the current context as it is, and no span is started. The span gets `error.type` for every error that ends the call and
-/// `rpc.grpc.status_code`, and status error only for `unknown`, `deadlineExceeded`, `unimplemented`,
-/// `internalError`, `unavailable` and `dataLoss`, as OpenTelemetry's gRPC
-/// conventions ask. The span ends when the response has been written or the error answered; a call whose caller
-/// left before its response started (grpc-swift then never writes it) ends when the response is dropped, with status
-/// code `cancelled` when the caller cancelled it, so no span of a call stays open. A streaming response that fails
-/// once the call is cancelled (its caller left, or its deadline passed) fails because nobody reads it: it is decided
-/// as a `CancellationError` (ignored, as the core decides every cancellation) and the span gets status code
-/// `cancelled`, not the server's failure; so does a response written whole after its call was cancelled. The handler runs announced to the
-/// crash reporter under the span (`CrashTrace`).
+/// handler runs in the current context as it is, and no span is started. The span gets `error.type` for every
+/// error that ends the call and `rpc.grpc.status_code`, and status error only for `unknown`, `deadlineExceeded`,
+/// `unimplemented`, `internalError`, `unavailable` and `dataLoss`, as OpenTelemetry's gRPC conventions ask. The
+/// span ends when the response has been written or the error answered; a call whose caller left before its response
+/// started (grpc-swift then never writes it) ends when the response is dropped, with status code `cancelled` when
+/// the caller cancelled it, so no span of a call stays open. A streaming response that fails once the call is
+/// cancelled (its caller left, or its deadline passed) fails because nobody reads it: it is decided as a
+/// `CancellationError` (ignored, as the core decides every cancellation) and the span gets status code `cancelled`,
+/// not the server's failure; so does a response written whole after its call was cancelled. The handler runs
+/// announced to the crash reporter under the span (`CrashTrace`).
 public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor {
     /// The pipeline every error is decided through.
     package var pipeline: ErrorPipeline<Handlers> { answering.pipeline }
@@ -94,7 +94,8 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         let trace = Self.traceContext(request.metadata, method: context.descriptor, named: method)
         let span = trace.span.map { CallSpan($0, cancellation: context.cancellation) }
         let call = Call(metadata: request.metadata, method: method, span: span, spanIsOutside: trace.spanIsOutside)
-        return try await Self.within(trace.context) {
+        let serviceContext = trace.context
+        return try await Self.within(serviceContext) {
             let response: StreamingServerResponse<Output>
             do {
                 response = try await CrashTrace.withCurrentSpan { try await next(request, context) }
@@ -109,7 +110,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
             let producer = contents.producer
             let cancellation = context.cancellation
             contents.producer = { writer in
-                try await Self.within(trace.context) {
+                try await Self.within(serviceContext) {
                     do {
                         let trailers = try await CrashTrace.withCurrentSpan { try await producer(writer) }
                         // Written whole, though a caller that cancelled may not have read it all.
@@ -218,7 +219,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
 
     /// What the answers to one call's errors read: its metadata, its method's full name, and the SERVER span this
     /// interceptor started for it (nil when a tracing interceptor outside this one started the call's span, or when
-    /// no tracer is bootstrapped).
+    /// there is no instrument).
     struct Call: Sendable {
         let metadata: Metadata
         let method: String
