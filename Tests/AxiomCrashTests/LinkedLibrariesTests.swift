@@ -18,7 +18,9 @@ struct LinkedLibrariesTests {
             .joined(separator: "/")
         let path = directory + "/" + program
         try #require(access(path, X_OK) == 0, "\(path) is not built")
-        let output = "/tmp/axiom-ldd-\(getpid())-\(program)"
+        // A file of each call's own: the tests run at once, and two of them list the same program (one's output
+        // was read empty once, the other test having removed the file they shared).
+        let output = "/tmp/axiom-ldd-\(getpid())-\(program)-\(UInt64.random(in: 0 ... .max))"
         defer { unlink(output) }
         let termination = ChildProcess.run("/usr/bin/ldd", [path], stdoutPath: output)
         try #require(termination == Termination(waitStatus: 0), "ldd \(path): \(termination)")
