@@ -271,8 +271,11 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
         if instrument is NoOpInstrument || instrument is NoOpTracer { return (nil, nil, false) }
         var context = current ?? .topLevel
         instrument.extract(metadata, into: &context, using: MetadataExtractor())
-        let span = InstrumentationSystem.tracer.startSpan(name, context: context, ofKind: .server)
-        // A span that records nothing (no tracer bootstrapped, or one that did not sample the call) drops them.
+        // The instrument read above, when it is the tracer; else the tracer the system finds in it (a multiplex).
+        let tracer = instrument as? any Tracer ?? InstrumentationSystem.tracer
+        let span = tracer.startSpan(name, context: context, ofKind: .server)
+        // A span that records nothing (the instrument is not a tracer, or the tracer did not sample the call) drops
+        // them.
         if span.isRecording {
             span.attributes["rpc.system"] = "grpc"
             span.attributes["rpc.service"] = method.service.fullyQualifiedService
