@@ -57,6 +57,25 @@ actor Counter {
     }
 }
 
+/// Runs an operation that always throws `ShopError.busy` through `pipeline`, letting each of `retries` waits on
+/// `clock` pass; returns the outcome and how many times the operation ran.
+func runAlwaysBusy(
+    _ pipeline: ErrorPipeline<some ErrorHandler>, retries: Int, clock: ManualClock
+) async throws -> (Outcome<Int>, Int) {
+    let calls = Counter()
+    let task = Task {
+        try await pipeline.run("poll") { () async throws -> Int in
+            await calls.next()
+            throw ShopError.busy
+        }
+    }
+    for _ in 0..<retries {
+        await clock.waitForSleepers(1)
+        clock.advanceToNextDeadline()
+    }
+    return (try await task.value, await calls.value)
+}
+
 @Suite("Handlers")
 struct HandlerTests {
     @Test("ignore drops an expected error: no value, one ignored outcome")
@@ -349,21 +368,10 @@ struct HandlerTests {
         let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: harness.configuration) {
             FollowDescriptor()
         }
-        let calls = Counter()
-        let task = Task {
-            try await pipeline.run("poll") { () async throws -> Int in
-                await calls.next()
-                throw ShopError.busy
-            }
-        }
         // Two retries (three attempts in all), each after one sleep on the clock.
-        for _ in 0..<2 {
-            await harness.clock.waitForSleepers(1)
-            harness.clock.advanceToNextDeadline()
-        }
-        let outcome = try await task.value
+        let (outcome, calls) = try await runAlwaysBusy(pipeline, retries: 2, clock: harness.clock)
         #expect(outcome.disposition == .handle)
-        #expect(await calls.value == 3)
+        #expect(calls == 3)
         #expect(harness.clock.requestedSleeps == [.seconds(1), .seconds(2)])
     }
 
@@ -403,6 +411,38 @@ struct HandlerTests {
         #expect(final == .handle)
         #expect(hops == 3)
         #expect(harness.recorder.records.last?.event.escalations == 3)
+        #expect(harness.recorder.records.last?.event.metadata["limit"] == "escalations")
+        #expect(harness.recorder.records.dropLast().allSatisfy { $0.event.metadata["limit"] == nil })
+    }
+
+    @Test(
+        "the layer's attempt limit ends a retry the handlers still want; the event names the limit and keeps what a handler threw"
+    )
+    func attemptLimit() async throws {
+        struct Boom: Error {}
+        let harness = try Harness()
+        var configuration = harness.configuration
+        configuration.maxAttempts = 3
+        let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: configuration) {
+            Handle(.code(ShopError.busy.errorCode)) { _ in throw Boom() }
+            Recover(.any, .retry(RetryPolicy(maxAttempts: 10, backoff: .constant, delay: .seconds(1))))
+        }
+        let (outcome, calls) = try await runAlwaysBusy(pipeline, retries: 2, clock: harness.clock)
+        let event = try #require(outcome.event)
+        #expect(outcome.disposition == .handle)
+        #expect(calls == 3)
+        #expect(event.attempt == 3)
+        #expect(event.metadata["limit"] == "attempts")
+        // The throwing handler was asked at each of the three decisions.
+        #expect(event.handlerFailures.count == 3)
+        #expect(event.handlerFailures.allSatisfy { $0.error is Boom })
+        #expect(harness.recorder.dispositions == [.handle])
+
+        // Outside `run` nothing can be retried: a retry ends the error at the layer's end, and no limit was reached.
+        let decided = try pipeline.decide(ShopError.busy, operation: "poll")
+        #expect(decided.disposition == .handle)
+        #expect(decided.event?.metadata["limit"] == nil)
+        #expect(decided.event?.handlerFailures.count == 1)
     }
 
     @Test("every event gets exactly one outcome")

@@ -288,17 +288,26 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     ///
     /// The handlers read the event in place; it is written only on the rare paths (a handler threw, a limit
     /// was reached).
-    @inlinable
+    @inlinable @inline(__always)
     func decide(_ event: inout ErrorEvent, canRetry: Bool = true) -> ErrorDecision {
+        var amendment = DecisionAmendment()
+        let decision = rule(on: event, canRetry: canRetry, amendment: &amendment)
+        if amendment.isNeeded { amendment.apply(to: &event) }
+        return decision
+    }
+
+    // The event is borrowed, not `inout`: read through the caller's address, field by field. Read from an `inout`,
+    // it would be copied whole first, with 16-byte loads of the fields the caller has just stored 8 bytes at a time:
+    // a load the processor cannot forward from those stores, so it would wait for them on every error.
+    @inlinable
+    func rule(on event: borrowing ErrorEvent, canRetry: Bool, amendment: inout DecisionAmendment) -> ErrorDecision {
         // The layer's end: an inner layer escalates what nobody decided, the terminal one handles it.
         var end: ErrorDecision { isTerminal ? .handle : .escalate(translatedTo: nil) }
         if event.details != nil, event.escalations > configuration.maxEscalations {
-            event.metadata["limit"] = "escalations"
+            amendment.limit = "escalations"
             return .handle
         }
-        var failures = HandlerFailures()
-        let decision = handlers.decide(event, failures: &failures)
-        if !failures.isEmpty { event.recordFailures(failures.all) }
+        let decision = handlers.decide(event, failures: &amendment.failures)
         switch consume decision {
         case .pass:
             return end
@@ -312,7 +321,7 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             // Passed on as it is: a fallback's box is shared, not made again.
             if case .fallback = recovery { return .recover(recovery) }
             if !canRetry || event.attempt >= configuration.maxAttempts {
-                if canRetry { event.metadata["limit"] = "attempts" }
+                if canRetry { amendment.limit = "attempts" }
                 return end
             }
             return .recover(recovery)
@@ -346,6 +355,24 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
                 for reference in references { reference._withUnsafeGuaranteedRef { $0.observe(event, disposition) } }
             }
         }
+    }
+}
+
+/// What a pipeline's `rule(on:canRetry:amendment:)` found to write on the event: what the handlers threw, and
+/// which limit turned a decision into the layer's end. Written on the event by its caller, on these rare paths only.
+@usableFromInline
+struct DecisionAmendment {
+    @usableFromInline var failures = HandlerFailures()
+    @usableFromInline var limit: String?
+
+    @inlinable init() {}
+
+    @inlinable var isNeeded: Bool { limit != nil || !failures.isEmpty }
+
+    @usableFromInline
+    func apply(to event: inout ErrorEvent) {
+        if !failures.isEmpty { event.recordFailures(failures.all) }
+        if let limit { event.metadata["limit"] = limit }
     }
 }
 
