@@ -142,6 +142,23 @@ struct LoggingPathTests {
         #expect(secondLines.count == 2, "\(secondLines)")
         #expect(secondLines.allSatisfy { $0.hasPrefix("[ERROR][T2] ") && !$0.contains(Self.orderSecret) })
         #expect(first.lines.filter { $0.contains(marker) }.count == 4)
+
+        // The bootstrapped handler's level filters the framework's lines, and a later bootstrap's level replaces it:
+        // at critical, an error is not logged; back at the default level, it is.
+        let quiet = InMemoryLogLineSink()
+        RedactingLogHandler.bootstrap { _ in
+            var handler = StructuredLogHandler(label: "", sink: quiet.write, timestamp: { "T3" })
+            handler.logLevel = .critical
+            return handler
+        }
+        observer.observe(event(), disposition: .handle)
+        _ = try await pipeline.run(marker) { () throws -> Int in throw DomainError(domain: "orderx", code: "FAILED") }
+        #expect(quiet.lines.filter { $0.contains(marker) }.isEmpty, "\(quiet.lines)")
+        let loud = InMemoryLogLineSink()
+        RedactingLogHandler.bootstrap { _ in StructuredLogHandler(label: "", sink: loud.write, timestamp: { "T4" }) }
+        observer.observe(event(), disposition: .handle)
+        _ = try await pipeline.run(marker) { () throws -> Int in throw DomainError(domain: "orderx", code: "FAILED") }
+        #expect(loud.lines.filter { $0.contains(marker) }.count == 2, "\(loud.lines)")
     }
 
     @Test("a corpus of 10,000+ log lines with secrets of every kind leaks none, and keeps the rest")

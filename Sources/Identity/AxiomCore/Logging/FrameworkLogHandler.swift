@@ -48,7 +48,7 @@ package struct FrameworkLogHandler: LogHandler {
 
     /// The level set on this logger, or else the backend's.
     package var logLevel: Logger.Level {
-        get { levelOverride ?? backend().logLevel }
+        get { levelOverride ?? backendLevel() }
         set { levelOverride = newValue }
     }
 
@@ -70,9 +70,18 @@ package struct FrameworkLogHandler: LogHandler {
     /// an error's log-level check runs on every decided error.
     private func backend() -> RedactingLogHandler {
         let generation = LoggingBackend.generation.load(ordering: .acquiring)
-        if let resolved = cache.resolved, resolved.generation == generation { return resolved.handler }
+        if let handler = cache.withResolved({ $0.generation == generation ? $0.handler : nil }) { return handler }
         guard generation > 0 else { return swiftLogBackend() }
         return cache.resolve(label)
+    }
+
+    /// The level of the handler lines go to now, asked of the handler kept for the latest bootstrap where it is:
+    /// every decided error asks, mostly to log nothing, and a copy of the handler (its wrapped handler, redactor,
+    /// metadata and provider) would retain and release each reference it holds.
+    private func backendLevel() -> Logger.Level {
+        let generation = LoggingBackend.generation.load(ordering: .acquiring)
+        if let level = cache.withResolved({ $0.generation == generation ? $0.handler.logLevel : nil }) { return level }
+        return backend().logLevel
     }
 
     /// With no framework bootstrap: the handler swift-log gives a new `Logger` of this label, behind the redactor.
@@ -110,11 +119,15 @@ package struct FrameworkLogHandler: LogHandler {
             if address != 0 { Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
         }
 
-        var resolved: Resolved? {
+        /// `body` with the current `Resolved`, read in place (it stays published, or kept in `replaced`, for this
+        /// cache's life: no reference count is written); nil before the first.
+        func withResolved<Result>(_ body: (Resolved) -> Result?) -> Result? {
             let address = current.load(ordering: .acquiring)
             guard address != 0 else { return nil }
-            return Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+            return Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)._withUnsafeGuaranteedRef(body)
         }
+
+        var resolved: Resolved? { withResolved { $0 } }
 
         /// Makes the handler of the current configuration and publishes it.
         func resolve(_ label: String) -> RedactingLogHandler {
