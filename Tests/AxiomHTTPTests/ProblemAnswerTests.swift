@@ -32,6 +32,16 @@ struct ProblemAnswerTests {
         #expect(try JSONDecoder().decode(ProblemDetails.self, from: Data(problem.json)) == problem)
     }
 
+    @Test("a status's code is axiom.http/<status> for every status, the kept ones (100 to 599) and the others")
+    func statusCodes() {
+        for status in [Int.min, -1, 0, 99, 100, 101, 404, 429, 500, 599, 600, 999, 1000, 123_456, Int.max] {
+            let code = HTTPErrorDomain.code(status: status)
+            #expect(code == ErrorCode("axiom.http", String(status)))
+            #expect(code.description == "axiom.http/\(status)")
+        }
+        #expect(Set((100..<600).map { HTTPErrorDomain.code(status: $0).code }).count == 500)
+    }
+
     @Test("the status, title and detail come from the descriptor; the error's message never reaches the body")
     func statusFromTheDescriptor() throws {
         let responder = ProblemResponder(

@@ -12,7 +12,13 @@ public enum HTTPErrorDomain {
     public static let name = "axiom.http"
 
     /// The identity of an error raised with `status`: `axiom.http/<status>`.
-    public static func code(status: Int) -> ErrorCode { ErrorCode(name, String(status)) }
+    public static func code(status: Int) -> ErrorCode {
+        (100..<600).contains(status) ? statusCodes[status - 100] : ErrorCode(name, String(status))
+    }
+
+    /// The codes of statuses 100 to 599, made once: a server adapter asks for the code of each error it answers
+    /// (twice: to decide it, and for its event's identity), and formatting the number was most of the cost.
+    private static let statusCodes = (100..<600).map { ErrorCode(name, String($0)) }
 
     /// The statuses with codes, texts and fates.
     package static let domain = BuiltinDomain(
