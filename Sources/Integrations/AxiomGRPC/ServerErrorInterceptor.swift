@@ -174,11 +174,11 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     private func decide<Response>(
         _ error: any Error, call: Call, response: (any Sendable) -> Response?
     ) -> DecidedAnswer<Response> {
-        TracingInstrument.leavingStatusToCaller {
+        TracingInstrument.leavingStatusToCaller { traceID in
             answering.answer(
                 deciding: error, operation: call.method,
                 acceptLanguage: call.metadata[stringValues: "accept-language"].first(where: { _ in true }),
-                instance: "/" + call.method, traceId: TraceIdentifiers.current?.traceID,
+                instance: "/" + call.method, traceId: traceID,
                 ownStatus: (error as? RPCError).map { GRPCStatusTable.httpStatus(for: $0.code) }, response: response)
         }
     }

@@ -70,21 +70,23 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
 
     /// The answer for an error a route threw; the request's span's status as the type's discussion says.
     func answer(_ error: any Error, request: Request, context: Context) -> Response {
-        let (response, code) = TracingInstrument.leavingStatusToCaller {
-            decidedAnswer(error, request: request, context: context)
+        let (response, code) = TracingInstrument.leavingStatusToCaller { traceID in
+            decidedAnswer(error, request: request, context: context, traceID: traceID)
         }
         if let code, response.status.code >= 500 { TracingInstrument.markFailed(code: code) }
         return response
     }
 
     /// The answer, and the code of the problem it details (nil when a recovery's own response is the answer):
-    /// ``ProblemResponder``'s decided answer in Hummingbird's types.
-    func decidedAnswer(_ error: any Error, request: Request, context: Context) -> (Response, ErrorCode?) {
+    /// ``ProblemResponder``'s decided answer in Hummingbird's types. `traceID`: the trace the request belongs to.
+    func decidedAnswer(
+        _ error: any Error, request: Request, context: Context, traceID: String?
+    ) -> (Response, ErrorCode?) {
         let path = request.uri.path
         let decided = answering.answer(
             deciding: error, operation: "\(request.method.rawValue) \(context.endpointPath ?? path)",
             acceptLanguage: request.headers[.acceptLanguage], instance: path,
-            traceId: TraceIdentifiers.current?.traceID, ownStatus: (error as? any HTTPResponseError)?.status.code
+            traceId: traceID, ownStatus: (error as? any HTTPResponseError)?.status.code
         ) { value -> Response? in
             if let response = value as? Response { return response }
             return try? (value as? any ResponseGenerator)?.response(from: request, context: context)

@@ -49,11 +49,17 @@ public struct TracingInstrument: PipelineInstrument {
     /// caller, which knows better: an HTTP server's middleware sets a SERVER span's status from the response it
     /// answers with, error for a 5xx and unset for a 4xx, as OpenTelemetry's HTTP conventions ask (a 4xx is the
     /// client's failure, not the server's).
-    package static func leavingStatusToCaller<Result>(_ body: () throws -> Result) rethrows -> Result {
-        // Without a context there is no active span to mark (`activeSpan` looks spans up by it): nothing to leave
-        // to the caller, and no task-local to push for every answer of an untraced service.
-        guard ServiceContext.current != nil else { return try body() }
-        return try $callerSetsStatus.withValue(true, operation: body)
+    ///
+    /// `body` is given the trace id of the task's span (``TraceIdentifiers/current``'s), which an answer names:
+    /// read from the same look-up of the task's context, where reading it apart would look the context up again.
+    package static func leavingStatusToCaller<Result>(
+        _ body: (_ traceID: String?) throws -> Result
+    ) rethrows -> Result {
+        // Without a context there is no active span to mark (`activeSpan` looks spans up by it) and no trace:
+        // nothing to leave to the caller, and no task-local to push for every answer of an untraced service.
+        guard let context = ServiceContext.current else { return try body(nil) }
+        let traceID = TraceIdentifiers.of(context)?.traceID
+        return try $callerSetsStatus.withValue(true) { try body(traceID) }
     }
 
     /// Marks the span active in this task as failed with `code`, status and `error.type`, whatever the caller set.

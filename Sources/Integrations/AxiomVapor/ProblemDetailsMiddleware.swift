@@ -81,8 +81,8 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     /// The answer for an error the chain threw; the request's span's status as the type's discussion says.
     /// `encodingRecoveries` is false for the failure to encode a recovery's value, so that it is answered once.
     func answer(_ error: any Error, request: Request, encodingRecoveries: Bool = true) async -> Response {
-        let (answer, code) = TracingInstrument.leavingStatusToCaller {
-            decidedAnswer(error, request: request, encodingRecoveries: encodingRecoveries)
+        let (answer, code) = TracingInstrument.leavingStatusToCaller { traceID in
+            decidedAnswer(error, request: request, encodingRecoveries: encodingRecoveries, traceID: traceID)
         }
         let response: Response
         switch answer {
@@ -106,15 +106,17 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     }
 
     /// The answer, and the code of the problem it details (nil when a recovery's value is the answer):
-    /// ``ProblemResponder``'s decided answer in Vapor's types.
-    func decidedAnswer(_ error: any Error, request: Request, encodingRecoveries: Bool) -> (Answer, ErrorCode?) {
+    /// ``ProblemResponder``'s decided answer in Vapor's types. `traceID`: the trace the request belongs to.
+    func decidedAnswer(
+        _ error: any Error, request: Request, encodingRecoveries: Bool, traceID: String?
+    ) -> (Answer, ErrorCode?) {
         let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") }
         let languages = request.headers[.acceptLanguage]
         let path = request.url.path
         let decided = answering.answer(
             deciding: error, operation: "\(request.method.rawValue) \(route ?? path)",
             acceptLanguage: languages.isEmpty ? nil : languages.joined(separator: ", "), instance: path,
-            traceId: TraceIdentifiers.current?.traceID,
+            traceId: traceID,
             ownStatus: (error as? any AbortError).map { Int($0.status.code) }
         ) { value -> Answer? in
             if let response = value as? Response { return .ready(response) }
