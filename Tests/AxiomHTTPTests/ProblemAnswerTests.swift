@@ -135,6 +135,32 @@ struct ProblemAnswerTests {
         }
     }
 
+    @Test("answers given at once, from many tasks, each carry their own body's Content-Length")
+    func contentLengthFromManyTasks() async throws {
+        let registry = try shopRegistry()
+        let responder = ProblemResponder(registry: registry)
+        let (identity, descriptor) = registry.resolve(DomainError(domain: "shop", code: "RATE_LIMITED"))
+        // More sizes than are kept, so that tasks race both to keep a size and past a slot another size holds.
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<200 {
+                        let length = (round * 7 + task) % 80
+                        let parts = responder.parts(
+                            identity: identity, descriptor: descriptor, acceptLanguage: nil,
+                            instance: "/" + String(repeating: "b", count: length), traceId: nil, ownStatus: nil)
+                        let head = parts.response(contentLength: parts.bodyCount)
+                        if head.headerFields[values: .contentLength] != [String(parts.bodyCount)] { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
+
     @Test("a responder answers with the texts of the catalogs registered now, not of those it first answered with")
     func textsFollowRegistrations() throws {
         let registry = ErrorRegistry()

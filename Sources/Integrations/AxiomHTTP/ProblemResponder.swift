@@ -196,12 +196,28 @@ final class AnswerTexts: Sendable {
         let retryAfter: Int?
         /// What an adapter derived from these texts once (``ProblemAnswerParts/kept(_:)``), set by the first answer.
         let kept = AtomicLazyReference<AnyObject & Sendable>()
-        /// ``response`` with `Content-Length`, by the body's size, for the sizes answered so far (at most
-        /// ``sizesKept``).
-        private let sized = Mutex<[Int: HTTPResponse]>([:])
-        /// The most sizes kept: a service's routes have paths of a few lengths, and a size past these is answered
-        /// all the same, its fields copied each time.
-        static let sizesKept = 32
+        /// ``response`` with `Content-Length`, for the sizes answered so far: the head of a size is kept in the slot
+        /// of its size modulo ``sizesKept``, by the first answer of a size that falls there, and read without a lock.
+        /// A service's routes have paths of a few neighbouring lengths, so their sizes fall in slots of their own; a
+        /// size whose slot holds another is answered all the same, its fields copied each time.
+        ///
+        /// A slot holds the address of a retained ``SizedHead`` (0 while empty), read as an unretained reference:
+        /// a head, once kept, stays for these texts' life. (`AtomicLazyReference` would do the same, but its `load`
+        /// is called in the Synchronization library, unspecialized, and costs what the lock it replaced did.)
+        private let sized = SizedSlots { _ in Atomic(0) }
+        typealias SizedSlots = InlineArray<32, Atomic<UInt>>
+        /// How many sizes can be kept.
+        static var sizesKept: Int { SizedSlots.count }
+
+        /// A head with its `Content-Length`, and that length.
+        final class SizedHead: Sendable {
+            let count: Int
+            let response: HTTPResponse
+            init(count: Int, response: HTTPResponse) {
+                self.count = count
+                self.response = response
+            }
+        }
 
         init(
             code: ErrorCode, type: String, title: String, detail: String, status: Int, language: String,
@@ -225,13 +241,32 @@ final class AnswerTexts: Sendable {
 
         /// ``response`` with `Content-Length: count`.
         func response(contentLength count: Int) -> HTTPResponse {
-            if let kept = sized.withTrackedLock({ $0[count] }) { return kept }
+            let slot = Int(UInt(bitPattern: count) % UInt(Self.sizesKept))
+            let address = sized[slot].load(ordering: .acquiring)
+            if address != 0 {
+                let kept = Unmanaged<SizedHead>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
+                if let head = kept._withUnsafeGuaranteedRef({ $0.count == count ? $0.response : nil }) { return head }
+            }
             var head = response
             head.headerFields[.contentLength] = String(count)
-            sized.withTrackedLock { kept in
-                if kept.count < Self.sizesKept { kept[count] = head }
+            if address == 0 {
+                let made = Unmanaged.passRetained(SizedHead(count: count, response: head))
+                let desired = UInt(bitPattern: made.toOpaque())
+                // Another answer of a size of this slot kept its head first: this one is not kept.
+                if !sized[slot].compareExchange(expected: 0, desired: desired, ordering: .acquiringAndReleasing)
+                    .exchanged
+                {
+                    made.release()
+                }
             }
             return head
+        }
+
+        deinit {
+            for slot in sized.indices {
+                let address = sized[slot].load(ordering: .acquiring)
+                if address != 0 { Unmanaged<SizedHead>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
+            }
         }
     }
 
