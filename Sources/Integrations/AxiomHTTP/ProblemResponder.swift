@@ -197,15 +197,12 @@ final class AnswerTexts: Sendable {
         /// What an adapter derived from these texts once (``ProblemAnswerParts/kept(_:)``), set by the first answer.
         let kept = AtomicLazyReference<AnyObject & Sendable>()
         /// ``response`` with `Content-Length`, for the sizes answered so far: the head of a size is kept in the slot
-        /// of its size modulo ``sizesKept``, by the first answer of a size that falls there, and read without a lock.
-        /// A service's routes have paths of a few neighbouring lengths, so their sizes fall in slots of their own; a
-        /// size whose slot holds another is answered all the same, its fields copied each time.
-        ///
-        /// A slot holds the address of a retained ``SizedHead`` (0 while empty), read as an unretained reference:
-        /// a head, once kept, stays for these texts' life. (`AtomicLazyReference` would do the same, but its `load`
-        /// is called in the Synchronization library, unspecialized, and costs what the lock it replaced did.)
-        private let sized = SizedSlots { _ in Atomic(0) }
-        typealias SizedSlots = InlineArray<32, Atomic<UInt>>
+        /// of its size modulo ``sizesKept``, by the first answer of a size that falls there, and read without a lock
+        /// (each slot a ``PublishedReference``, holding ``SizedHead/empty`` until then). A service's routes have paths
+        /// of a few neighbouring lengths, so their sizes fall in slots of their own; a size whose slot holds another
+        /// is answered all the same, its fields copied each time.
+        private let sized: SizedSlots
+        typealias SizedSlots = InlineArray<32, PublishedReference<SizedHead>>
         /// How many sizes can be kept.
         static var sizesKept: Int { SizedSlots.count }
 
@@ -217,6 +214,9 @@ final class AnswerTexts: Sendable {
                 self.count = count
                 self.response = response
             }
+
+            /// What an empty slot holds: the head of no size.
+            static let empty = SizedHead(count: -1, response: HTTPResponse(status: .ok))
         }
 
         init(
@@ -237,36 +237,21 @@ final class AnswerTexts: Sendable {
             response = HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields)
             self.retryAfter = retryAfter
             body = ProblemDetails.Template(code: code, detail: detail, status: status, title: title, type: type)
+            sized = SizedSlots { _ in PublishedReference(SizedHead.empty) }
         }
 
         /// ``response`` with `Content-Length: count`.
         func response(contentLength count: Int) -> HTTPResponse {
             let slot = Int(UInt(bitPattern: count) % UInt(Self.sizesKept))
-            let address = sized[slot].load(ordering: .acquiring)
-            if address != 0 {
-                let kept = Unmanaged<SizedHead>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
-                if let head = kept._withUnsafeGuaranteedRef({ $0.count == count ? $0.response : nil }) { return head }
-            }
+            let kept = sized[slot].object
+            if let head = kept._withUnsafeGuaranteedRef({ $0.count == count ? $0.response : nil }) { return head }
             var head = response
             head.headerFields[.contentLength] = String(count)
-            if address == 0 {
-                let made = Unmanaged.passRetained(SizedHead(count: count, response: head))
-                let desired = UInt(bitPattern: made.toOpaque())
-                // Another answer of a size of this slot kept its head first: this one is not kept.
-                if !sized[slot].compareExchange(expected: 0, desired: desired, ordering: .acquiringAndReleasing)
-                    .exchanged
-                {
-                    made.release()
-                }
+            // Kept when the slot is still empty; another answer may have kept its own size there first.
+            if kept._withUnsafeGuaranteedRef({ $0 === SizedHead.empty }) {
+                _ = sized[slot].replace(kept, with: SizedHead(count: count, response: head))
             }
             return head
-        }
-
-        deinit {
-            for slot in sized.indices {
-                let address = sized[slot].load(ordering: .acquiring)
-                if address != 0 { Unmanaged<SizedHead>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
-            }
         }
     }
 

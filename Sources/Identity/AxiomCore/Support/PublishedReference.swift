@@ -45,6 +45,23 @@ package struct PublishedReference<Object: AnyObject & Sendable>: ~Copyable, Send
         retired.withTrackedLock { $0.append(kept) }
     }
 
+    /// Publishes `next` in place of `expected` if that is still the live object, and retires `expected`; false,
+    /// with `next` not published, when another writer replaced it first. For writers that take no lock.
+    package func replace(_ expected: Unmanaged<Object>, with next: Object) -> Bool {
+        let desired = Unmanaged.passRetained(next)
+        let (exchanged, _) = live.compareExchange(
+            expected: UInt(bitPattern: expected.toOpaque()), desired: UInt(bitPattern: desired.toOpaque()),
+            ordering: .acquiringAndReleasing)
+        guard exchanged else {
+            desired.release()
+            return false
+        }
+        // The live reference's +1 moves into the retired list.
+        let kept = expected.takeRetainedValue()
+        retired.withTrackedLock { $0.append(kept) }
+        return true
+    }
+
     /// How many objects have been replaced and are kept.
     package var retiredCount: Int { retired.withTrackedLock { $0.count } }
 }
