@@ -18,7 +18,7 @@ import Glibc
         let host = PluginHost(registry: ErrorRegistry())
         let report = host.load(PluginSearch(paths: [directory.path]))
         #expect(report.loaded.map(\.id) == ["test.dir"])
-        #expect(report.rejected.map(\.code) == [.notAPlugin, .notAPlugin])
+        #expect(report.rejected.map(\.code) == [.notAPlugin, .notAPlugin], "\(report.rejected)")
         #expect(report.rejected.first?.detail.hasPrefix("axiom_plugin_entry_v1 is not exported") == true)
         #expect(report.rejected.last?.detail.hasPrefix("not an ELF file") == true)
         #expect(

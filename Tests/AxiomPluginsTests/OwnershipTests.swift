@@ -54,7 +54,7 @@ import Glibc
         let registry = ErrorRegistry()
         let report = host(registry).load(PluginSearch(paths: [directory.path], executableDirectory: shipped.path))
         #expect(report.loaded.map(\.id) == ["test.shipped"])
-        #expect(report.rejected.map(\.code) == [.domainClash])
+        #expect(report.rejected.map(\.code) == [.domainClash], "\(report.rejected)")
         #expect(report.rejected.first?.path == directory.file("aaa.so"))
         #expect(registry.source(ofDomain: "shop") == "test.shipped")
     }
@@ -117,7 +117,7 @@ import Glibc
         let report = host(try Self.applicationRegistry())
             .load(PluginSearch(paths: [path], executableDirectory: shipped.path))
         #expect(report.loaded.isEmpty)
-        #expect(report.rejected.map(\.code) == [.domainClash, .duplicateFile])
+        #expect(report.rejected.map(\.code) == [.domainClash, .duplicateFile], "\(report.rejected)")
         #expect(report.rejected.map(\.path) == [path, path])
         #expect(report.rejected.last?.detail == "the same file (device and inode) was already tried and refused")
     }
@@ -139,7 +139,7 @@ import Glibc
         #expect(report.loaded.map(\.path) == [borrower, sameID])
         #expect(report.loaded.map(\.id) == ["test.beta", "test.alpha"])
         #expect(report.rejected.map(\.path) == [clashing])
-        #expect(report.rejected.map(\.code) == [.domainClash])
+        #expect(report.rejected.map(\.code) == [.domainClash], "\(report.rejected)")
         #expect(together.source(ofDomain: "ship") == nil)
         #expect(together.source(ofDomain: "gamma") == "test.alpha")
         #expect(together.message(forKey: "error.ship.E000", locale: "en") == "Fixture error 0.")

@@ -172,13 +172,13 @@ import Glibc
 
         let (first, cold) = start()
         #expect(cold.loaded.map(\.id) == ["test.a", "test.b"])
-        #expect(cold.rejected.map(\.code) == [.crashedInScanner])
+        #expect(cold.rejected.map(\.code) == [.crashedInScanner], "\(cold.rejected)")
         #expect(first.scannerLaunchCount == 3)
 
         let (second, warm) = start()
         #expect(second.scannerLaunchCount == 0, "no scanner is forked when every verdict is cached")
         #expect(warm.loaded.map(\.id) == ["test.a", "test.b"])
-        #expect(warm.rejected.map(\.code) == [.crashedInScanner])
+        #expect(warm.rejected.map(\.code) == [.crashedInScanner], "\(warm.rejected)")
         #expect(warm.rejected.first?.detail == cold.rejected.first?.detail)
         #expect(warm.loaded.map(\.codeCount) == [3, 3])
 
@@ -211,6 +211,41 @@ import Glibc
             #expect(report.loaded.map(\.id) == ["test.a"])
             #expect(host.scannerLaunchCount == 1, "a damaged entry is a miss, not a verdict")
         }
+    }
+
+    /// A scanner that cannot be started for a moment (no process or descriptor to spare on a busy machine) is
+    /// started again after short pauses, so its plugin is not refused as `scannerUnavailable` for it; a lasting
+    /// failure is answered at once, and a shortage that does not pass ends after a quarter of a second of pauses.
+    @Test func aScannerThatCannotStartForAMomentIsStartedAgain() {
+        var pauses: [Duration] = []
+        var calls = 0
+        let recovered = ScannerProcess.retryingTransient(pause: { pauses.append($0) }) {
+            calls += 1
+            return calls < 4 ? EAGAIN : 0
+        }
+        #expect(recovered == 0)
+        #expect(calls == 4)
+        #expect(pauses == [.milliseconds(1), .milliseconds(2), .milliseconds(4)])
+
+        pauses = []
+        calls = 0
+        let missing = ScannerProcess.retryingTransient(pause: { pauses.append($0) }) {
+            calls += 1
+            return ENOENT
+        }
+        #expect(missing == ENOENT)
+        #expect(calls == 1)
+        #expect(pauses.isEmpty)
+
+        pauses = []
+        calls = 0
+        let exhausted = ScannerProcess.retryingTransient(pause: { pauses.append($0) }) {
+            calls += 1
+            return calls.isMultiple(of: 2) ? ENFILE : EMFILE
+        }
+        #expect(exhausted == EMFILE)
+        #expect(calls == 9)
+        #expect(pauses == [1, 2, 4, 8, 16, 32, 64, 128].map { .milliseconds($0) })
     }
 
     @Test func theVerdictFormatRoundTripsAndRefusesWhatIsNotWhole() throws {

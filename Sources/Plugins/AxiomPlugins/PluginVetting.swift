@@ -197,8 +197,9 @@ enum ScannerProcess {
     /// Scans the file open at `file` with `scanner`, waiting at most `timeout`.
     static func scan(file: Int32, scanner: ScannerCommand, timeout: Duration) -> PluginVerdict {
         var pipeEnds: [Int32] = [0, 0]
-        guard axiom_plugin_pipe_cloexec(&pipeEnds) == 0 else {
-            return .refused(.scannerUnavailable, "pipe: \(String(cString: strerror(errno)))")
+        let piped = retryingTransient { axiom_plugin_pipe_cloexec(&pipeEnds) == 0 ? 0 : errno }
+        guard piped == 0 else {
+            return .refused(.scannerUnavailable, "pipe: \(String(cString: strerror(piped)))")
         }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
         defer { close(readEnd) }
@@ -237,7 +238,9 @@ enum ScannerProcess {
         let arguments: [UnsafeMutablePointer<CChar>?] =
             (scanner.arguments + [String(getpid())]).map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
-        let spawned = posix_spawn(&child, scanner.executable, &actions, &attributes, arguments, environ)
+        let spawned = retryingTransient {
+            posix_spawn(&child, scanner.executable, &actions, &attributes, arguments, environ)
+        }
         close(writeEnd)
         guard spawned == 0 else {
             return .refused(
@@ -293,6 +296,34 @@ enum ScannerProcess {
                 "the plugin did not return its catalog within \(timeout) in \(scanner.name); killed")
         }
         return interpret(output: output, status: status, scanner: scanner.name)
+    }
+
+    /// The failures of starting a scanner that a busy machine recovers from: no process or memory to spare for a
+    /// moment (`EAGAIN`, `ENOMEM`), the descriptor tables full (`EMFILE`, `ENFILE`), the scanner's file open for
+    /// writing by another process (`ETXTBSY`), an interrupted call (`EINTR`).
+    static let transientStartFailures: Set<Int32> = [EAGAIN, ENOMEM, EMFILE, ENFILE, ETXTBSY, EINTR]
+
+    /// Calls `start` (which returns 0 or an `errno` value) until it succeeds or fails for a lasting reason, trying
+    /// again after a transient failure with pauses of 1, 2, 4, … 128 ms (a quarter of a second in all): a plugin is
+    /// not refused as `scannerUnavailable` for a moment's shortage. The last failure is returned.
+    static func retryingTransient(
+        pause: (Duration) -> Void = { duration in
+            var wait = timespec(
+                tv_sec: Int(duration.components.seconds),
+                tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
+            var left = timespec()
+            while nanosleep(&wait, &left) < 0 && errno == EINTR { wait = left }
+        },
+        _ start: () -> Int32
+    ) -> Int32 {
+        var failure = start()
+        var milliseconds = 1
+        while failure != 0, transientStartFailures.contains(failure), milliseconds <= 128 {
+            pause(.milliseconds(milliseconds))
+            milliseconds *= 2
+            failure = start()
+        }
+        return failure
     }
 
     /// The verdict from what the scanner (named `scanner` in refusals) wrote and how it ended.
