@@ -161,6 +161,54 @@ struct ProblemAnswerTests {
         #expect(wrong == 0)
     }
 
+    /// More keys (code, language, status and wait) than the responder keeps in its slots read without a lock, so
+    /// that keys share slots and tasks race to fill them: every answer is the one a responder that kept nothing gives.
+    @Test("answers for many codes, languages and waits given at once each carry their own texts")
+    func manyKeysFromManyTasks() async throws {
+        let registry = try shopRegistry()
+        var errors: [any Error & Sendable] = ["RATE_LIMITED", "INVALID_QUANTITY", "LEDGER_DOWN", "SOLD_OUT"].map {
+            DomainError(domain: "shop", code: $0)
+        }
+        errors += (1...12).map { DomainError(domain: "shop", code: "RATE_LIMITED", retryAfter: .seconds($0)) }
+        errors.append(DatabaseDown())
+        let cases = errors.flatMap { error in [nil, "tr", "de", "tr;q=0.5, en"].map { (error, $0) } }
+        #expect(cases.count == 68)  // four times the 16 slots, and more
+        // What a responder that kept nothing answers, case by case.
+        let expected = cases.map { error, language in
+            let answer = ProblemResponder(registry: registry).answer(error, acceptLanguage: language, instance: "/")
+            return Answer(response: answer.response, body: answer.body)
+        }
+        #expect(expected[1].response.headerFields[.contentLanguage] == "tr")
+        // 13 waits of the rate limit, three more codes and an unregistered error, in English and Turkish.
+        #expect(Set(expected).count == 34)
+
+        let responder = ProblemResponder(registry: registry)
+        let wrong = await withTaskGroup(of: [Int].self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong: [Int] = []
+                    for round in 0..<300 {
+                        let index = (round * 7 + task * 13) % cases.count
+                        let (error, language) = cases[index]
+                        let answer = responder.answer(error, acceptLanguage: language, instance: "/")
+                        if Answer(response: answer.response, body: answer.body) != expected[index] {
+                            wrong.append(index)
+                        }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(wrong.isEmpty, "cases answered wrongly: \(Set(wrong).sorted())")
+    }
+
+    /// An answer's head and body, compared whole.
+    struct Answer: Hashable {
+        var response: HTTPResponse
+        var body: Data
+    }
+
     @Test("a responder answers with the texts of the catalogs registered now, not of those it first answered with")
     func textsFollowRegistrations() throws {
         let registry = ErrorRegistry()

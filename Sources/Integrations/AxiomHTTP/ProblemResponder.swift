@@ -78,7 +78,7 @@ public struct ProblemResponder: Sendable {
         let retryAfter = Self.retryAfterSeconds(identity: identity, descriptor: descriptor, status: status)
         let texts = texts.texts(
             for: AnswerTexts.Key(code: publicCode, locale: locale, status: status, retryAfter: retryAfter),
-            revision: registry.revision
+            of: descriptor, revision: registry.revision
         ) { key in
             let localizer = Localizer(registry: registry, locale: key.locale)
             let generic = key.status >= 500
@@ -170,6 +170,11 @@ package struct ProblemAnswerParts: Sendable {
 /// in the registry's catalogs once per registry revision, as every request that fails the same way is answered
 /// with the same texts. At most ``capacity`` entries are kept: a peer that sends many languages, or a service with
 /// many codes or waits, costs a bounded amount of memory, and what does not fit is looked up each time.
+///
+/// In front of that locked map, ``recentCount`` slots are read without a lock and without hashing the key's strings:
+/// each holds the texts of one key (the first answered whose descriptor, status, wait and language fall in the slot),
+/// valid for the registry revision they were made at. A service's usual answers (a few codes in one or two
+/// languages) are found there; a key whose slot holds another is found in the map as before.
 final class AnswerTexts: Sendable {
     struct Key: Hashable, Sendable {
         var code: ErrorCode
@@ -260,8 +265,62 @@ final class AnswerTexts: Sendable {
 
     private let state = Mutex<(revision: Int, entries: [Key: Texts])>((-1, [:]))
 
-    /// The texts for `key`, made by `make` when they are not kept for `revision`.
-    func texts(for key: Key, revision: Int, make: (Key) -> Texts) -> Texts {
+    /// The texts of one key, as a slot of ``recent`` holds them.
+    final class Recent: Sendable {
+        let key: Key
+        /// The registry revision the texts were made at: they answer only a lookup of that revision.
+        let revision: Int
+        let texts: Texts?
+        init(key: Key, revision: Int, texts: Texts?) {
+            self.key = key
+            self.revision = revision
+            self.texts = texts
+        }
+
+        /// What an empty slot holds: texts of no revision.
+        static let empty = Recent(
+            key: Key(code: ErrorCatalog.unknownCode, locale: "", status: 0, retryAfter: nil), revision: -1, texts: nil)
+    }
+
+    typealias RecentSlots = InlineArray<16, PublishedReference<Recent>>
+    /// How many keys are kept in slots read without a lock.
+    static var recentCount: Int { RecentSlots.count }
+    /// Each slot's entry is replaced only by one of a later revision (a registration since), so the entries
+    /// retired for readers number at most ``recentCount`` per registration.
+    private let recent = RecentSlots { _ in PublishedReference(Recent.empty) }
+
+    /// The slot of `key`, answered for an error of `descriptor`: from the descriptor's address (a registered
+    /// descriptor lives as long as its registry), the status, the wait and the language's length, none of which
+    /// needs hashing a string.
+    static func slot(of key: Key, descriptor: ErrorDescriptor) -> Int {
+        let address = UInt(bitPattern: Unmanaged.passUnretained(descriptor).toOpaque())
+        var mixed = address >> 4
+        mixed ^= UInt(bitPattern: key.status) &* 0x9E37_79B9
+        mixed ^= UInt(bitPattern: key.retryAfter ?? -1) &* 0x85EB_CA6B
+        mixed ^= UInt(key.locale.utf8.count) &* 0xC2B2_AE35
+        mixed ^= mixed >> 16
+        return Int(mixed % UInt(recentCount))
+    }
+
+    /// The texts for `key` (answered for an error of `descriptor`), made by `make` when they are not kept for
+    /// `revision`.
+    func texts(for key: Key, of descriptor: ErrorDescriptor, revision: Int, make: (Key) -> Texts) -> Texts {
+        let slot = Self.slot(of: key, descriptor: descriptor)
+        let entry = recent[slot].object
+        if let kept = entry._withUnsafeGuaranteedRef({ $0.revision == revision && $0.key == key ? $0.texts : nil }) {
+            return kept
+        }
+        let texts = lockedTexts(for: key, revision: revision, make: make)
+        // Kept in the slot when it is empty or holds texts of an earlier revision; another answer may have kept its
+        // own there first.
+        if entry._withUnsafeGuaranteedRef({ $0.revision < revision }) {
+            _ = recent[slot].replace(entry, with: Recent(key: key, revision: revision, texts: texts))
+        }
+        return texts
+    }
+
+    /// The texts for `key` from the locked map, made by `make` when they are not kept for `revision`.
+    private func lockedTexts(for key: Key, revision: Int, make: (Key) -> Texts) -> Texts {
         if let kept = state.withTrackedLock({ $0.revision == revision ? $0.entries[key] : nil }) { return kept }
         let made = make(key)
         state.withTrackedLock { state in
