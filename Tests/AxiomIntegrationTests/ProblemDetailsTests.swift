@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Axiom
 import AxiomHummingbird
 import AxiomShopFixture
+import AxiomTesting
 import AxiomTracing
 import Foundation
 import Hummingbird
@@ -191,6 +192,41 @@ struct ProblemDetailsTests {
 
     /// The middleware keeps the head of each size of body it answered with: whatever the path's length, and past
     /// the sizes it keeps, an answer's Content-Length is its own body's.
+    /// The pipeline's events name the method and the matched route's pattern, kept once made for each method and
+    /// route.
+    @Test func theOperationIsTheMethodAndTheMatchedRoutesPattern() async throws {
+        let registry = try makeServiceRegistry()
+        let recorder = RecordingObserver()
+        let pipeline = ErrorPipeline(
+            layer: Layer("request"), escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: registry, observers: [recorder])
+        ) { FollowDescriptor() }
+        let router = Router()
+        router.add(middleware: ProblemDetailsMiddleware(pipeline: pipeline))
+        let invalid: @Sendable (Request, BasicRequestContext) throws -> String = { _, _ in
+            throw DomainError(domain: "shop", code: "INVALID_QUANTITY")
+        }
+        router.get("orders/:id", use: invalid)
+        router.post("orders/:id", use: invalid)
+        router.get("orders/:id/lines/:line", use: invalid)
+        try await withServer(router) { port in
+            for round in 1...3 {
+                let order = try await get(port, "/orders/\(round)")
+                let posted = try await get(port, "/orders/\(round)", method: .POST)
+                let line = try await get(port, "/orders/7/lines/\(round)")
+                let nowhere = try await get(port, "/no-such-route/\(round)")
+                let statuses: [Int] = [order.status, posted.status, line.status, nowhere.status]
+                #expect(statuses == [422, 422, 422, 404])
+            }
+        }
+        // Hummingbird's router names a request that matched no route `NotFound`, as in its own spans and metrics.
+        let expected = Array(
+            repeating: ["GET /orders/{id}", "POST /orders/{id}", "GET /orders/{id}/lines/{line}", "GET NotFound"],
+            count: 3
+        ).flatMap { $0 }
+        #expect(recorder.records.map(\.event.operation) == expected)
+    }
+
     @Test func everyAnswersContentLengthIsItsOwnBodys() async throws {
         let registry = try makeServiceRegistry()
         let router = Self.router(registry: registry)

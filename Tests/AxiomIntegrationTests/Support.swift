@@ -7,6 +7,7 @@ import Foundation
 import Hummingbird
 import InMemoryTracing
 import NIOCore
+import NIOHTTP1
 import Tracing
 
 /// The one in-memory tracer of the test process (`AxiomTesting`'s, which the gRPC tests share: the instrument is
@@ -114,9 +115,13 @@ struct Answer: Sendable {
     }
 }
 
-/// GET `path` on the loopback server with AsyncHTTPClient, bounded to 10 seconds.
-func get(_ port: Int, _ path: String, headers: [(String, String)] = []) async throws -> Answer {
+/// GET `path` (or another method's request, without a body) on the loopback server with AsyncHTTPClient, bounded to
+/// 10 seconds.
+func get(
+    _ port: Int, _ path: String, headers: [(String, String)] = [], method: NIOHTTP1.HTTPMethod = .GET
+) async throws -> Answer {
     var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+    request.method = method
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
     let buffer = try await response.body.collect(upTo: 1 << 20)

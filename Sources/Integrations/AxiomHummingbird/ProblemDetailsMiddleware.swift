@@ -48,6 +48,8 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     public var configuration: ProblemDetailsConfiguration { answering.responder.configuration }
     /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
     let answering: PipelineResponder<Handlers>
+    /// The events' names of the routes answered so far, kept by method and endpoint path.
+    let operations = OperationNames<String>()
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
     /// identity of Hummingbird's `HTTPError`s (`HTTPErrorDomain/code(of:)`).
@@ -83,8 +85,19 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         _ error: any Error, request: Request, context: Context, traceID: String?
     ) -> (Response, ErrorCode?) {
         let path = request.uri.path
+        let method = request.method.rawValue
+        // A route's name is kept (Hummingbird's router names a request that matched none `NotFound`); a request
+        // that reached no router is named by its path, made each time.
+        let operation =
+            if let route = context.endpointPath {
+                operations.name(
+                    method: method, route: route, slot: OperationNames.slot(of: route, method: method)
+                ) { "\(method) \(route)" }
+            } else {
+                "\(method) \(path)"
+            }
         let decided = answering.answer(
-            deciding: error, operation: "\(request.method.rawValue) \(context.endpointPath ?? path)",
+            deciding: error, operation: operation,
             acceptLanguage: request.headers[.acceptLanguage], instance: path,
             traceId: traceID, ownStatus: (error as? any HTTPResponseError)?.status.code
         ) { value -> Response? in

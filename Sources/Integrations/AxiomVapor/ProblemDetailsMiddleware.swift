@@ -57,6 +57,8 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     public var configuration: ProblemDetailsConfiguration { answering.responder.configuration }
     /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
     let answering: PipelineResponder<Handlers>
+    /// The events' names of the routes answered so far, kept by method and route.
+    let operations = OperationNames<RouteIdentity>()
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
     /// identity of Vapor's `Abort` and `RouteNotFound` (`HTTPErrorDomain/code(of:)`).
@@ -110,11 +112,21 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     func decidedAnswer(
         _ error: any Error, request: Request, encodingRecoveries: Bool, traceID: String?
     ) -> (Answer, ErrorCode?) {
-        let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") }
         let languages = request.headers[.acceptLanguage]
         let path = request.url.path
+        let method = request.method.rawValue
+        // A matched route's name (its pattern) is kept; a request that matched none is named by its path, made each
+        // time.
+        let operation =
+            if let route = request.route {
+                operations.name(method: method, route: RouteIdentity(route), slot: RouteIdentity.slot(of: route)) {
+                    "\(method) /" + route.path.map(\.description).joined(separator: "/")
+                }
+            } else {
+                "\(method) \(path)"
+            }
         let decided = answering.answer(
-            deciding: error, operation: "\(request.method.rawValue) \(route ?? path)",
+            deciding: error, operation: operation,
             acceptLanguage: languages.isEmpty ? nil : languages.joined(separator: ", "), instance: path,
             traceId: traceID,
             ownStatus: (error as? any AbortError).map { Int($0.status.code) }
@@ -154,6 +166,20 @@ extension HTTPHeaders {
     /// Every field of `fields`, in order, each under its name as it was written (a field repeated stays repeated).
     init(_ fields: HTTPFields) {
         self.init(fields.map { ($0.name.rawName, $0.value) })
+    }
+}
+
+/// A Vapor route, compared by identity: the key of its event name. Held, so that while its name is kept its address
+/// cannot become another route's.
+struct RouteIdentity: Equatable, Sendable {
+    let route: Route
+    init(_ route: Route) { self.route = route }
+    static func == (left: Self, right: Self) -> Bool { left.route === right.route }
+
+    /// A slot for `route`: from its address, past the bits every object's alignment leaves zero.
+    static func slot(of route: Route) -> UInt {
+        let address = UInt(bitPattern: ObjectIdentifier(route))
+        return (address >> 4) ^ (address >> 11)
     }
 }
 #endif
