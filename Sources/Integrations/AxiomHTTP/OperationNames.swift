@@ -10,54 +10,76 @@ import Axiom
 /// so nothing is retired, and what is kept is bounded. Only routes (a server's finite set of patterns) are named
 /// here: a request that matched none is named by its path, which a client chooses, and is never kept.
 ///
-/// `Route` is how the adapter knows a route: its pattern (Hummingbird's endpoint path), or its framework's object for
-/// it (Vapor's `Route`, compared by identity and held, so that its address cannot name another route later).
-package final class OperationNames<Route: Equatable & Sendable>: Sendable {
-    /// A slot's method, route and name; nil route for an empty slot.
+/// A route is known by its pattern (Hummingbird's endpoint path), or by its framework's object for it (Vapor's
+/// `Route`, compared by identity and held, so that its address cannot name another route later).
+package final class OperationNames: Sendable {
+    /// A slot's method, route and name.
     final class Entry: Sendable {
         let method: String
-        let route: Route?
+        /// The route's pattern, when it is known by one.
+        let pattern: String?
+        /// The route's object, when it is known by one.
+        let object: (any AnyObject & Sendable)?
         let name: String
-        init(method: String, route: Route?, name: String) {
+        init(method: String, pattern: String?, object: (any AnyObject & Sendable)?, name: String) {
             self.method = method
-            self.route = route
+            self.pattern = pattern
+            self.object = object
             self.name = name
         }
+
+        /// What an empty slot holds: no route.
+        static let empty = Entry(method: "", pattern: nil, object: nil, name: "")
     }
 
     typealias Slots = InlineArray<16, PublishedReference<Entry>>
     /// How many routes' names can be kept.
     package static var slotCount: Int { Slots.count }
-    private let slots = Slots { _ in PublishedReference(Entry(method: "", route: nil, name: "")) }
+    private let slots = Slots { _ in PublishedReference(Entry.empty) }
 
     /// No names kept yet.
     package init() {}
 
-    /// The name of `route` requested with `method`, made by `make` when it is not kept. `slot` is any number that is
-    /// the same for every request of this method and route (``slot(of:method:)`` for a pattern); a route whose slot
-    /// holds another is named by `make` each time.
-    package func name(method: String, route: Route, slot: UInt, make: () -> String) -> String {
-        let index = Int(slot % UInt(Self.slotCount))
+    /// The name of the route of `pattern` requested with `method`, made by `make` when it is not kept.
+    package func name(method: String, pattern: String, make: () -> String) -> String {
+        let index = Int(Self.slot(of: pattern, method: method) % UInt(Self.slotCount))
         let entry = slots[index].object
-        if let kept = entry._withUnsafeGuaranteedRef({ $0.route == route && $0.method == method ? $0.name : nil }) {
+        if let kept = entry._withUnsafeGuaranteedRef({ $0.pattern == pattern && $0.method == method ? $0.name : nil }) {
             return kept
         }
-        let name = make()
-        if entry._withUnsafeGuaranteedRef({ $0.route == nil }) {
-            // Another request may have filled the slot first; its name is kept instead.
-            _ = slots[index].replace(entry, with: Entry(method: method, route: route, name: name))
+        return keep(make(), method: method, pattern: pattern, object: nil, in: index, replacing: entry)
+    }
+
+    /// The name of `route` (known by its identity) requested with `method`, made by `make` when it is not kept.
+    package func name(method: String, route: any AnyObject & Sendable, make: () -> String) -> String {
+        let address = UInt(bitPattern: ObjectIdentifier(route))
+        // Past the bits every object's alignment leaves zero.
+        let index = Int(((address >> 4) ^ (address >> 11)) % UInt(Self.slotCount))
+        let entry = slots[index].object
+        if let kept = entry._withUnsafeGuaranteedRef({ $0.object === route && $0.method == method ? $0.name : nil }) {
+            return kept
+        }
+        return keep(make(), method: method, pattern: nil, object: route, in: index, replacing: entry)
+    }
+
+    /// `name`, kept in slot `index` if `entry` there is still the empty one; another request may have filled it
+    /// first, and its name is kept instead.
+    private func keep(
+        _ name: String, method: String, pattern: String?, object: (any AnyObject & Sendable)?, in index: Int,
+        replacing entry: Unmanaged<Entry>
+    ) -> String {
+        if entry._withUnsafeGuaranteedRef({ $0 === Entry.empty }) {
+            _ = slots[index].replace(entry, with: Entry(method: method, pattern: pattern, object: object, name: name))
         }
         return name
     }
-}
 
-extension OperationNames where Route == String {
-    /// A slot for `route` requested with `method`: FNV-1a of their bytes, cheaper than `Hasher` for a pattern of a
-    /// few dozen bytes, and the same for every request of one method and pattern.
-    package static func slot(of route: String, method: String) -> UInt {
+    /// The slot of a pattern requested with `method`: FNV-1a of their bytes, cheaper than `Hasher` for a pattern of
+    /// a few dozen bytes, and the same for every request of one method and pattern.
+    package static func slot(of pattern: String, method: String) -> UInt {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in method.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        for byte in route.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        for byte in pattern.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return UInt(truncatingIfNeeded: hash ^ (hash >> 29))
     }
 }

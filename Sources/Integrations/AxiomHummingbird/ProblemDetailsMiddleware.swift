@@ -49,7 +49,7 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
     /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
     let answering: PipelineResponder<Handlers>
     /// The events' names of the routes answered so far, kept by method and endpoint path.
-    let operations = OperationNames<String>()
+    let operations = OperationNames()
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
     /// identity of Hummingbird's `HTTPError`s (`HTTPErrorDomain/code(of:)`).
@@ -90,9 +90,7 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
         // that reached no router is named by its path, made each time.
         let operation =
             if let route = context.endpointPath {
-                operations.name(
-                    method: method, route: route, slot: OperationNames.slot(of: route, method: method)
-                ) { "\(method) \(route)" }
+                operations.name(method: method, pattern: route) { "\(method) \(route)" }
             } else {
                 "\(method) \(path)"
             }

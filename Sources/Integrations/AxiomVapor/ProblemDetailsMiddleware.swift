@@ -58,7 +58,7 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
     /// The pipeline and the responder every answer is given by, made once: it keeps the texts of the answers it gave.
     let answering: PipelineResponder<Handlers>
     /// The events' names of the routes answered so far, kept by method and route.
-    let operations = OperationNames<RouteIdentity>()
+    let operations = OperationNames()
 
     /// A middleware that decides through `pipeline`. Registers `axiom.http` in the pipeline's registry, with the
     /// identity of Vapor's `Abort` and `RouteNotFound` (`HTTPErrorDomain/code(of:)`).
@@ -119,7 +119,7 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
         // time.
         let operation =
             if let route = request.route {
-                operations.name(method: method, route: RouteIdentity(route), slot: RouteIdentity.slot(of: route)) {
+                operations.name(method: method, route: route) {
                     "\(method) /" + route.path.map(\.description).joined(separator: "/")
                 }
             } else {
@@ -166,20 +166,6 @@ extension HTTPHeaders {
     /// Every field of `fields`, in order, each under its name as it was written (a field repeated stays repeated).
     init(_ fields: HTTPFields) {
         self.init(fields.map { ($0.name.rawName, $0.value) })
-    }
-}
-
-/// A Vapor route, compared by identity: the key of its event name. Held, so that while its name is kept its address
-/// cannot become another route's.
-struct RouteIdentity: Equatable, Sendable {
-    let route: Route
-    init(_ route: Route) { self.route = route }
-    static func == (left: Self, right: Self) -> Bool { left.route === right.route }
-
-    /// A slot for `route`: from its address, past the bits every object's alignment leaves zero.
-    static func slot(of route: Route) -> UInt {
-        let address = UInt(bitPattern: ObjectIdentifier(route))
-        return (address >> 4) ^ (address >> 11)
     }
 }
 #endif
