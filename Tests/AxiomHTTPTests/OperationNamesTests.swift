@@ -1,3 +1,4 @@
+#if HTTP
 import AxiomHTTP
 import Testing
 
@@ -69,3 +70,4 @@ struct OperationNamesTests {
         #expect(Set(slots).count >= 8)
     }
 }
+#endif
