@@ -307,13 +307,7 @@ enum ScannerProcess {
     /// again after a transient failure with pauses of 1, 2, 4, … 128 ms (a quarter of a second in all): a plugin is
     /// not refused as `scannerUnavailable` for a moment's shortage. The last failure is returned.
     static func retryingTransient(
-        pause: (Duration) -> Void = { duration in
-            var wait = timespec(
-                tv_sec: Int(duration.components.seconds),
-                tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
-            var left = timespec()
-            while nanosleep(&wait, &left) < 0 && errno == EINTR { wait = left }
-        },
+        pause: (Duration) -> Void = { usleep(UInt32($0 / .microseconds(1))) },
         _ start: () -> Int32
     ) -> Int32 {
         var failure = start()
