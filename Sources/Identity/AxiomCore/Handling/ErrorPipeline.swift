@@ -107,11 +107,13 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
             return .success(try await body(&attempt))
         } catch {
             // The usual event (resolved directly, no metadata, no stack) is made here; makeEvent, called from this
-            // frame (its stack capture counts on it), makes the others.
+            // frame (its stack capture counts on it), makes the others. The caught error moves into the event: no
+            // retain, and no release as the catch ends (where the caller's code is not specialized, the compiler
+            // does not find that move itself).
             if let resolved = directResolution(of: error, metadata: metadata) {
-                event = ErrorEvent(error: error, resolved: resolved, layer: layer, operation: operation)
+                event = ErrorEvent(error: consume error, resolved: resolved, layer: layer, operation: operation)
             } else {
-                event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: true)
+                event = makeEvent(consume error, operation: operation, metadata: metadata, inAsyncFunction: true)
             }
             if attempt != 1 { event.reachedAttempt(attempt) }
         }
@@ -165,6 +167,15 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
     /// Decides the fate of an error caught outside ``run(_:metadata:_:)``, where there is no operation to run
     /// again: retry decisions count as passes; a fallback value comes back in `.recovered`.
     ///
+    /// The outcome's event holds the error. A catch that does not use the error again can hand it over, so that
+    /// the event holds the caught reference itself and no reference count is written to copy it:
+    ///
+    /// ```swift
+    /// } catch {
+    ///     switch try pipeline.decide(consume error, operation: "import") { … }
+    /// }
+    /// ```
+    ///
     /// - Throws: ``EscalatedError`` when the error goes to the next layer.
     @inlinable
     public func decide(
@@ -188,9 +199,9 @@ public struct ErrorPipeline<Handlers: ErrorHandler>: Sendable {
         // As in runEpisode: the usual event made here, the others by makeEvent.
         var event: ErrorEvent
         if let resolved = directResolution(of: error, metadata: metadata) {
-            event = ErrorEvent(error: error, resolved: resolved, layer: layer, operation: operation)
+            event = ErrorEvent(error: consume error, resolved: resolved, layer: layer, operation: operation)
         } else {
-            event = makeEvent(error, operation: operation, metadata: metadata, inAsyncFunction: false)
+            event = makeEvent(consume error, operation: operation, metadata: metadata, inAsyncFunction: false)
         }
         let decision = decide(&event, canRetry: false)
         switch consume decision {
