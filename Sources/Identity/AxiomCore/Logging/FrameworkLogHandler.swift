@@ -98,7 +98,8 @@ package struct FrameworkLogHandler: LogHandler {
         return cache.keep(redacting, generation: 0)
     }
 
-    /// The backend resolved for the latest bootstrap, published whole through an atomic pointer.
+    /// The backend resolved for the latest bootstrap, published whole (``PublishedReference``): read without a lock
+    /// or a reference count, replaced under a lock.
     private final class Cache: Sendable {
         final class Resolved: Sendable {
             let generation: Int
@@ -107,59 +108,49 @@ package struct FrameworkLogHandler: LogHandler {
                 self.generation = generation
                 self.handler = handler
             }
+
+            /// What a cache holds before its first handler: of a generation no configuration has, so it is never
+            /// read as one.
+            static let none = Resolved(generation: -1, handler: RedactingLogHandler(wrapping: SwiftLogNoOpLogHandler()))
         }
 
-        /// The address of the current `Resolved`, retained once; 0 before the first.
-        private let current = Atomic<UInt>(0)
-        /// Replaced ones (one per bootstrap): a reader may still hold one.
-        private let replaced = Mutex<[Resolved]>([])
+        private let current = PublishedReference(Resolved.none)
+        /// Taken by the writers (a bootstrap's first line, a kept swift-log handler): one at a time.
+        private let writer = Mutex<Void>(())
 
-        deinit {
-            let address = current.load(ordering: .acquiring)
-            if address != 0 { Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
+        /// `body` with the current `Resolved` (``Resolved/none`` before the first), read in place: a replaced one
+        /// is kept for this cache's life, so no reference count is written.
+        func withResolved<Result>(_ body: (Resolved) -> Result) -> Result {
+            current.object._withUnsafeGuaranteedRef(body)
         }
-
-        /// `body` with the current `Resolved`, read in place (it stays published, or kept in `replaced`, for this
-        /// cache's life: no reference count is written); nil before the first.
-        func withResolved<Result>(_ body: (Resolved) -> Result?) -> Result? {
-            let address = current.load(ordering: .acquiring)
-            guard address != 0 else { return nil }
-            return Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)._withUnsafeGuaranteedRef(body)
-        }
-
-        var resolved: Resolved? { withResolved { $0 } }
 
         /// Makes the handler of the current configuration and publishes it.
         func resolve(_ label: String) -> RedactingLogHandler {
-            replaced.withTrackedLock { replaced in
+            writer.withTrackedLock { _ in
                 guard let configuration = LoggingBackend.configuration.withTrackedLock({ $0 }) else {
                     return RedactingLogHandler(wrapping: Logger(label: label).handler)
                 }
-                if let resolved, resolved.generation == configuration.generation { return resolved.handler }
-                return publish(
-                    Resolved(generation: configuration.generation, handler: configuration.makeRedactingHandler(label)),
-                    replacing: &replaced)
+                let resolved = current.object.takeUnretainedValue()
+                if resolved.generation == configuration.generation { return resolved.handler }
+                return publish(configuration.makeRedactingHandler(label), generation: configuration.generation)
             }
         }
 
         /// Publishes `handler`, made from swift-log's factory with no framework bootstrap (generation 0), unless
         /// one is already published; returns the published one.
         func keep(_ handler: RedactingLogHandler, generation: Int) -> RedactingLogHandler {
-            replaced.withTrackedLock { replaced in
-                if let resolved, resolved.generation >= generation { return resolved.handler }
-                return publish(Resolved(generation: generation, handler: handler), replacing: &replaced)
+            writer.withTrackedLock { _ in
+                let resolved = current.object.takeUnretainedValue()
+                if resolved.generation >= generation { return resolved.handler }
+                return publish(handler, generation: generation)
             }
         }
 
-        /// Makes `next` the current one; the one it replaces is kept for readers that may still hold it.
-        private func publish(_ next: Resolved, replacing replaced: inout [Resolved]) -> RedactingLogHandler {
-            let previous = current.exchange(
-                UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
-            if previous != 0 {
-                replaced.append(
-                    Unmanaged<Resolved>.fromOpaque(UnsafeRawPointer(bitPattern: previous)!).takeRetainedValue())
-            }
-            return next.handler
+        /// Makes `handler` the current one (the one it replaces is kept for readers that may still hold it). Under
+        /// the writers' lock.
+        private func publish(_ handler: RedactingLogHandler, generation: Int) -> RedactingLogHandler {
+            current.replace(with: Resolved(generation: generation, handler: handler))
+            return handler
         }
     }
 }
