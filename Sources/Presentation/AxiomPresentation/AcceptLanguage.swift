@@ -17,69 +17,139 @@ public struct AcceptLanguage: Sendable, Hashable {
     package static let maximumLength = 1024
 
     /// Parses a header value; `nil` is no header.
+    ///
+    /// Read byte by byte, as ASCII: a range or a quality with any other byte in it is malformed (RFC 9110's
+    /// ranges and qualities are ASCII), and so is ignored, as is white space other than ASCII's around them. A
+    /// server reads this header for every error it answers, and clients send it with every request.
     public init(_ header: String?) {
-        guard let header else {
+        guard var header else {
             ranges = []
             return
         }
-        var weighted: [(range: String, quality: Int, index: Int)] = []
-        for (index, part) in header.utf8.prefix(Self.maximumLength).split(separator: UInt8(ascii: ","))
-            .prefix(Self.maximumRanges).enumerated()
-        {
-            let fields = part.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
-            guard let first = fields.first, let range = Self.range(first) else { continue }
-            var quality = 1000
-            for parameter in fields.dropFirst() {
-                let text = String(decoding: parameter, as: UTF8.self).trimmingWhitespace().lowercased()
-                guard text.hasPrefix("q=") else { continue }
-                quality = Self.quality(text.dropFirst(2)) ?? 0
-            }
-            if quality > 0 { weighted.append((range, quality, index)) }
-        }
-        weighted.sort { $0.quality != $1.quality ? $0.quality > $1.quality : $0.index < $1.index }
-        ranges = weighted.map(\.range)
+        ranges = header.withUTF8 { Self.ranges(in: UnsafeBufferPointer(rebasing: $0.prefix(Self.maximumLength))) }
     }
 
-    /// The best of `available` for this header, or `fallback` when none matches.
+    /// The ranges of a header's bytes, best first.
+    private static func ranges(in header: UnsafeBufferPointer<UInt8>) -> [String] {
+        var weighted: [(range: String, quality: Int, index: Int)] = []
+        // Each non-empty comma-separated part counts towards `maximumRanges`, read or not.
+        var index = 0
+        var start = 0
+        while start < header.count, index < maximumRanges {
+            let end = header[start...].firstIndex(of: UInt8(ascii: ",")) ?? header.count
+            if end > start {
+                if let entry = entry(header[start..<end]), entry.quality > 0 {
+                    weighted.append((entry.range, entry.quality, index))
+                }
+                index += 1
+            }
+            start = end + 1
+        }
+        if weighted.count > 1 {
+            weighted.sort { $0.quality != $1.quality ? $0.quality > $1.quality : $0.index < $1.index }
+        }
+        return weighted.map(\.range)
+    }
+
+    /// One part of the header: its range and its quality (the last `q` parameter's; 1000 without one, 0 when
+    /// malformed), or nil when the range is malformed.
+    private static func entry(_ part: Slice<UnsafeBufferPointer<UInt8>>) -> (range: String, quality: Int)? {
+        let semicolon = UInt8(ascii: ";")
+        let rangeEnd = part.firstIndex(of: semicolon) ?? part.endIndex
+        guard let range = Self.range(trimmed(part[part.startIndex..<rangeEnd])) else { return nil }
+        var quality = 1000
+        var start = rangeEnd
+        while start < part.endIndex {
+            start += 1
+            let end = part[start...].firstIndex(of: semicolon) ?? part.endIndex
+            let parameter = trimmed(part[start..<end])
+            if parameter.count >= 2, parameter.first! | 0x20 == UInt8(ascii: "q"),
+                parameter[parameter.startIndex + 1] == UInt8(ascii: "=")
+            {
+                quality = Self.quality(parameter.dropFirst(2)) ?? 0
+            }
+            start = end
+        }
+        return (range, quality)
+    }
+
+    /// `bytes` without the ASCII white space around them.
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return bytes[bytes.endIndex...] }
+        let last = bytes.lastIndex(where: { !isSpace($0) })!
+        return bytes[first...last]
+    }
+
+    /// A language range, lower-cased: `*`, or 1 to 8 letters followed by `-` subtags of 1 to 8 letters or digits;
+    /// nil for anything else.
+    private static func range(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
+        if bytes.count == 1, bytes.first == UInt8(ascii: "*") { return "*" }
+        var subtagLength = 0
+        var isFirstSubtag = true
+        for byte in bytes {
+            if byte == UInt8(ascii: "-") {
+                guard subtagLength > 0 else { return nil }
+                subtagLength = 0
+                isFirstSubtag = false
+                continue
+            }
+            let lower = byte | 0x20
+            let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
+            let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+            guard isLetter || (isDigit && !isFirstSubtag), subtagLength < 8 else { return nil }
+            subtagLength += 1
+        }
+        guard subtagLength > 0 else { return nil }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() {
+                buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
+    }
+
+    /// A quality value, `0` to `1` with up to three decimals, in thousandths; nil when malformed.
+    private static func quality(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        guard let whole = bytes.first, whole == UInt8(ascii: "0") || whole == UInt8(ascii: "1") else { return nil }
+        var thousandths = whole == UInt8(ascii: "1") ? 1000 : 0
+        let rest = bytes.dropFirst()
+        guard let point = rest.first else { return thousandths }
+        let decimals = rest.dropFirst()
+        guard point == UInt8(ascii: "."), decimals.count <= 3 else { return nil }
+        var value = 0
+        for byte in decimals {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        for _ in decimals.count..<3 { value *= 10 }
+        if whole == UInt8(ascii: "1") && value != 0 { return nil }
+        thousandths += value
+        return thousandths
+    }
+
+    /// The best of `available` for this header, or `fallback` when none matches. Locales are compared without
+    /// regard to ASCII case.
     public func preferred(from available: [String], fallback: String = Localizer.baseLocale) -> String {
         guard !ranges.isEmpty else { return fallback }
-        let locales = available.map { $0.lowercased() }
         for range in ranges {
             if range == "*" { return fallback }
-            if let exact = locales.firstIndex(of: range) { return available[exact] }
-            let language = String(range.prefix { $0 != "-" })
-            if let match = locales.firstIndex(of: language) { return available[match] }
+            if let exact = available.firstIndex(where: { Self.equalIgnoringCase($0.utf8, range.utf8) }) {
+                return available[exact]
+            }
+            let language = range.utf8.prefix { $0 != UInt8(ascii: "-") }
+            if let match = available.firstIndex(where: { Self.equalIgnoringCase($0.utf8, language) }) {
+                return available[match]
+            }
         }
         return fallback
     }
 
-    /// A language range: `*`, or 1 to 8 letters followed by `-` subtags of 1 to 8 letters or digits.
-    private static func range(_ bytes: Substring.UTF8View.SubSequence) -> String? {
-        let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace().lowercased()
-        if text == "*" { return text }
-        let subtags = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard let language = subtags.first, (1...8).contains(language.count),
-            language.allSatisfy({ $0.isASCII && $0.isLetter }),
-            subtags.dropFirst().allSatisfy({
-                (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-            })
-        else { return nil }
-        return text
-    }
-
-    /// A quality value, `0` to `1` with up to three decimals, in thousandths; nil when malformed.
-    private static func quality(_ text: Substring) -> Int? {
-        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, whole == "0" || whole == "1" else { return nil }
-        var thousandths = whole == "1" ? 1000 : 0
-        if parts.count == 2 {
-            let decimals = parts[1]
-            guard decimals.count <= 3, decimals.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            let padded = decimals + String(repeating: "0", count: 3 - decimals.count)
-            guard let value = Int(padded) else { return nil }
-            if whole == "1" && value != 0 { return nil }
-            thousandths += value
+    /// Whether a locale's bytes are `range`'s (lower-case ASCII), ASCII's upper case read as lower.
+    private static func equalIgnoringCase(_ locale: String.UTF8View, _ range: some Collection<UInt8>) -> Bool {
+        guard locale.count == range.count else { return false }
+        return zip(locale, range).allSatisfy { byte, expected in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == expected
         }
-        return thousandths
     }
 }
