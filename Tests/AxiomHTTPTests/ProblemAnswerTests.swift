@@ -203,6 +203,40 @@ struct ProblemAnswerTests {
         #expect(wrong.isEmpty, "cases answered wrongly: \(Set(wrong).sorted())")
     }
 
+    /// More `Accept-Language` headers than the responder keeps the choices of, as browsers and other clients send
+    /// them, asked for at once: each answer is in the language a responder that kept nothing chooses.
+    @Test("answers for many Accept-Language headers given at once are each in the header's language")
+    func manyLanguageHeadersFromManyTasks() async throws {
+        let registry = try shopRegistry()
+        let error = DomainError(domain: "shop", code: "INVALID_QUANTITY")
+        let ranges = ["tr", "tr-TR", "en", "en-US", "de-DE", "fr", "*"]
+        let headers =
+            ranges.flatMap { first in ranges.map { "\(first),\($0);q=0.9" } }
+            + ["tr;q=0", "TR", "de, tr;q=0.5, en;q=0.4", "", " ", "e n", String(repeating: "tr,", count: 200)]
+        #expect(headers.count > 32)
+        let expected = headers.map {
+            ProblemResponder(registry: registry).answer(error, acceptLanguage: $0, instance: "/").body
+        }
+        #expect(Set(expected).count == 2)  // Turkish and English
+
+        let responder = ProblemResponder(registry: registry)
+        let wrong = await withTaskGroup(of: [Int].self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong: [Int] = []
+                    for round in 0..<300 {
+                        let index = (round * 5 + task * 11) % headers.count
+                        let answer = responder.answer(error, acceptLanguage: headers[index], instance: "/")
+                        if answer.body != expected[index] { wrong.append(index) }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(wrong.isEmpty, "headers answered wrongly: \(Set(wrong).sorted().map { headers[$0] })")
+    }
+
     /// An answer's head and body, compared whole.
     struct Answer: Hashable {
         var response: HTTPResponse
@@ -226,6 +260,11 @@ struct ProblemAnswerTests {
         #expect(after.problem.title == "Miktarı kontrol edin")
         #expect(after.response.status.code == 422)
 
+        // Asked for German before a catalog has German texts: English, and again after the same header was read.
+        for _ in 0..<2 {
+            let english = responder.answer(error, acceptLanguage: "de", instance: "/")
+            #expect(english.response.headerFields[.contentLanguage] == "en")
+        }
         try registry.register(
             ErrorCatalog(
                 source: "test.german", domains: [], descriptors: [],

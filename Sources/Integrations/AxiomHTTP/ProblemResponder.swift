@@ -73,12 +73,17 @@ public struct ProblemResponder: Sendable {
         // An error no catalog registers is answered with the one generic identity: its own code (for a Swift error,
         // its type's name) is an implementation detail, and goes only to the log, the span and the metrics.
         let publicCode = descriptor.code == ErrorCatalog.unknownCode ? ErrorCatalog.unknownCode : identity.code
+        let revision = registry.revision
         let locale =
-            acceptLanguage.map { AcceptLanguage($0).preferred(from: registry.locales) } ?? Localizer.baseLocale
+            acceptLanguage.map { header in
+                self.texts.locale(for: header, revision: revision) {
+                    AcceptLanguage($0).preferred(from: registry.locales)
+                }
+            } ?? Localizer.baseLocale
         let retryAfter = Self.retryAfterSeconds(identity: identity, descriptor: descriptor, status: status)
         let texts = texts.texts(
             for: AnswerTexts.Key(code: publicCode, locale: locale, status: status, retryAfter: retryAfter),
-            of: descriptor, revision: registry.revision
+            of: descriptor, revision: revision
         ) { key in
             let localizer = Localizer(registry: registry, locale: key.locale)
             let generic = key.status >= 500
@@ -317,6 +322,59 @@ final class AnswerTexts: Sendable {
             _ = recent[slot].replace(entry, with: Recent(key: key, revision: revision, texts: texts))
         }
         return texts
+    }
+
+    /// A locale chosen for an `Accept-Language` header at a registry revision (the locales the registry has texts
+    /// for change only with a registration).
+    final class ChosenLocale: Sendable {
+        let header: String
+        let revision: Int
+        let locale: String
+        init(header: String, revision: Int, locale: String) {
+            self.header = header
+            self.revision = revision
+            self.locale = locale
+        }
+
+        /// What an empty slot holds: a choice of no revision.
+        static let empty = ChosenLocale(header: "", revision: -1, locale: "")
+    }
+
+    typealias ChosenLocaleSlots = InlineArray<16, PublishedReference<ChosenLocale>>
+    /// Clients send the same few headers again and again (a browser sends its user's with every request): the
+    /// locale each chose is kept in slots read without a lock, as the texts are, so a header is read once per
+    /// registration, not once per answer. Each slot's choice is replaced only by one of a later revision.
+    private let chosenLocales = ChosenLocaleSlots { _ in PublishedReference(ChosenLocale.empty) }
+
+    /// The slot of an `Accept-Language` header: from its length and three of its bytes, with no hashing.
+    static func slot(ofHeader header: String) -> Int {
+        let bytes = header.utf8
+        var mixed = UInt(bytes.count) &* 0x9E37_79B9
+        if let first = bytes.first, let last = bytes.last {
+            let middle = bytes[bytes.index(bytes.startIndex, offsetBy: bytes.count / 2)]
+            mixed ^= UInt(first) &* 0x85EB_CA6B ^ UInt(middle) &* 0xC2B2_AE35 ^ UInt(last) << 7
+        }
+        mixed ^= mixed >> 16
+        return Int(mixed % UInt(ChosenLocaleSlots.count))
+    }
+
+    /// The locale `header` chooses at `revision`, chosen by `choose` when it is not kept.
+    func locale(for header: String, revision: Int, choose: (String) -> String) -> String {
+        let slot = Self.slot(ofHeader: header)
+        let entry = chosenLocales[slot].object
+        if let kept = entry._withUnsafeGuaranteedRef({
+            $0.revision == revision && $0.header == header ? $0.locale : nil
+        }) {
+            return kept
+        }
+        let locale = choose(header)
+        // Kept when the slot is empty or holds a choice of an earlier revision (headers longer than a browser's
+        // are not kept: the slot stays free for the next), unless another answer kept its own there first.
+        if header.utf8.count <= 256, entry._withUnsafeGuaranteedRef({ $0.revision < revision }) {
+            _ = chosenLocales[slot].replace(
+                entry, with: ChosenLocale(header: header, revision: revision, locale: locale))
+        }
+        return locale
     }
 
     /// The texts for `key` from the locked map, made by `make` when they are not kept for `revision`.
