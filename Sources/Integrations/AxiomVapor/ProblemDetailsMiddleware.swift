@@ -127,7 +127,7 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
             }
         let decided = answering.answer(
             deciding: error, operation: operation,
-            acceptLanguage: languages.isEmpty ? nil : languages.joined(separator: ", "), instance: path,
+            acceptLanguage: languages.count < 2 ? languages.first : languages.joined(separator: ", "), instance: path,
             traceId: traceID,
             ownStatus: (error as? any AbortError).map { Int($0.status.code) }
         ) { value -> Answer? in
