@@ -18,9 +18,9 @@ public struct AcceptLanguage: Sendable, Hashable {
 
     /// Parses a header value; `nil` is no header.
     ///
-    /// Read byte by byte, as ASCII: a range or a quality with any other byte in it is malformed (RFC 9110's
-    /// ranges and qualities are ASCII), and so is ignored, as is white space other than ASCII's around them. A
-    /// server reads this header for every error it answers, and clients send it with every request.
+    /// Read byte by byte, as ASCII (RFC 9110's ranges and qualities are ASCII): a range or a quality with another
+    /// byte in it is malformed and ignored, and the white space trimmed around them is ASCII's (space, tab, line
+    /// breaks). A server reads this header for every error it answers, and clients send it with every request.
     public init(_ header: String?) {
         guard var header else {
             ranges = []
