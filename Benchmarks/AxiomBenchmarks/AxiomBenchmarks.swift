@@ -140,9 +140,6 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // The dispatch above, its outcome switched on as applications do, instead of wrapped by `try?` in an Optional
-    // and passed to the generic `blackHole`: the compiler destroys an `Optional<Outcome<any Sendable>>` through the type's
-    // value witnesses, and this shows what that costs.
     // The same as the first dispatch row, with the caught error handed over (`consume`), as `decide`'s
     // documentation suggests when the catch does not use it again: no retain and release of the error's box.
     Benchmark("Component: dispatch, fourth handler, the error handed over") { benchmark in
@@ -155,6 +152,9 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The dispatch above, its outcome switched on as applications do, instead of wrapped by `try?` in an Optional
+    // and passed to the generic `blackHole`: the compiler destroys an `Optional<Outcome<any Sendable>>` through the type's
+    // value witnesses, and this shows what that costs.
     Benchmark("Component: dispatch, fourth handler, outcome switched on") { benchmark in
         var handled = 0
         for _ in benchmark.scaledIterations {

@@ -270,29 +270,11 @@ final class AnswerTexts: Sendable {
 
     private let state = Mutex<(revision: Int, entries: [Key: Texts])>((-1, [:]))
 
-    /// The texts of one key, as a slot of ``recent`` holds them.
-    final class Recent: Sendable {
-        let key: Key
-        /// The registry revision the texts were made at: they answer only a lookup of that revision.
-        let revision: Int
-        let texts: Texts?
-        init(key: Key, revision: Int, texts: Texts?) {
-            self.key = key
-            self.revision = revision
-            self.texts = texts
-        }
-
-        /// What an empty slot holds: texts of no revision.
-        static let empty = Recent(
-            key: Key(code: ErrorCatalog.unknownCode, locale: "", status: 0, retryAfter: nil), revision: -1, texts: nil)
-    }
-
-    typealias RecentSlots = InlineArray<16, PublishedReference<Recent>>
+    /// The texts of recent keys, in slots read without a lock.
+    private let recent = RevisionSlots<Key, Texts>(
+        emptyKey: Key(code: ErrorCatalog.unknownCode, locale: "", status: 0, retryAfter: nil))
     /// How many keys are kept in slots read without a lock.
-    static var recentCount: Int { RecentSlots.count }
-    /// Each slot's entry is replaced only by one of a later revision (a registration since), so the entries
-    /// retired for readers number at most ``recentCount`` per registration.
-    private let recent = RecentSlots { _ in PublishedReference(Recent.empty) }
+    static var recentCount: Int { RevisionSlots<Key, Texts>.count }
 
     /// The slot of `key`, answered for an error of `descriptor`: from the descriptor's address (a registered
     /// descriptor lives as long as its registry), the status, the wait and the language's length, none of which
@@ -310,41 +292,15 @@ final class AnswerTexts: Sendable {
     /// The texts for `key` (answered for an error of `descriptor`), made by `make` when they are not kept for
     /// `revision`.
     func texts(for key: Key, of descriptor: ErrorDescriptor, revision: Int, make: (Key) -> Texts) -> Texts {
-        let slot = Self.slot(of: key, descriptor: descriptor)
-        let entry = recent[slot].object
-        if let kept = entry._withUnsafeGuaranteedRef({ $0.revision == revision && $0.key == key ? $0.texts : nil }) {
-            return kept
+        recent.value(for: key, inSlot: Self.slot(of: key, descriptor: descriptor), revision: revision) { key in
+            lockedTexts(for: key, revision: revision, make: make)
         }
-        let texts = lockedTexts(for: key, revision: revision, make: make)
-        // Kept in the slot when it is empty or holds texts of an earlier revision; another answer may have kept its
-        // own there first.
-        if entry._withUnsafeGuaranteedRef({ $0.revision < revision }) {
-            _ = recent[slot].replace(entry, with: Recent(key: key, revision: revision, texts: texts))
-        }
-        return texts
     }
 
-    /// A locale chosen for an `Accept-Language` header at a registry revision (the locales the registry has texts
-    /// for change only with a registration).
-    final class ChosenLocale: Sendable {
-        let header: String
-        let revision: Int
-        let locale: String
-        init(header: String, revision: Int, locale: String) {
-            self.header = header
-            self.revision = revision
-            self.locale = locale
-        }
-
-        /// What an empty slot holds: a choice of no revision.
-        static let empty = ChosenLocale(header: "", revision: -1, locale: "")
-    }
-
-    typealias ChosenLocaleSlots = InlineArray<16, PublishedReference<ChosenLocale>>
     /// Clients send the same few headers again and again (a browser sends its user's with every request): the
     /// locale each chose is kept in slots read without a lock, as the texts are, so a header is read once per
-    /// registration, not once per answer. Each slot's choice is replaced only by one of a later revision.
-    private let chosenLocales = ChosenLocaleSlots { _ in PublishedReference(ChosenLocale.empty) }
+    /// registration, not once per answer.
+    private let chosenLocales = RevisionSlots<String, String>(emptyKey: "")
 
     /// The slot of an `Accept-Language` header: from its length and three of its bytes, with no hashing.
     static func slot(ofHeader header: String) -> Int {
@@ -355,26 +311,16 @@ final class AnswerTexts: Sendable {
             mixed ^= UInt(first) &* 0x85EB_CA6B ^ UInt(middle) &* 0xC2B2_AE35 ^ UInt(last) << 7
         }
         mixed ^= mixed >> 16
-        return Int(mixed % UInt(ChosenLocaleSlots.count))
+        return Int(mixed % UInt(RevisionSlots<String, String>.count))
     }
 
-    /// The locale `header` chooses at `revision`, chosen by `choose` when it is not kept.
+    /// The locale `header` chooses at `revision`, chosen by `choose` when it is not kept. Headers longer than a
+    /// browser's are not kept: their slot stays free for the next.
+    @inline(__always)
     func locale(for header: String, revision: Int, choose: (String) -> String) -> String {
-        let slot = Self.slot(ofHeader: header)
-        let entry = chosenLocales[slot].object
-        if let kept = entry._withUnsafeGuaranteedRef({
-            $0.revision == revision && $0.header == header ? $0.locale : nil
-        }) {
-            return kept
-        }
-        let locale = choose(header)
-        // Kept when the slot is empty or holds a choice of an earlier revision (headers longer than a browser's
-        // are not kept: the slot stays free for the next), unless another answer kept its own there first.
-        if header.utf8.count <= 256, entry._withUnsafeGuaranteedRef({ $0.revision < revision }) {
-            _ = chosenLocales[slot].replace(
-                entry, with: ChosenLocale(header: header, revision: revision, locale: locale))
-        }
-        return locale
+        chosenLocales.value(
+            for: header, inSlot: Self.slot(ofHeader: header), revision: revision, keeping: header.utf8.count <= 256,
+            make: choose)
     }
 
     /// The texts for `key` from the locked map, made by `make` when they are not kept for `revision`.
@@ -388,6 +334,51 @@ final class AnswerTexts: Sendable {
             if revision == state.revision, state.entries.count < Self.capacity { state.entries[key] = made }
         }
         return made
+    }
+}
+
+/// Values kept by key at a registry revision, in 16 slots read without a lock (each a ``PublishedReference``): in
+/// front of a slower source of the same values (a locked map, a parser). The caller picks a key's slot, cheaply; an
+/// entry answers only a key equal to its own, at the revision it was made at. A slot is filled by the first key that
+/// falls in it and refilled only by a later revision (a registration since), so the entries retired for readers
+/// number at most 16 per registration.
+final class RevisionSlots<Key: Equatable & Sendable, Value: Sendable>: Sendable {
+    final class Entry: Sendable {
+        let key: Key
+        /// The registry revision the value was made at: it answers only a lookup of that revision.
+        let revision: Int
+        let value: Value?
+        init(key: Key, revision: Int, value: Value?) {
+            self.key = key
+            self.revision = revision
+            self.value = value
+        }
+    }
+
+    typealias Slots = InlineArray<16, PublishedReference<Entry>>
+    /// How many slots there are.
+    static var count: Int { Slots.count }
+    private let slots: Slots
+
+    /// Slots holding no value; `emptyKey` is any key (an empty slot's entry is of no revision, so it answers none).
+    init(emptyKey: Key) {
+        let empty = Entry(key: emptyKey, revision: -1, value: nil)
+        slots = Slots { _ in PublishedReference(empty) }
+    }
+
+    /// The value of `key` at `revision`, read from slot `slot`, or made by `make`; kept in the slot (when `keeping`)
+    /// if the slot is empty or holds a value of an earlier revision, unless another caller kept its own there first.
+    @inline(__always)
+    func value(for key: Key, inSlot slot: Int, revision: Int, keeping: Bool = true, make: (Key) -> Value) -> Value {
+        let entry = slots[slot].object
+        if let kept = entry._withUnsafeGuaranteedRef({ $0.revision == revision && $0.key == key ? $0.value : nil }) {
+            return kept
+        }
+        let value = make(key)
+        if keeping, entry._withUnsafeGuaranteedRef({ $0.revision < revision }) {
+            _ = slots[slot].replace(entry, with: Entry(key: key, revision: revision, value: value))
+        }
+        return value
     }
 }
 #endif

@@ -63,7 +63,7 @@ public struct AcceptLanguage: Sendable, Hashable {
             start += 1
             let end = part[start...].firstIndex(of: semicolon) ?? part.endIndex
             let parameter = trimmed(part[start..<end])
-            if parameter.count >= 2, parameter.first! | 0x20 == UInt8(ascii: "q"),
+            if parameter.count >= 2, lowercased(parameter.first!) == UInt8(ascii: "q"),
                 parameter[parameter.startIndex + 1] == UInt8(ascii: "=")
             {
                 quality = Self.quality(parameter.dropFirst(2)) ?? 0
@@ -71,6 +71,11 @@ public struct AcceptLanguage: Sendable, Hashable {
             start = end
         }
         return (range, quality)
+    }
+
+    /// `byte`, lower-cased if it is an ASCII capital.
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     /// `bytes` without the ASCII white space around them.
@@ -94,7 +99,7 @@ public struct AcceptLanguage: Sendable, Hashable {
                 isFirstSubtag = false
                 continue
             }
-            let lower = byte | 0x20
+            let lower = lowercased(byte)
             let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
             let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
             guard isLetter || (isDigit && !isFirstSubtag), subtagLength < 8 else { return nil }
@@ -103,7 +108,7 @@ public struct AcceptLanguage: Sendable, Hashable {
         guard subtagLength > 0 else { return nil }
         return String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (offset, byte) in bytes.enumerated() {
-                buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                buffer[offset] = lowercased(byte)
             }
             return bytes.count
         }
@@ -149,7 +154,7 @@ public struct AcceptLanguage: Sendable, Hashable {
     private static func equalIgnoringCase(_ locale: String.UTF8View, _ range: some Collection<UInt8>) -> Bool {
         guard locale.count == range.count else { return false }
         return zip(locale, range).allSatisfy { byte, expected in
-            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == expected
+            lowercased(byte) == expected
         }
     }
 }
