@@ -329,7 +329,7 @@ struct ProblemAnswerTests {
         let decided = responder.answer(
             deciding: thrown, through: pipeline, operation: "GET /", acceptLanguage: "tr", instance: "/",
             traceId: nil, ownStatus: nil
-        ) { _ -> Never? in nil }
+        ) { _ in nil }
         if case .problem(let answer, escalated: nil) = decided {
             #expect(answer.response.status.code == 422)
             #expect(answer.problem.title == "Miktarı kontrol edin")

@@ -190,8 +190,44 @@ struct ProblemDetailsTests {
         }
     }
 
-    /// The middleware keeps the head of each size of body it answered with: whatever the path's length, and past
-    /// the sizes it keeps, an answer's Content-Length is its own body's.
+    /// A handler's fallback that is Hummingbird's own `Response`, or a `ResponseGenerator`, is the answer as it is;
+    /// any other value recovers the error for the pipeline, and the client still gets the error's problem details.
+    @Test func aRecoveredResponseOrGeneratorIsSentAsItIs() async throws {
+        struct Cached: Sendable { let count: Int }
+        let registry = try makeServiceRegistry()
+        let pipeline = ErrorPipeline(
+            layer: Layer("request"), escalatesTo: nil, configuration: PipelineConfiguration(registry: registry)
+        ) {
+            Recover(
+                .code(ErrorCode("shop", "INVALID_QUANTITY")),
+                .fallback(
+                    Response(
+                        status: .accepted, headers: [HTTPField.Name("X-Queued")!: "yes"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: "queued")))))
+            Recover(.code(ErrorCode("shop", "NOT_SIGNED_IN")), .fallback("signed out, shown as a page"))
+            Recover(.code(ErrorCode("nwc", "RATE_LIMITED")), .fallback(Cached(count: 3)))
+            FollowDescriptor()
+        }
+        let router = Router()
+        router.add(middleware: ProblemDetailsMiddleware(pipeline: pipeline))
+        router.get("quantity") { _, _ -> String in throw DomainError(domain: "shop", code: "INVALID_QUANTITY") }
+        router.get("orders") { _, _ -> String in throw DomainError(domain: "shop", code: "NOT_SIGNED_IN") }
+        router.get("pay") { _, _ -> String in throw DomainError(domain: "nwc", code: "RATE_LIMITED") }
+        try await withServer(router) { port in
+            let queued = try await get(port, "/quantity")
+            #expect(queued.status == 202)
+            #expect(queued.headers["x-queued"] == "yes")
+            #expect(queued.body == "queued")
+            let page = try await get(port, "/orders")
+            #expect(page.status == 200)
+            #expect(page.body == "signed out, shown as a page")
+            let limited = try await get(port, "/pay")
+            #expect(limited.status == 429)
+            #expect(limited.headers["content-type"] == "application/problem+json")
+            #expect(try limited.json()["code"] as? String == "nwc/RATE_LIMITED")
+        }
+    }
+
     /// The pipeline's events name the method and the matched route's pattern, kept once made for each method and
     /// route.
     @Test func theOperationIsTheMethodAndTheMatchedRoutesPattern() async throws {
@@ -227,6 +263,8 @@ struct ProblemDetailsTests {
         #expect(recorder.records.map(\.event.operation) == expected)
     }
 
+    /// The middleware keeps the head of each size of body it answered with: whatever the path's length, and past
+    /// the sizes it keeps, an answer's Content-Length is its own body's.
     @Test func everyAnswersContentLengthIsItsOwnBodys() async throws {
         let registry = try makeServiceRegistry()
         let router = Self.router(registry: registry)

@@ -147,7 +147,7 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
     func answer<Output: Sendable>(
         _ error: any Error, call: Call
     ) throws(RPCError) -> StreamingServerResponse<Output> {
-        let decided: DecidedAnswer<StreamingServerResponse<Output>> = decide(error, call: call) { value in
+        let decided = decide(error, call: call) { value -> Any? in
             if let response = value as? StreamingServerResponse<Output> { return response }
             if let response = value as? ServerResponse<Output> { return StreamingServerResponse(single: response) }
             if let message = value as? Output {
@@ -155,25 +155,25 @@ public struct ServerErrorInterceptor<Handlers: ErrorHandler>: ServerInterceptor 
             }
             return nil
         }
-        switch decided {
-        case .response(let response): return response
+        switch consume decided {
+        // What the closure above gave: a `StreamingServerResponse<Output>`.
+        case .response(let response): return response as! StreamingServerResponse<Output>
         case .problem(let answer, let escalated): throw status(answer, escalated: escalated, error: error, call: call)
         }
     }
 
     /// The `RPCError` for an error thrown once the response has started: whatever a recovery's value, the problem.
     func problem(for error: any Error, call: Call) -> RPCError {
-        let decided: DecidedAnswer<Never> = decide(error, call: call) { _ in nil }
-        switch decided {
+        switch decide(error, call: call, response: { _ in nil }) {
         case .problem(let answer, let escalated): return status(answer, escalated: escalated, error: error, call: call)
-        case .response(let never): switch never {}
+        case .response: preconditionFailure("a response where the closure gave none")
         }
     }
 
     /// ``ProblemResponder``'s decided answer, with the span's status left to ``status(_:escalated:error:call:)``.
-    private func decide<Response>(
-        _ error: any Error, call: Call, response: (any Sendable) -> Response?
-    ) -> DecidedAnswer<Response> {
+    private func decide(
+        _ error: any Error, call: Call, response: (any Sendable) -> Any?
+    ) -> DecidedAnswer {
         TracingInstrument.leavingStatusToCaller { traceID in
             answering.answer(
                 deciding: error, operation: call.method,

@@ -4,12 +4,34 @@ import Axiom
 /// What a server sends for an error once its pipeline has decided it: a recovery's own response, or problem
 /// details. ``ProblemResponder/answer(deciding:through:operation:acceptLanguage:instance:traceId:ownStatus:response:)``
 /// gives it; a server adapter turns it into its framework's response.
-package enum DecidedAnswer<Response> {
-    /// A handler recovered with a value the server sends as it is (its framework's own response).
-    case response(Response)
+///
+/// Not generic over the framework's response: the adapters' code is not specialized for the application (it is
+/// generic over the application's handlers, and its own module is compiled without them), and generic code asks the
+/// runtime for the metadata of every generic type it makes, on each answer. A recovery's response is rare; it
+/// travels as an existential, and the adapter casts it back to the type its own `response` closure gave.
+package enum DecidedAnswer {
+    /// A handler recovered with a value that the adapter's `response` closure turned into its framework's own
+    /// response, which the server sends as it is.
+    case response(Any)
     /// Problem details. `escalated` is the event of an error that went past the pipeline's last layer (the answer
     /// then details the translated error): the request has failed, whatever the status.
     case problem(ProblemAnswerParts, escalated: ErrorEvent?)
+}
+
+/// A pipeline an adapter decides through, held as an existential (``PipelineResponder/deciding``): the existential
+/// carries the pipeline's type, so that a call from code not specialized for the application's handlers does not
+/// ask the runtime for `ErrorPipeline<Handlers>`'s metadata on each answer, as a call on the generic pipeline does.
+package protocol AnswerDeciding: Sendable {
+    /// `decide(error, operation: operation)`: the pipeline's decision of an error a request's handler threw.
+    func decide(caught error: consuming any Error, operation: String) throws(EscalatedError) -> Outcome<any Sendable>
+}
+
+extension ErrorPipeline: AnswerDeciding {
+    package func decide(
+        caught error: consuming any Error, operation: String
+    ) throws(EscalatedError) -> Outcome<any Sendable> {
+        try decide(error, operation: operation)
+    }
 }
 
 extension ProblemResponder {
@@ -39,16 +61,16 @@ extension ProblemResponder {
     ///   - ownStatus: the status of a server framework's own error (a 404 of its router), used when no catalog
     ///     registers the error.
     ///   - response: the framework's response for a recovery's value, nil when the value is not one.
-    package func answer<Handlers: ErrorHandler, Response>(
-        deciding error: any Error, through pipeline: ErrorPipeline<Handlers>, operation: String,
+    package func answer(
+        deciding error: any Error, through pipeline: any AnswerDeciding, operation: String,
         acceptLanguage: String?, instance: String, traceId: String?, ownStatus: @autoclosure () -> Int?,
-        response: (any Sendable) -> Response?
-    ) -> DecidedAnswer<Response> {
+        response: (any Sendable) -> Any?
+    ) -> DecidedAnswer {
         // The decided event's identity and descriptor: the error is not resolved a second time.
         let identity: ErrorIdentity
         let descriptor: ErrorDescriptor
         do {
-            switch try pipeline.decide(error, operation: operation) {
+            switch try pipeline.decide(caught: error, operation: operation) {
             case .recovered(let value, let event):
                 if let response = response(value) { return .response(response) }
                 (identity, descriptor) = (event.identity, event.descriptor)
@@ -82,23 +104,26 @@ extension ProblemResponder {
 package final class PipelineResponder<Handlers: ErrorHandler>: Sendable {
     /// The pipeline every error is decided through.
     package let pipeline: ErrorPipeline<Handlers>
+    /// The same pipeline, as the responder decides through it.
+    let deciding: any AnswerDeciding
     /// The responder every answer is given by; its registry is the pipeline's.
     package let responder: ProblemResponder
 
     /// A responder deciding through `pipeline`, with the type URIs and statuses of `configuration`.
     package init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration) {
         self.pipeline = pipeline
+        deciding = pipeline
         responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
     }
 
     /// ``ProblemResponder/answer(deciding:through:operation:acceptLanguage:instance:traceId:ownStatus:response:)``
     /// through this pipeline.
-    package func answer<Response>(
+    package func answer(
         deciding error: any Error, operation: String, acceptLanguage: String?, instance: String, traceId: String?,
-        ownStatus: @autoclosure () -> Int?, response: (any Sendable) -> Response?
-    ) -> DecidedAnswer<Response> {
+        ownStatus: @autoclosure () -> Int?, response: (any Sendable) -> Any?
+    ) -> DecidedAnswer {
         responder.answer(
-            deciding: error, through: pipeline, operation: operation, acceptLanguage: acceptLanguage,
+            deciding: error, through: deciding, operation: operation, acceptLanguage: acceptLanguage,
             instance: instance, traceId: traceId, ownStatus: ownStatus(), response: response)
     }
 }

@@ -72,18 +72,19 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
 
     /// The answer for an error a route threw; the request's span's status as the type's discussion says.
     func answer(_ error: any Error, request: Request, context: Context) -> Response {
-        let (response, code) = TracingInstrument.leavingStatusToCaller { traceID in
+        let (response, failed) = TracingInstrument.leavingStatusToCaller { traceID in
             decidedAnswer(error, request: request, context: context, traceID: traceID)
         }
-        if let code, response.status.code >= 500 { TracingInstrument.markFailed(code: code) }
+        if let failed { TracingInstrument.markFailed(code: failed) }
         return response
     }
 
-    /// The answer, and the code of the problem it details (nil when a recovery's own response is the answer):
+    /// The answer, and the code of the problem it details when that is a server failure (a 5xx answer, which marks
+    /// the request's span failed; nil for a 4xx, or when a recovery's own response is the answer):
     /// ``ProblemResponder``'s decided answer in Hummingbird's types. `traceID`: the trace the request belongs to.
     func decidedAnswer(
         _ error: any Error, request: Request, context: Context, traceID: String?
-    ) -> (Response, ErrorCode?) {
+    ) -> (Response, failed: ErrorCode?) {
         let path = request.uri.path
         let method = request.method.rawValue
         // A route's name is kept (Hummingbird's router names a request that matched none `NotFound`); a request
@@ -98,22 +99,23 @@ public struct ProblemDetailsMiddleware<Context: RequestContext, Handlers: ErrorH
             deciding: error, operation: operation,
             acceptLanguage: request.headers[.acceptLanguage], instance: path,
             traceId: traceID, ownStatus: (error as? any HTTPResponseError)?.status.code
-        ) { value -> Response? in
+        ) { value -> Any? in
             if let response = value as? Response { return response }
             return try? (value as? any ResponseGenerator)?.response(from: request, context: context)
         }
-        switch decided {
+        switch consume decided {
         case .response(let response):
-            return (response, nil)
+            // What the closure above gave: a `Response`.
+            return (response as! Response, nil)
         case .problem(let answer, let escalated):
             if let escalated { TracingInstrument.markFailed(escalated) }
             let body = Self.buffer(answer)
             // The head comes with its Content-Length: Hummingbird would otherwise add it to the shared fields, a
             // copy of them for each answer.
             let head = answer.response(contentLength: body.readableBytes)
-            let response = Response(
-                status: head.status, headers: head.headerFields, body: ResponseBody(byteBuffer: body))
-            return (response, answer.code)
+            let status = head.status
+            let response = Response(status: status, headers: head.headerFields, body: ResponseBody(byteBuffer: body))
+            return (response, status.code >= 500 ? answer.code : nil)
         }
     }
 }

@@ -130,20 +130,21 @@ public struct ProblemDetailsMiddleware<Handlers: ErrorHandler>: AsyncMiddleware 
             acceptLanguage: languages.count < 2 ? languages.first : languages.joined(separator: ", "), instance: path,
             traceId: traceID,
             ownStatus: (error as? any AbortError).map { Int($0.status.code) }
-        ) { value -> Answer? in
-            if let response = value as? Response { return .ready(response) }
+        ) { value -> Any? in
+            if let response = value as? Response { return Answer.ready(response) }
             guard encodingRecoveries else { return nil }
             if let value = value as? any AsyncResponseEncodable {
-                return .encode { try await value.encodeResponse(for: request) }
+                return Answer.encode { try await value.encodeResponse(for: request) }
             }
             if let value = value as? any ResponseEncodable {
-                return .encode { try await value.encodeResponse(for: request).get() }
+                return Answer.encode { try await value.encodeResponse(for: request).get() }
             }
             return nil
         }
-        switch decided {
+        switch consume decided {
         case .response(let answer):
-            return (answer, nil)
+            // What the closure above gave: an `Answer`.
+            return (answer as! Answer, nil)
         case .problem(let answer, let escalated):
             if let escalated { TracingInstrument.markFailed(escalated) }
             let count = answer.bodyCount
