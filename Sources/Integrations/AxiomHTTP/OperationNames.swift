@@ -78,9 +78,20 @@ package final class OperationNames: Sendable {
     /// a few dozen bytes, and the same for every request of one method and pattern.
     package static func slot(of pattern: String, method: String) -> UInt {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in method.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        for byte in pattern.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        mix(method, into: &hash)
+        mix(pattern, into: &hash)
         return UInt(truncatingIfNeeded: hash ^ (hash >> 29))
+    }
+
+    /// FNV-1a's step over each byte of `text`, read from its contiguous storage where it has one (a native or small
+    /// string: a loop over memory, where `String.UTF8View`'s iterator asks the string's representation per byte).
+    @inline(__always)
+    private static func mix(_ text: String, into hash: inout UInt64) {
+        let read: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        }
+        if read != nil { return }
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
     }
 }
 #endif

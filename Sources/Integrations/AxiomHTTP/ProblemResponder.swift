@@ -67,12 +67,13 @@ public struct ProblemResponder: Sendable {
         traceId: String?, ownStatus: @autoclosure () -> Int?
     ) -> ProblemAnswerParts {
         var status = configuration.status(for: descriptor)
-        if descriptor.code == ErrorCatalog.unknownCode, let ownStatus = ownStatus(), (400...599).contains(ownStatus) {
+        let unregistered = descriptor.code == ErrorCatalog.unknownCode
+        if unregistered, let ownStatus = ownStatus(), (400...599).contains(ownStatus) {
             status = ownStatus
         }
         // An error no catalog registers is answered with the one generic identity: its own code (for a Swift error,
         // its type's name) is an implementation detail, and goes only to the log, the span and the metrics.
-        let publicCode = descriptor.code == ErrorCatalog.unknownCode ? ErrorCatalog.unknownCode : identity.code
+        let publicCode = unregistered ? ErrorCatalog.unknownCode : identity.code
         let revision = registry.revision
         let locale =
             acceptLanguage.map { header in
