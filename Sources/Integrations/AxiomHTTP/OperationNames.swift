@@ -83,15 +83,15 @@ package final class OperationNames: Sendable {
         return UInt(truncatingIfNeeded: hash ^ (hash >> 29))
     }
 
-    /// FNV-1a's step over each byte of `text`, read from its contiguous storage where it has one (a native or small
-    /// string: a loop over memory, where `String.UTF8View`'s iterator asks the string's representation per byte).
+    /// FNV-1a's step over each byte of `text`, read from its UTF-8 storage (a loop over memory, where
+    /// `String.UTF8View`'s iterator asks the string's representation per byte; a native or small string, as every
+    /// string here is, is not copied for it).
     @inline(__always)
     private static func mix(_ text: String, into hash: inout UInt64) {
-        let read: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+        var text = text
+        text.withUTF8 { bytes in
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         }
-        if read != nil { return }
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
     }
 }
 #endif
