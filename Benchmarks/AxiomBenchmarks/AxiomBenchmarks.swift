@@ -152,6 +152,17 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The observer's row, with the caught error handed over in the same way.
+    Benchmark("Component: dispatch, fourth handler, metrics observer, the error handed over") { benchmark in
+        for _ in benchmark.scaledIterations {
+            do {
+                try fail(.fourth)
+            } catch {
+                blackHole(try? observed.decide(consume error, operation: "bench"))
+            }
+        }
+    }
+
     // The dispatch above, its outcome switched on as applications do, instead of wrapped by `try?` in an Optional
     // and passed to the generic `blackHole`: the compiler destroys an `Optional<Outcome<any Sendable>>` through the type's
     // value witnesses, and this shows what that costs.
