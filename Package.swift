@@ -492,7 +492,11 @@ let package = Package(
         // The package's benchmarks, behind the Benchmarks trait.
         benchmark("CrashBenchmarks", ["AxiomCrash", "CAxiomCrash"]),
         benchmark(
-            "AxiomBenchmarks", ["Axiom", "CAxiomFlightRecorder", .product(name: "CoreMetrics", package: "swift-metrics")]),
+            "AxiomBenchmarks",
+            [
+                "Axiom", "CAxiomFlightRecorder", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         benchmark("RuntimeBenchmarks", ["Axiom"]),
         benchmark("PluginBenchmarks", ["Axiom", "AxiomPlugins"]),
         benchmark("SymbolicationBenchmarks", ["AxiomSymbolication"]),

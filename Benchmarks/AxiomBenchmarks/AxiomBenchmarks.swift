@@ -3,6 +3,7 @@ import Axiom
 import Benchmark
 import CAxiomFlightRecorder
 import CoreMetrics
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -42,26 +43,33 @@ let benchmarks: @Sendable () -> Void = {
 
     let registry = ErrorRegistry()
     try! registry.register(BenchError.catalog)
+    /// The four handlers every dispatch row decides through, the fourth deciding, seen by `observers`.
+    func fourHandlers(observedBy observers: [any ErrorObserver]) -> ErrorPipeline<some ErrorHandler> {
+        ErrorPipeline(
+            layer: .application, escalatesTo: nil,
+            configuration: PipelineConfiguration(registry: registry, observers: observers)
+        ) {
+            Ignore(.code(BenchError.first.errorCode))
+            Recover(.code(BenchError.second.errorCode), .descriptorPolicy())
+            Escalate(.category(.api))
+            Handle(.code(BenchError.fourth.errorCode))
+        }
+    }
     // No observers: this measures dispatch itself. Counting through swift-metrics is measured below.
     let quiet = PipelineConfiguration(registry: registry, observers: [])
-    let pipeline = ErrorPipeline(layer: .application, escalatesTo: nil, configuration: quiet) {
-        Ignore(.code(BenchError.first.errorCode))
-        Recover(.code(BenchError.second.errorCode), .descriptorPolicy())
-        Escalate(.category(.api))
-        Handle(.code(BenchError.fourth.errorCode))
-    }
+    let pipeline = fourHandlers(observedBy: [])
     // Counted through a backend whose counters are plain atomics, as real backends' are (the no-op backend
     // would hide the increment, and the cache line every task writes).
     let metrics = AtomicCounterFactory()
-    let observed = ErrorPipeline(
-        layer: .application, escalatesTo: nil,
-        configuration: PipelineConfiguration(registry: registry, observers: [MetricsObserver(factory: metrics)])
-    ) {
-        Ignore(.code(BenchError.first.errorCode))
-        Recover(.code(BenchError.second.errorCode), .descriptorPolicy())
-        Escalate(.category(.api))
-        Handle(.code(BenchError.fourth.errorCode))
+    let observed = fourHandlers(observedBy: [MetricsObserver(factory: metrics)])
+    // Logged by the logging observer, with logging set up as the README tells a service to, at a level above the
+    // error's: what most decided errors cost a service that logs them, a level check and no line.
+    RedactingLogHandler.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = .critical
+        return handler
     }
+    let logged = fourHandlers(observedBy: [LoggingObserver()])
 
     Benchmark("Baseline: bare throw+catch") { benchmark in
         for _ in benchmark.scaledIterations {
@@ -89,6 +97,16 @@ let benchmarks: @Sendable () -> Void = {
                 try fail(.fourth)
             } catch {
                 blackHole(try? observed.decide(error, operation: "bench"))
+            }
+        }
+    }
+
+    Benchmark("Dispatch: throw, fourth handler, the logging observer's level check (no line written)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            do {
+                try fail(.fourth)
+            } catch {
+                blackHole(try? logged.decide(error, operation: "bench"))
             }
         }
     }

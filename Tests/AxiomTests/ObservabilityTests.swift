@@ -7,21 +7,25 @@ import Testing
 
 @Suite("Observability")
 struct ObservabilityTests {
-    @Test("each outcome is logged once with code, category, layer and disposition as metadata")
-    func logging() throws {
+    /// A pipeline over the shop's catalog that ignores `outOfStock` and handles the rest, logged to `logger`.
+    func shopPipeline(loggingTo logger: Logger) throws -> ErrorPipeline<some ErrorHandler> {
         let registry = ErrorRegistry()
         try registry.register(ShopError.catalog)
-        var handler = InMemoryLogHandler()
-        handler.logLevel = .trace
-        let captured = handler
-        let logger = Logger(label: "errors") { _ in captured }
-        let pipeline = ErrorPipeline(
+        return ErrorPipeline(
             layer: .application, escalatesTo: nil,
             configuration: PipelineConfiguration(registry: registry, observers: [LoggingObserver(logger: logger)])
         ) {
             Ignore(.code(ShopError.outOfStock.errorCode))
             Handle()
         }
+    }
+
+    @Test("each outcome is logged once with code, category, layer and disposition as metadata")
+    func logging() throws {
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        let captured = handler
+        let pipeline = try shopPipeline(loggingTo: Logger(label: "errors") { _ in captured })
         _ = try pipeline.decide(ShopError.outOfStock, operation: "browse")
         _ = try pipeline.decide(ShopError.broken, operation: "checkout", metadata: ["order": "42"])
 
@@ -36,6 +40,21 @@ struct ObservabilityTests {
         #expect(entries[1].metadata["disposition"] == "handle")
         #expect(entries[1].metadata["operation"] == "checkout")
         #expect(entries[1].metadata["order"] == "42")
+    }
+
+    @Test("the logger's level, as set before the observer was made, decides which outcomes are written")
+    func loggerLevelFilters() throws {
+        let handler = InMemoryLogHandler()
+        var logger = Logger(label: "errors") { _ in handler }
+        logger.logLevel = .warning
+        let pipeline = try shopPipeline(loggingTo: logger)
+        // An ignore logs at debug, under the logger's warning: nothing written. A critical error is written.
+        _ = try pipeline.decide(ShopError.outOfStock, operation: "browse")
+        _ = try pipeline.decide(ShopError.broken, operation: "checkout")
+
+        let entries = handler.entries
+        #expect(entries.map(\.level) == [.critical])
+        #expect(entries.first?.metadata["code"] == "shop/BROKEN")
     }
 
     @Test("a numeric alias is logged and counted under the canonical code it stands for")

@@ -19,13 +19,21 @@ import Synchronization
 public struct LoggingObserver: ErrorObserver {
     /// The logger it writes to (behind redaction).
     package let logger: Logger
+    /// That logger's handler, asked for the level in place. `Logger.logLevel` reads its handler through a getter that
+    /// returns a copy of the existential, which retains and releases the handler's box: one object that every task
+    /// deciding an error shares, so one cache line written from every core, for each decided error, most of which
+    /// log nothing. `logger` is a constant, so its handler, and its level, is this one's.
+    private let handler: any LogHandler
 
     /// Logs to `logger`, or by default to the framework's `axiom.errors` logger.
-    public init(logger: Logger = .axiom("axiom.errors")) { self.logger = logger.redacting() }
+    public init(logger: Logger = .axiom("axiom.errors")) {
+        self.logger = logger.redacting()
+        self.handler = self.logger.handler
+    }
 
     public func observe(_ event: ErrorEvent, disposition: Disposition) {
         let level = Self.level(event, disposition)
-        guard logger.logLevel <= level else { return }
+        guard handler.logLevel <= level else { return }
         let target = event.escalatedTo.map { " to \($0)" } ?? ""
         logger.log(
             level: level, "\(event.canonicalCode) \(disposition.rawValue)\(target)",
