@@ -102,16 +102,19 @@ extension ProblemResponder {
 /// pipeline) reads the pipeline in place through one reference, where a copy of a pipeline of unknown type would
 /// go through its value witnesses for each answer.
 package final class PipelineResponder<Handlers: ErrorHandler>: Sendable {
-    /// The pipeline every error is decided through.
-    package let pipeline: ErrorPipeline<Handlers>
-    /// The same pipeline, as the responder decides through it.
+    /// The pipeline every error is decided through, held once, as the existential the answers decide through.
     let deciding: any AnswerDeciding
     /// The responder every answer is given by; its registry is the pipeline's.
     package let responder: ProblemResponder
 
+    /// The pipeline every error is decided through (read by the adapters' `pipeline` properties, not per answer).
+    package var pipeline: ErrorPipeline<Handlers> {
+        // `init` stores nothing else there.
+        deciding as! ErrorPipeline<Handlers>
+    }
+
     /// A responder deciding through `pipeline`, with the type URIs and statuses of `configuration`.
     package init(pipeline: ErrorPipeline<Handlers>, configuration: ProblemDetailsConfiguration) {
-        self.pipeline = pipeline
         deciding = pipeline
         responder = ProblemResponder(registry: pipeline.configuration.registry, configuration: configuration)
     }
